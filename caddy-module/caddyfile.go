@@ -1,0 +1,82 @@
+package corpushandler
+
+import (
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+func init() {
+	httpcaddyfile.RegisterHandlerDirective("proveit_corpus", parseCaddyfile)
+	// The handler answers everything itself: nothing may run before or after it.
+	httpcaddyfile.RegisterDirectiveOrder("proveit_corpus", httpcaddyfile.Before, "respond")
+}
+
+func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	handler := new(Handler)
+	err := handler.UnmarshalCaddyfile(h.Dispenser)
+	return handler, err
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+//
+//	proveit_corpus {
+//	    secrets     <secret|placeholder>...
+//	    root        <folder>
+//	    manifest    <file>
+//	    hosts       <host>...
+//	    maintenance [on|off]
+//	}
+//
+// Write secrets as runtime placeholders ({env.NAME}, {file.PATH}), not as
+// {$NAME}: the latter is substituted when the Caddyfile is adapted and would
+// put the value into the JSON config.
+func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the directive name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		switch d.Val() {
+		case "secrets", "secret":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return d.ArgErr()
+			}
+			h.Secrets = append(h.Secrets, args...)
+		case "root":
+			if !d.AllArgs(&h.Root) {
+				return d.ArgErr()
+			}
+		case "manifest":
+			if !d.AllArgs(&h.Manifest) {
+				return d.ArgErr()
+			}
+		case "hosts":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return d.ArgErr()
+			}
+			h.Hosts = append(h.Hosts, args...)
+		case "maintenance":
+			switch args := d.RemainingArgs(); {
+			case len(args) == 0:
+				h.Maintenance = true
+			case len(args) > 1:
+				return d.ArgErr()
+			case args[0] == "on" || args[0] == "true":
+				h.Maintenance = true
+			case args[0] == "off" || args[0] == "false":
+				h.Maintenance = false
+			default:
+				return d.Errf("maintenance: %q is neither on nor off", args[0])
+			}
+		default:
+			return d.Errf("unrecognized subdirective %q", d.Val())
+		}
+	}
+	return nil
+}
+
+// Interface guard
+var _ caddyfile.Unmarshaler = (*Handler)(nil)

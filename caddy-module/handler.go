@@ -1,0 +1,323 @@
+// Package corpushandler is the Caddy HTTP handler that serves the frozen
+// corpus of the PROVE IT challenge: it gates every request on the challenge
+// secret, serves the corpus bytes unchanged from memory after checking them
+// against the manifest, answers every other request with one of the
+// contract's fixed JSON bodies, and logs each call as internal telemetry.
+//
+// It never calls the next handler and never returns an error, so that no
+// response of Caddy's own (an empty body, a plain-text error) can reach a
+// caller.
+package corpushandler
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/spf13/afero"
+	"go.uber.org/zap"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+)
+
+func init() {
+	caddy.RegisterModule(Handler{})
+}
+
+// SecretHeader carries the challenge secret that only Trust Layer's proxy adds.
+const SecretHeader = "X-Challenge-Secret"
+
+// minSecretLength is the shortest secret accepted, in bytes.
+const minSecretLength = 32
+
+// Handler serves the corpus. Every response is a non-empty JSON object with
+// no-cache headers, decided in this order: the secret gate (403), the
+// maintenance switch (503), a malformed or unsupported request (400), a
+// resource of the manifest (200, the file's bytes), a well-formed reference
+// with no file (200, "existe": false), anything else (404).
+type Handler struct {
+	// Secrets accepted in the X-Challenge-Secret header, compared in constant
+	// time; several at once allow a rotation. Each may be a placeholder
+	// resolved at provisioning, such as {env.CORPUS_CHALLENGE_SECRET} or
+	// {file./etc/proveit/secret}, so the value never enters the config. A
+	// placeholder that resolves to nothing leaves its slot unused; at least
+	// one secret of 32 bytes or more is required.
+	Secrets []string `json:"secrets,omitempty"`
+
+	// Root is the folder of the corpus tree on disk. Empty, or a placeholder
+	// that resolves to nothing, means the corpus embedded in the binary.
+	Root string `json:"root,omitempty"`
+
+	// Manifest is the path of the manifest the tree must match byte for byte.
+	// Empty, or a placeholder that resolves to nothing, means the manifest
+	// embedded in the binary.
+	Manifest string `json:"manifest,omitempty"`
+
+	// Hosts, when set, are the only Host names answered; any other gets the
+	// 400 body once past the gate. Compared without the port, ignoring case.
+	Hosts []string `json:"hosts,omitempty"`
+
+	// Maintenance answers the 503 body to every request that passes the gate.
+	Maintenance bool `json:"maintenance,omitempty"`
+
+	// tree is the file system the corpus is read from; tests may set it.
+	tree afero.Fs
+
+	secrets     []string // resolved values, kept only to redact them from logs
+	digests     [][sha256.Size]byte
+	hosts       map[string]bool
+	resources   map[string]*response
+	badRequest  *response
+	forbidden   *response
+	notFound    *response
+	unavailable *response
+	telemetry   *zap.Logger
+}
+
+// CaddyModule returns the Caddy module information.
+func (Handler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.proveit_corpus",
+		New: func() caddy.Module { return new(Handler) },
+	}
+}
+
+// Provision resolves the secrets, reads the tree and the manifest, and keeps
+// the corpus in memory only if every byte matches. A failure leaves a running
+// server on its previous configuration.
+func (h *Handler) Provision(ctx caddy.Context) error {
+	h.telemetry = ctx.Logger()
+	repl := caddy.NewReplacer()
+	if err := h.provisionSecrets(repl); err != nil {
+		return err
+	}
+	root, err := repl.ReplaceOrErr(h.Root, false, true)
+	if err != nil {
+		return fmt.Errorf("root: %w", err)
+	}
+	manifestPath, err := repl.ReplaceOrErr(h.Manifest, false, true)
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	h.hosts = make(map[string]bool, len(h.Hosts))
+	for _, host := range h.Hosts {
+		h.hosts[strings.ToLower(host)] = true
+	}
+	manifestBytes, err := readManifest(manifestPath)
+	if err != nil {
+		return err
+	}
+	m, err := manifest.Decode(manifestBytes)
+	if err != nil {
+		return err
+	}
+	bodies, err := m.Check(h.corpusFS(root))
+	if err != nil {
+		return fmt.Errorf("refusing to serve: %w", err)
+	}
+	h.resources = make(map[string]*response, len(bodies))
+	for path, body := range bodies {
+		if !corpus.IsSystem(path) {
+			h.resources[path] = newResponse(http.StatusOK, outcomeResource, path, body)
+		}
+	}
+	h.badRequest = newResponse(http.StatusBadRequest, outcomeMalformed, "", bodies[corpus.SystemBadRequest])
+	h.forbidden = newResponse(http.StatusForbidden, outcomeForbidden, "", bodies[corpus.SystemForbidden])
+	h.notFound = newResponse(http.StatusNotFound, outcomeNotFound, "", bodies[corpus.SystemNotFound])
+	h.unavailable = newResponse(http.StatusServiceUnavailable, outcomeUnavailable, "", bodies[corpus.SystemUnavailable])
+	ctx.Logger().Info("corpus verified against its manifest",
+		zap.Int("resources", len(h.resources)),
+		zap.Int("manifest_entries", len(m.Resources)),
+		zap.String("manifest_sha256", manifest.SHA256(manifestBytes)),
+		zap.Int("secret_slots", len(h.digests)),
+		zap.Bool("maintenance", h.Maintenance))
+	return nil
+}
+
+func (h *Handler) provisionSecrets(repl *caddy.Replacer) error {
+	h.secrets, h.digests = nil, nil
+	for slot, configured := range h.Secrets {
+		value, err := repl.ReplaceOrErr(configured, false, true)
+		if err != nil {
+			return fmt.Errorf("secret slot %d: %w", slot, err)
+		}
+		if value == "" {
+			continue
+		}
+		if len(value) < minSecretLength {
+			return fmt.Errorf("secret slot %d: shorter than %d bytes", slot, minSecretLength)
+		}
+		h.secrets = append(h.secrets, value)
+		h.digests = append(h.digests, sha256.Sum256([]byte(value)))
+	}
+	if len(h.digests) == 0 {
+		return fmt.Errorf("no challenge secret configured: the corpus never runs open")
+	}
+	return nil
+}
+
+func readManifest(path string) ([]byte, error) {
+	if path == "" {
+		return manifest.Embedded(), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading manifest: %w", err)
+	}
+	return data, nil
+}
+
+// corpusFS opens the tree through afero: the folder on disk, read-only, or
+// the corpus embedded in the binary.
+func (h *Handler) corpusFS(root string) fs.FS {
+	if h.tree == nil {
+		if root == "" {
+			h.tree = &afero.FromIOFS{FS: corpus.Embedded()}
+		} else {
+			h.tree = afero.NewReadOnlyFs(afero.NewBasePathFs(afero.NewOsFs(), root))
+		}
+	}
+	return afero.NewIOFS(h.tree)
+}
+
+// Validate checks the configuration that provisioning resolved.
+func (h *Handler) Validate() error {
+	if len(h.digests) == 0 || h.resources == nil {
+		return fmt.Errorf("handler not provisioned")
+	}
+	return nil
+}
+
+// ServeHTTP answers every request itself with one of the contract's bodies.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	start := time.Now()
+	resp, slot := h.unavailable, -1
+	defer func() {
+		if p := recover(); p != nil {
+			// Never let Caddy answer an empty 500: the 503 body stands for any fault.
+			resp = h.unavailable
+			h.write(w, resp)
+			h.telemetry.Error("handler panic", zap.String("panic", h.redact(fmt.Sprint(p))))
+		}
+		h.log(r, resp, slot, start)
+	}()
+	resp, slot = h.answer(r)
+	h.write(w, resp)
+	return nil
+}
+
+// answer decides the response, in the contract's order.
+func (h *Handler) answer(r *http.Request) (*response, int) {
+	slot := h.matchSecret(r.Header.Values(SecretHeader))
+	switch {
+	case slot < 0:
+		return h.forbidden, slot
+	case h.Maintenance:
+		return h.unavailable, slot
+	case r.Method != http.MethodGet, r.ContentLength != 0, len(r.TransferEncoding) > 0, !h.hostAllowed(r.Host):
+		return h.badRequest, slot
+	}
+	switch outcome, path := corpus.Classify(r.RequestURI, h.isResource); outcome {
+	case corpus.Resource:
+		return h.resources[path], slot
+	case corpus.AbsentReference:
+		return newResponse(http.StatusOK, outcomeAbsent, path, corpus.AbsentBody(path)), slot
+	case corpus.NotFound:
+		return h.notFound, slot
+	}
+	return h.badRequest, slot
+}
+
+func (h *Handler) isResource(path string) bool {
+	_, ok := h.resources[path]
+	return ok
+}
+
+// matchSecret returns the slot of the secret the header carries, or -1. Every
+// slot is compared, in constant time over digests, so neither the position of
+// a match nor the length of a secret shows in the timing.
+func (h *Handler) matchSecret(values []string) int {
+	if len(values) != 1 {
+		return -1
+	}
+	digest := sha256.Sum256([]byte(values[0]))
+	slot := -1
+	for i := range h.digests {
+		if subtle.ConstantTimeCompare(digest[:], h.digests[i][:]) == 1 {
+			slot = i
+		}
+	}
+	return slot
+}
+
+func (h *Handler) hostAllowed(hostport string) bool {
+	if len(h.hosts) == 0 {
+		return true
+	}
+	host := hostport
+	if hst, _, err := net.SplitHostPort(hostport); err == nil {
+		host = hst
+	}
+	return h.hosts[strings.ToLower(strings.Trim(host, "[]"))]
+}
+
+// fixedHeaders go on every response. Each value is a shared slice, never
+// modified, so that setting them allocates nothing.
+var fixedHeaders = http.Header{
+	"Content-Type":           {"application/json; charset=utf-8"},
+	"Cache-Control":          {"no-store, no-cache, must-revalidate, max-age=0"},
+	"Pragma":                 {"no-cache"},
+	"Expires":                {"0"},
+	"X-Content-Type-Options": {"nosniff"},
+}
+
+func (h *Handler) write(w http.ResponseWriter, resp *response) {
+	header := w.Header()
+	for name, values := range fixedHeaders {
+		header[name] = values
+	}
+	for _, name := range []string{"Etag", "Last-Modified", "Accept-Ranges", "Content-Encoding"} {
+		delete(header, name)
+	}
+	header["Content-Length"] = resp.contentLength
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body) // a client gone mid-body is logged by Caddy, nothing to answer
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner           = (*Handler)(nil)
+	_ caddy.Validator             = (*Handler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
+)
+
+// response is one prepared answer: status, bytes, and what telemetry says of it.
+type response struct {
+	status        int
+	body          []byte
+	contentLength []string
+	sha256        string
+	outcome       string
+	resource      string
+}
+
+func newResponse(status int, outcome, resource string, body []byte) *response {
+	return &response{
+		status:        status,
+		body:          body,
+		contentLength: []string{strconv.Itoa(len(body))},
+		sha256:        manifest.SHA256(body),
+		outcome:       outcome,
+		resource:      resource,
+	}
+}

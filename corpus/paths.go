@@ -1,0 +1,183 @@
+package corpus
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Collections are the families of resources addressed as /<collection>/<id>.
+// A well-formed <id> in one of them names either a file or an absent
+// reference; any other path is outside the corpus.
+var Collections = []string{
+	"entites",
+	"agrements",
+	"attestations",
+	"avenants",
+	"listes/agrees",
+	"beneficiaires",
+	"mesures-restrictives",
+}
+
+// Referentiel is the single resource that states the evaluation rules.
+const Referentiel = "/referentiel"
+
+// SystemPrefix holds the fixed bodies of the HTTP contract. They are files of
+// the tree and entries of the manifest, but are never served at their path.
+const SystemPrefix = "/_systeme/"
+
+// System paths of the fixed bodies, by the status they are answered with.
+const (
+	SystemBadRequest  = "/_systeme/400"
+	SystemForbidden   = "/_systeme/403"
+	SystemNotFound    = "/_systeme/404"
+	SystemUnavailable = "/_systeme/503"
+)
+
+// SystemStatus maps each fixed body to the status it is served with.
+var SystemStatus = map[string]int{
+	SystemBadRequest:  400,
+	SystemForbidden:   403,
+	SystemNotFound:    404,
+	SystemUnavailable: 503,
+}
+
+// maxIDLength bounds an id: one leading alphanumeric and up to 63 more.
+const maxIDLength = 64
+
+// ErrMalformed is returned for a request target the contract answers with 400.
+var ErrMalformed = errors.New("malformed request target")
+
+// CheckTarget validates a raw request-target, byte for byte, and returns it as
+// a path when it is in origin form with no query, fragment, percent-encoding,
+// empty, "." or ".." segment, trailing slash, or character outside RFC 3986's
+// path characters. It says nothing of whether the path exists.
+func CheckTarget(raw string) (string, error) {
+	if len(raw) < 2 || raw[0] != '/' {
+		return "", ErrMalformed
+	}
+	segmentStart := 1
+	for i := 1; i <= len(raw); i++ {
+		if i < len(raw) && raw[i] != '/' {
+			if !isPathChar(raw[i]) {
+				return "", ErrMalformed
+			}
+			continue
+		}
+		switch raw[segmentStart:i] {
+		case "", ".", "..":
+			return "", ErrMalformed
+		}
+		segmentStart = i + 1
+	}
+	return raw, nil
+}
+
+// isPathChar reports whether c may stand unencoded in a path segment: RFC
+// 3986's pchar, without '%' since percent-encoding is refused outright.
+func isPathChar(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0
+}
+
+// ValidID reports whether id matches [A-Za-z0-9][A-Za-z0-9._-]{0,63}.
+func ValidID(id string) bool {
+	if id == "" || len(id) > maxIDLength || !isAlnum(id[0]) {
+		return false
+	}
+	for i := 1; i < len(id); i++ {
+		if c := id[i]; !isAlnum(c) && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// SplitReference splits a path of the form /<collection>/<id>, for a known
+// collection and an id in the grammar. Only such paths can answer
+// "existe": false.
+func SplitReference(path string) (collection, id string, ok bool) {
+	rest, found := strings.CutPrefix(path, "/")
+	if !found {
+		return "", "", false
+	}
+	for _, c := range Collections {
+		if tail, found := strings.CutPrefix(rest, c+"/"); found && ValidID(tail) {
+			return c, tail, true
+		}
+	}
+	return "", "", false
+}
+
+// IsReference reports whether path is /<collection>/<id> in the grammar.
+func IsReference(path string) bool {
+	_, _, ok := SplitReference(path)
+	return ok
+}
+
+// IsSystem reports whether path is one of the fixed bodies of the contract.
+func IsSystem(path string) bool {
+	_, ok := SystemStatus[path]
+	return ok
+}
+
+// PathOf returns the canonical path of a file of the tree ("agrements/AGR-1.json"
+// is "/agrements/AGR-1"), or an error naming the rule the file name breaks.
+func PathOf(file string) (string, error) {
+	stem, ok := strings.CutSuffix(file, ".json")
+	if !ok {
+		return "", fmt.Errorf("%s: not a .json file", file)
+	}
+	path := "/" + stem
+	switch {
+	case path == Referentiel, IsSystem(path), IsReference(path):
+		return path, nil
+	case strings.HasPrefix(path, SystemPrefix):
+		return "", fmt.Errorf("%s: not one of the fixed bodies 400, 403, 404, 503", file)
+	default:
+		return "", fmt.Errorf("%s: not /referentiel nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63}", file)
+	}
+}
+
+// FileOf returns the file of the tree that holds a canonical path.
+func FileOf(path string) string {
+	return strings.TrimPrefix(path, "/") + ".json"
+}
+
+// Outcome is what the contract answers for a request target that passed the
+// secret gate, the method and body checks.
+type Outcome int
+
+const (
+	// Malformed targets get the 400 body.
+	Malformed Outcome = iota
+	// Resource targets name a file of the tree: 200 with its bytes.
+	Resource
+	// AbsentReference targets are /<collection>/<id> with no file: 200, "existe": false.
+	AbsentReference
+	// NotFound targets are outside every collection: the 404 body.
+	NotFound
+)
+
+// Classify decides what a raw request-target is answered with, given which
+// paths are resources of the tree. It returns the checked path along with
+// the outcome.
+func Classify(rawTarget string, isResource func(path string) bool) (Outcome, string) {
+	path, err := CheckTarget(rawTarget)
+	switch {
+	case err != nil:
+		return Malformed, ""
+	case isResource(path):
+		return Resource, path
+	case IsReference(path):
+		return AbsentReference, path
+	}
+	return NotFound, path
+}

@@ -1,0 +1,97 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+)
+
+// Build makes the manifest of a corpus tree. Every file becomes a document or
+// systeme entry; every reference cited by a file, or in citations (a task
+// statement's entity and references), that has no file becomes an absent
+// entry with the exact body the server answers. The result depends only on the
+// tree's content, never on the order the file system lists it in.
+func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, error) {
+	m := &Manifest{Format: Format, Piste: piste, Origin: origin, Request: Request}
+	contents, err := ReadTree(tree)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	cited := map[string]bool{}
+	for path, file := range contents {
+		body, err := CheckBody(file.Bytes)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", file.Name, err))
+			continue
+		}
+		collectReferences(body, cited)
+		m.Resources = append(m.Resources, m.entry(path, file.Name, file.Bytes))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	for _, c := range citations {
+		if corpus.IsReference(c) {
+			cited[c] = true
+		}
+	}
+	for path := range cited {
+		if _, isFile := contents[path]; !isFile {
+			m.Resources = append(m.Resources, m.entry(path, "", corpus.AbsentBody(path)))
+		}
+	}
+	slices.SortFunc(m.Resources, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	return m, nil
+}
+
+// entry computes the manifest entry of a path served with body. file is the
+// file of the tree it comes from, empty for an absent reference.
+func (m *Manifest) entry(path, file string, body []byte) Entry {
+	responseHash, err := ResponseHash(body)
+	if err != nil {
+		panic(fmt.Sprintf("manifest: body of %s was checked but does not parse: %v", path, err))
+	}
+	e := Entry{Path: path, BytesSHA256: SHA256(body), ResponseHash: responseHash}
+	switch {
+	case file == "":
+		e.Kind, e.Status = Absent, 200
+	case corpus.IsSystem(path):
+		e.Kind, e.Status = System, corpus.SystemStatus[path]
+	default:
+		e.Kind, e.Status = Document, 200
+	}
+	if file != "" {
+		e.File = &file
+	}
+	if e.Kind != System {
+		target := m.Target(path)
+		requestHash := RequestHash(target)
+		e.Target, e.RequestHash = &target, &requestHash
+	}
+	return e
+}
+
+// collectReferences adds every string of v that is a reference into a
+// collection.
+func collectReferences(v pyjson.Value, into map[string]bool) {
+	switch v := v.(type) {
+	case string:
+		if corpus.IsReference(v) {
+			into[v] = true
+		}
+	case pyjson.Array:
+		for _, e := range v {
+			collectReferences(e, into)
+		}
+	case pyjson.Object:
+		for _, m := range v {
+			collectReferences(m.Value, into)
+		}
+	}
+}

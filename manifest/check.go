@@ -1,0 +1,156 @@
+package manifest
+
+import (
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+)
+
+// Problem is one way a tree and its manifest disagree.
+type Problem struct {
+	Path string // canonical path, when known
+	File string // file of the tree, when there is one
+	What string
+}
+
+func (p Problem) String() string {
+	switch {
+	case p.File != "":
+		return p.File + ": " + p.What
+	case p.Path != "":
+		return p.Path + ": " + p.What
+	}
+	return p.What
+}
+
+// MismatchError lists every problem found between a tree and its manifest.
+type MismatchError struct {
+	Problems []Problem
+}
+
+func (e *MismatchError) Error() string {
+	const shown = 20
+	lines := make([]string, 0, shown+1)
+	for i, p := range e.Problems {
+		if i == shown {
+			lines = append(lines, fmt.Sprintf("... and %d more", len(e.Problems)-shown))
+			break
+		}
+		lines = append(lines, p.String())
+	}
+	return fmt.Sprintf("corpus tree does not match its manifest (%d problems):\n  %s", len(e.Problems), strings.Join(lines, "\n  "))
+}
+
+// Check compares a tree with the manifest byte for byte and hash for hash:
+// every file changed, missing or extra, every hash or status that is not the
+// one recomputed from the bytes, every cited reference without an entry. On
+// success it returns the bytes of every file by canonical path, ready to be
+// served; otherwise a *MismatchError naming each problem.
+func (m *Manifest) Check(tree fs.FS) (map[string][]byte, error) {
+	var problems []Problem
+	report := func(path, file, format string, args ...any) {
+		problems = append(problems, Problem{Path: path, File: file, What: fmt.Sprintf(format, args...)})
+	}
+	if m.Request.Method != Request.Method || m.Request.Amount != Request.Amount || m.Request.Currency != Request.Currency {
+		report("", "", "request template %+v differs from Trust Layer's %+v", m.Request, Request)
+	}
+	if m.Origin == "" || strings.HasSuffix(m.Origin, "/") {
+		report("", "", "origin %q must be a scheme and host with no trailing slash", m.Origin)
+	}
+
+	contents, err := ReadTree(tree)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			report("", "", "extra or unreadable: %s", line)
+		}
+	}
+	bodies := make(map[string][]byte, len(contents))
+	cited := map[string]bool{}
+	listed := make(map[string]bool, len(m.Resources))
+	for _, e := range m.Resources {
+		listed[e.Path] = true
+		file, isFile := contents[e.Path]
+		var body []byte
+		switch e.Kind {
+		case Document, System:
+			if want := corpus.FileOf(e.Path); e.File == nil || *e.File != want {
+				report(e.Path, "", "file field must be %q", want)
+			}
+			if !isFile {
+				report(e.Path, corpus.FileOf(e.Path), "missing from the tree")
+				continue
+			}
+			parsed, err := CheckBody(file.Bytes)
+			if err != nil {
+				report(e.Path, file.Name, "%v", err)
+				continue
+			}
+			collectReferences(parsed, cited)
+			body = file.Bytes
+			bodies[e.Path] = body
+		case Absent:
+			if isFile {
+				report(e.Path, file.Name, "listed as absent but the file exists")
+				continue
+			}
+			if !corpus.IsReference(e.Path) {
+				report(e.Path, "", "absent entry outside the reference grammar")
+				continue
+			}
+			body = corpus.AbsentBody(e.Path)
+		default:
+			report(e.Path, "", "unknown kind %q", e.Kind)
+			continue
+		}
+		want := m.entry(e.Path, fileName(e.Kind, file.Name), body)
+		if e.BytesSHA256 != want.BytesSHA256 {
+			report(e.Path, file.Name, "bytes changed: sha256 %s, manifest says %s", want.BytesSHA256, e.BytesSHA256)
+		}
+		if e.ResponseHash != want.ResponseHash {
+			report(e.Path, file.Name, "response_hash %s, manifest says %s", want.ResponseHash, e.ResponseHash)
+		}
+		if e.Status != want.Status || e.Kind != want.Kind {
+			report(e.Path, file.Name, "kind %s status %d, manifest says %s %d", want.Kind, want.Status, e.Kind, e.Status)
+		}
+		if !equalPtr(e.Target, want.Target) || !equalPtr(e.RequestHash, want.RequestHash) {
+			report(e.Path, file.Name, "target or request_hash differs from the one recomputed at origin %s", m.Origin)
+		}
+	}
+	for _, path := range sortedKeys(contents) {
+		if !listed[path] {
+			report(path, contents[path].Name, "extra: not in the manifest")
+		}
+	}
+	for _, path := range sortedKeys(cited) {
+		if _, isFile := contents[path]; !isFile && !listed[path] {
+			report(path, "", "cited by the corpus but has neither a file nor an absent entry")
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &MismatchError{Problems: problems}
+	}
+	return bodies, nil
+}
+
+func fileName(kind Kind, name string) string {
+	if kind == Absent {
+		return ""
+	}
+	return name
+}
+
+func equalPtr(a, b *string) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,176 @@
+package pyjson
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// Canonical returns v as json.dumps(v, sort_keys=True, separators=(",", ":"))
+// writes it: keys sorted by code point, every character outside U+0020..U+007E
+// escaped as \uXXXX (astral ones as a surrogate pair), numbers as Python prints
+// the int or float it read.
+func Canonical(v Value) []byte {
+	return AppendCanonical(nil, v)
+}
+
+// AppendCanonical appends the canonical form of v to dst.
+func AppendCanonical(dst []byte, v Value) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case bool:
+		if v {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case string:
+		return appendString(dst, v)
+	case Number:
+		return appendNumber(dst, string(v))
+	case Array:
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendCanonical(dst, e)
+		}
+		return append(dst, ']')
+	case Object:
+		// UTF-8 byte order is code point order, the order Python sorts str keys in.
+		members := slices.SortedFunc(slices.Values(v), func(a, b Member) int { return strings.Compare(a.Key, b.Key) })
+		dst = append(dst, '{')
+		for i, m := range members {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, m.Key)
+			dst = append(dst, ':')
+			dst = AppendCanonical(dst, m.Value)
+		}
+		return append(dst, '}')
+	default:
+		panic(fmt.Sprintf("pyjson: %T is not a Value", v))
+	}
+}
+
+// appendString writes s the way Python's ensure_ascii encoder does.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			dst = append(dst, '\\', '"')
+		case r == '\\':
+			dst = append(dst, '\\', '\\')
+		case r >= 0x20 && r <= 0x7E:
+			dst = append(dst, byte(r))
+		case r == '\n':
+			dst = append(dst, '\\', 'n')
+		case r == '\r':
+			dst = append(dst, '\\', 'r')
+		case r == '\t':
+			dst = append(dst, '\\', 't')
+		case r == '\b':
+			dst = append(dst, '\\', 'b')
+		case r == '\f':
+			dst = append(dst, '\\', 'f')
+		case r >= 0x10000:
+			r -= 0x10000
+			dst = appendU(dst, 0xD800+(r>>10))
+			dst = appendU(dst, 0xDC00+(r&0x3FF))
+		default:
+			dst = appendU(dst, r)
+		}
+	}
+	return append(dst, '"')
+}
+
+func appendU(dst []byte, r rune) []byte {
+	return append(dst, '\\', 'u', hexDigits[r>>12&0xF], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+}
+
+// appendNumber renders a JSON number literal as Python prints what json.loads
+// made of it: an int as its digits, a float as repr(float).
+func appendNumber(dst []byte, lit string) []byte {
+	if !strings.ContainsAny(lit, ".eE") {
+		digits := strings.TrimLeft(strings.TrimPrefix(lit, "-"), "0")
+		if digits == "" {
+			return append(dst, '0') // -0 is the int 0
+		}
+		if lit[0] == '-' {
+			dst = append(dst, '-')
+		}
+		return append(dst, digits...)
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil && !math.IsInf(f, 0) {
+		panic("pyjson: invalid number literal " + strconv.Quote(lit))
+	}
+	return AppendFloat(dst, f)
+}
+
+// AppendFloat appends repr(f) as Python 3 writes it in JSON: the shortest
+// digits that round-trip, in positional form when the decimal exponent lies in
+// [-4, 16), scientific otherwise ("1e+16", "1e-05"); an infinity as json.dumps
+// writes it.
+func AppendFloat(dst []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...)
+	case math.IsNaN(f):
+		return append(dst, "NaN"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(dst, "-0.0"...)
+		}
+		return append(dst, "0.0"...)
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	sci := strconv.FormatFloat(f, 'e', -1, 64) // d[.ddd]e±XX
+	mantissa, expText, _ := strings.Cut(sci, "e")
+	exp, _ := strconv.Atoi(expText)
+	digits := strings.Replace(mantissa, ".", "", 1)
+	point := exp + 1 // digits are 0.d1d2... × 10^point
+	switch {
+	case point <= -4 || point > 16:
+		dst = append(dst, digits[0])
+		if len(digits) > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:]...)
+		}
+		dst = append(dst, 'e')
+		if exp < 0 {
+			dst = append(dst, '-')
+			exp = -exp
+		} else {
+			dst = append(dst, '+')
+		}
+		if exp < 10 {
+			dst = append(dst, '0')
+		}
+		return strconv.AppendInt(dst, int64(exp), 10)
+	case point <= 0:
+		dst = append(dst, "0."...)
+		dst = append(dst, strings.Repeat("0", -point)...)
+		return append(dst, digits...)
+	case point >= len(digits):
+		dst = append(dst, digits...)
+		dst = append(dst, strings.Repeat("0", point-len(digits))...)
+		return append(dst, ".0"...)
+	default:
+		dst = append(dst, digits[:point]...)
+		dst = append(dst, '.')
+		return append(dst, digits[point:]...)
+	}
+}

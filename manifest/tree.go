@@ -1,0 +1,51 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+)
+
+// File is one file of a corpus tree.
+type File struct {
+	Name  string // slash-separated, relative to the tree's root
+	Bytes []byte
+}
+
+// ReadTree reads every file of a corpus tree, keyed by canonical path. A file
+// whose name is not a canonical resource (a stray file, a non-JSON file, an id
+// outside the grammar) or that is not a regular file is an error naming it:
+// nothing in the served tree goes unaccounted for.
+func ReadTree(tree fs.FS) (map[string]File, error) {
+	contents := map[string]File{}
+	var errs []error
+	err := fs.WalkDir(tree, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			errs = append(errs, fmt.Errorf("%s: not a regular file", name))
+			return nil
+		}
+		path, err := corpus.PathOf(name)
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		data, err := fs.ReadFile(tree, name)
+		if err != nil {
+			return err
+		}
+		contents[path] = File{Name: name, Bytes: data}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return contents, errors.Join(errs...)
+}

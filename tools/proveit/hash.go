@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+)
+
+// runHash prints, for one path or URL, what a scorer replaying a claim needs:
+// the request_hash of a GET of that exact target, and the status, bytes hash
+// and response_hash of the body the corpus answers it with.
+func runHash(args []string, stdout io.Writer) error {
+	fs := newFlagSet("hash")
+	manifestPath := fs.String("manifest", "manifest/conformite.json", "manifest file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("want one path (/agrements/AGR-4417) or URL")
+	}
+	data, err := os.ReadFile(*manifestPath)
+	if err != nil {
+		return err
+	}
+	m, err := manifest.Decode(data)
+	if err != nil {
+		return err
+	}
+	target, rawTarget := fs.Arg(0), fs.Arg(0)
+	if strings.HasPrefix(rawTarget, "/") {
+		target = m.Target(rawTarget)
+	} else if rest, ok := strings.CutPrefix(target, m.Origin); ok && strings.HasPrefix(rest, "/") {
+		rawTarget = rest
+	} else {
+		return fmt.Errorf("%q is neither a path nor a URL at the manifest's origin %s", target, m.Origin)
+	}
+	entry, err := answerFor(m, rawTarget)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "target        %s\n", target)
+	fmt.Fprintf(stdout, "request_hash  %s\n", manifest.RequestHash(target))
+	fmt.Fprintf(stdout, "answer        %s %s (%d)\n", entry.Kind, entry.Path, entry.Status)
+	fmt.Fprintf(stdout, "bytes_sha256  %s\n", entry.BytesSHA256)
+	fmt.Fprintf(stdout, "response_hash %s\n", entry.ResponseHash)
+	return nil
+}
+
+// answerFor returns the manifest entry of the body the server answers a
+// raw target with, past the gate.
+func answerFor(m *manifest.Manifest, rawTarget string) (manifest.Entry, error) {
+	isListed := func(path string) bool {
+		e, ok := m.Lookup(path)
+		return ok && e.Kind == manifest.Document
+	}
+	outcome, path := corpus.Classify(rawTarget, isListed)
+	var system string
+	switch outcome {
+	case corpus.Resource:
+		e, _ := m.Lookup(path)
+		return e, nil
+	case corpus.AbsentReference:
+		if e, ok := m.Lookup(path); ok {
+			return e, nil
+		}
+		body := corpus.AbsentBody(path)
+		responseHash, err := manifest.ResponseHash(body)
+		return manifest.Entry{Path: path, Kind: manifest.Absent, Status: 200, BytesSHA256: manifest.SHA256(body), ResponseHash: responseHash}, err
+	case corpus.NotFound:
+		system = corpus.SystemNotFound
+	default:
+		system = corpus.SystemBadRequest
+	}
+	e, ok := m.Lookup(system)
+	if !ok {
+		return e, fmt.Errorf("manifest has no entry for %s", system)
+	}
+	return e, nil
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/arkforge/proveit-corpus/manifest"
+)
+
+func runVerify(args []string, stdout io.Writer) error {
+	fs := newFlagSet("verify")
+	var c corpusFlags
+	c.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(c.manifest)
+	if err != nil {
+		return err
+	}
+	m, err := manifest.Decode(data)
+	if err != nil {
+		return err
+	}
+	failed := false
+	_, err = m.Check(os.DirFS(c.tree))
+	var mismatch *manifest.MismatchError
+	switch {
+	case errors.As(err, &mismatch):
+		for _, p := range mismatch.Problems {
+			fmt.Fprintf(stdout, "FAIL %s\n", p)
+		}
+		failed = true
+	case err != nil:
+		return err
+	}
+	// The manifest must also be exactly the one the tree builds to: this
+	// catches a cited absence without its entry, a stale origin, an order.
+	if rebuilt, err := buildManifest(c, m.Origin); err != nil {
+		fmt.Fprintf(stdout, "FAIL cannot rebuild the manifest: %v\n", err)
+		failed = true
+	} else if !bytes.Equal(rebuilt, data) {
+		fmt.Fprintf(stdout, "FAIL %s is not byte for byte the manifest the tree builds to (run proveit manifest and review the diff)\n", c.manifest)
+		failed = true
+	}
+	if failed {
+		return errFailed
+	}
+	fmt.Fprintf(stdout, "OK %d entries of %s match %s (manifest sha256 %s)\n", len(m.Resources), c.manifest, c.tree, manifest.SHA256(data))
+	return nil
+}
