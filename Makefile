@@ -1,0 +1,75 @@
+# The corpus server of the PROVE IT challenge.
+#   make run    build everything and serve the embedded corpus on $(CORPUS_LISTEN)
+#   make test   run every test
+
+SHELL := /bin/bash
+GO ?= go
+BIN := bin
+CADDY := $(BIN)/caddy
+PROVEIT := $(BIN)/proveit
+CORPUS_LISTEN ?= localhost:8080
+RUN_DIR := .run
+FUZZTIME ?= 10s
+
+GO_SOURCES := $(shell find . -name '*.go' -not -path './.run/*') go.mod go.sum
+CORPUS_FILES := $(shell find corpus manifest -type f -not -name '*.go')
+
+.PHONY: all build run test vet unit fuzz lint verify manifest bench clean
+
+all: build
+
+build: $(CADDY) $(PROVEIT)
+
+$(CADDY): $(GO_SOURCES) $(CORPUS_FILES)
+	$(GO) build -o $@ ./tools/caddy
+
+$(PROVEIT): $(GO_SOURCES) $(CORPUS_FILES)
+	$(GO) build -o $@ ./tools/proveit
+
+# Serve the embedded corpus locally. The secret comes from
+# CORPUS_CHALLENGE_SECRET; when unset, one is generated once into
+# $(RUN_DIR)/secret (ignored by git) and reused.
+run: build
+	@mkdir -p $(RUN_DIR)
+	@if [ -z "$$CORPUS_CHALLENGE_SECRET" ]; then \
+	  [ -s $(RUN_DIR)/secret ] || { umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(RUN_DIR)/secret; }; \
+	  echo "Generated secret in $(RUN_DIR)/secret (kept out of git)."; \
+	fi
+	@secret=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)}; \
+	 echo "Serving the embedded corpus on http://$(CORPUS_LISTEN)"; \
+	 echo "Try:  curl -s -H \"X-Challenge-Secret: $$secret\" http://$(CORPUS_LISTEN)/referentiel"; \
+	 echo "Telemetry: $(RUN_DIR)/telemetry.log   access log: $(RUN_DIR)/access.log"
+	@port=$${CORPUS_LISTEN##*:}; \
+	 CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
+	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$$port \
+	 CORPUS_HOSTS="$${CORPUS_HOSTS:-localhost 127.0.0.1 ::1}" CORPUS_BIND=$${CORPUS_BIND:-127.0.0.1} \
+	 CORPUS_TELEMETRY_OUTPUT="file $(RUN_DIR)/telemetry.log" CORPUS_ACCESS_OUTPUT="file $(RUN_DIR)/access.log" \
+	 CORPUS_PROTOCOLS="h1 h2c" \
+	 exec $(CADDY) run --config Caddyfile --adapter caddyfile
+
+# Every test: static checks, unit and integration tests (which start the real
+# binary), the manifest and corpus checks, then each fuzz target briefly.
+test: vet verify lint unit fuzz
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+
+unit: build
+	CORPUS_CADDY_BIN=$(abspath $(CADDY)) $(GO) test -count=1 ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckTarget$$' -fuzztime $(FUZZTIME) ./corpus
+	$(GO) test -run '^$$' -fuzz '^FuzzParseCanonical$$' -fuzztime $(FUZZTIME) ./manifest/pyjson
+
+verify: $(PROVEIT)
+	$(PROVEIT) verify
+
+lint: $(PROVEIT)
+	$(PROVEIT) lint
+
+manifest: $(PROVEIT)
+	$(PROVEIT) manifest
+
+clean:
+	rm -rf $(BIN) $(RUN_DIR)

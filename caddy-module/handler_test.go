@@ -1,0 +1,341 @@
+package corpushandler
+
+import (
+	"context"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/spf13/afero"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+)
+
+const (
+	secretA = "0123456789abcdef0123456789abcdef-slot-a"
+	secretB = "fedcba9876543210fedcba9876543210-slot-b"
+)
+
+// fixtureDocs are a few resources beside the real fixed bodies.
+var fixtureDocs = map[string]string{
+	"referentiel.json":             "{\n  \"ressource\": \"/referentiel\",\n  \"titre\": \"Règles\"\n}\n",
+	"agrements/AGR-4417.json":      "{\n  \"ressource\": \"/agrements/AGR-4417\",\n  \"existe\": true,\n  \"entite\": \"/entites/ENT-1\"\n}\n",
+	"entites/ENT-1.json":           "{\"ressource\": \"/entites/ENT-1\", \"existe\": true, \"denomination\": \"Société Zoé\", \"agrements\": [\"/agrements/AGR-4417\", \"/agrements/AGR-0001\"]}",
+	"listes/agrees/change-p2.json": "{\"ressource\": \"/listes/agrees/change-p2\", \"page_suivante\": null}",
+}
+
+// newFixtureTree returns an in-memory corpus tree and the path of its manifest.
+func newFixtureTree(t *testing.T) (afero.Fs, string) {
+	t.Helper()
+	tree := afero.NewMemMapFs()
+	err := fs.WalkDir(corpus.Embedded(), "_systeme", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(corpus.Embedded(), name)
+		if err != nil {
+			return err
+		}
+		return afero.WriteFile(tree, name, data, 0o644)
+	})
+	require.NoError(t, err)
+	for name, body := range fixtureDocs {
+		require.NoError(t, afero.WriteFile(tree, name, []byte(body), 0o644))
+	}
+	m, err := manifest.Build(afero.NewIOFS(tree), corpus.Track, manifest.DefaultOrigin, []string{"/attestations/ATT-0404"})
+	require.NoError(t, err)
+	manifestPath := filepath.Join(t.TempDir(), "manifest.json")
+	require.NoError(t, os.WriteFile(manifestPath, m.Encode(), 0o644))
+	return tree, manifestPath
+}
+
+func provision(t *testing.T, h *Handler) (*observer.ObservedLogs, error) {
+	t.Helper()
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	t.Cleanup(cancel)
+	if err := h.Provision(ctx); err != nil {
+		return nil, err
+	}
+	core, logs := observer.New(zapcore.InfoLevel)
+	h.telemetry = zap.New(core)
+	return logs, h.Validate()
+}
+
+func newHandler(t *testing.T, mutate func(*Handler)) (*Handler, *observer.ObservedLogs) {
+	t.Helper()
+	tree, manifestPath := newFixtureTree(t)
+	h := &Handler{Secrets: []string{secretA, secretB}, Manifest: manifestPath, tree: tree}
+	if mutate != nil {
+		mutate(h)
+	}
+	logs, err := provision(t, h)
+	require.NoError(t, err)
+	return h, logs
+}
+
+func systemBody(t *testing.T, path string) string {
+	t.Helper()
+	data, err := fs.ReadFile(corpus.Embedded(), corpus.FileOf(path))
+	require.NoError(t, err)
+	return string(data)
+}
+
+type request struct {
+	method, target, body string
+	headers              map[string]string
+	host                 string
+}
+
+func serve(h *Handler, req request) *httptest.ResponseRecorder {
+	method := req.method
+	if method == "" {
+		method = http.MethodGet
+	}
+	var body *strings.Reader
+	if req.body != "" {
+		body = strings.NewReader(req.body)
+	}
+	var r *http.Request
+	if body != nil {
+		r = httptest.NewRequest(method, "http://localhost/", body)
+	} else {
+		r = httptest.NewRequest(method, "http://localhost/", nil)
+	}
+	r.RequestURI = req.target
+	if req.host != "" {
+		r.Host = req.host
+	}
+	for name, value := range req.headers {
+		r.Header.Set(name, value)
+	}
+	w := httptest.NewRecorder()
+	_ = h.ServeHTTP(w, r, nil)
+	return w
+}
+
+func withSecret(secret string) map[string]string {
+	return map[string]string{SecretHeader: secret}
+}
+
+func TestServeHTTP(t *testing.T) {
+	h, _ := newHandler(t, nil)
+	forbidden := systemBody(t, corpus.SystemForbidden)
+	badRequest := systemBody(t, corpus.SystemBadRequest)
+	notFound := systemBody(t, corpus.SystemNotFound)
+	tests := []struct {
+		name   string
+		req    request
+		status int
+		body   string
+		slot   int
+	}{
+		{"no secret", request{target: "/agrements/AGR-4417"}, 403, forbidden, -1},
+		{"wrong secret", request{target: "/agrements/AGR-4417", headers: withSecret(secretA + "x")}, 403, forbidden, -1},
+		{"secret prefix", request{target: "/agrements/AGR-4417", headers: withSecret(secretA[:32])}, 403, forbidden, -1},
+		{"empty secret", request{target: "/agrements/AGR-4417", headers: withSecret("")}, 403, forbidden, -1},
+		{"gate before 400", request{method: "POST", target: "/x?y", headers: map[string]string{}}, 403, forbidden, -1},
+		{"resource, slot 0", request{target: "/agrements/AGR-4417", headers: withSecret(secretA)}, 200, fixtureDocs["agrements/AGR-4417.json"], 0},
+		{"resource, slot 1", request{target: "/agrements/AGR-4417", headers: withSecret(secretB)}, 200, fixtureDocs["agrements/AGR-4417.json"], 1},
+		{"referentiel", request{target: "/referentiel", headers: withSecret(secretA)}, 200, fixtureDocs["referentiel.json"], 0},
+		{"two-segment collection", request{target: "/listes/agrees/change-p2", headers: withSecret(secretA)}, 200, fixtureDocs["listes/agrees/change-p2.json"], 0},
+		{"absent reference", request{target: "/agrements/AGR-9999", headers: withSecret(secretA)}, 200, string(corpus.AbsentBody("/agrements/AGR-9999")), 0},
+		{"absent in two-segment collection", request{target: "/listes/agrees/x", headers: withSecret(secretA)}, 200, string(corpus.AbsentBody("/listes/agrees/x")), 0},
+		{"bare collection", request{target: "/agrements", headers: withSecret(secretA)}, 404, notFound, 0},
+		{"bare two-segment collection", request{target: "/listes/agrees", headers: withSecret(secretA)}, 404, notFound, 0},
+		{"unknown collection", request{target: "/listes/x", headers: withSecret(secretA)}, 404, notFound, 0},
+		{"id outside grammar", request{target: "/agrements/_x", headers: withSecret(secretA)}, 404, notFound, 0},
+		{"id too long", request{target: "/agrements/" + strings.Repeat("a", 65), headers: withSecret(secretA)}, 404, notFound, 0},
+		{"system path", request{target: "/_systeme/403", headers: withSecret(secretA)}, 404, notFound, 0},
+		{"below a resource", request{target: "/referentiel/x", headers: withSecret(secretA)}, 404, notFound, 0},
+		{"query", request{target: "/agrements/AGR-4417?a=b", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"empty query", request{target: "/agrements/AGR-4417?", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"fragment", request{target: "/agrements/AGR-4417#x", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"percent-encoding", request{target: "/agrements%2FAGR-4417", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"encoded dot-dot", request{target: "/agrements/%2e%2e/x", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"double slash", request{target: "//agrements/AGR-4417", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"dot segment", request{target: "/./agrements/AGR-4417", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"dot-dot segment", request{target: "/agrements/../referentiel", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"trailing slash", request{target: "/agrements/AGR-4417/", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"root", request{target: "/", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"absolute form", request{target: "http://localhost/referentiel", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"asterisk", request{target: "*", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"non-ASCII", request{target: "/entites/é", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"POST", request{method: "POST", target: "/referentiel", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"HEAD", request{method: "HEAD", target: "/referentiel", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"GET with a body", request{target: "/referentiel", body: "{}", headers: withSecret(secretA)}, 400, badRequest, 0},
+		{"range ignored", request{target: "/referentiel", headers: map[string]string{SecretHeader: secretA, "Range": "bytes=0-3"}}, 200, fixtureDocs["referentiel.json"], 0},
+		{"conditional ignored", request{target: "/referentiel", headers: map[string]string{SecretHeader: secretA, "If-None-Match": "*", "If-Modified-Since": "Mon, 30 Nov 2026 00:00:00 GMT"}}, 200, fixtureDocs["referentiel.json"], 0},
+		{"gzip ignored", request{target: "/referentiel", headers: map[string]string{SecretHeader: secretA, "Accept-Encoding": "gzip"}}, 200, fixtureDocs["referentiel.json"], 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := serve(h, tt.req)
+			assert.Equal(t, tt.status, w.Code)
+			assertContractHeaders(t, w.Result().Header, len(tt.body))
+			if tt.req.method != "HEAD" {
+				assert.Equal(t, tt.body, w.Body.String())
+			}
+		})
+	}
+}
+
+func assertContractHeaders(t *testing.T, header http.Header, length int) {
+	t.Helper()
+	assert.Equal(t, "application/json; charset=utf-8", header.Get("Content-Type"))
+	assert.Equal(t, "no-store, no-cache, must-revalidate, max-age=0", header.Get("Cache-Control"))
+	assert.Equal(t, "no-cache", header.Get("Pragma"))
+	assert.Equal(t, "0", header.Get("Expires"))
+	assert.Equal(t, "nosniff", header.Get("X-Content-Type-Options"))
+	assert.Equal(t, []string{strconv.Itoa(length)}, header.Values("Content-Length"))
+	for _, name := range []string{"ETag", "Last-Modified", "Accept-Ranges", "Content-Encoding"} {
+		assert.Empty(t, header.Values(name), name)
+	}
+}
+
+func TestMaintenanceAnswers503PastTheGate(t *testing.T) {
+	h, _ := newHandler(t, func(h *Handler) { h.Maintenance = true })
+	unavailable := systemBody(t, corpus.SystemUnavailable)
+	for _, target := range []string{"/referentiel", "/agrements/AGR-9999", "/nowhere", "/x?y"} {
+		w := serve(h, request{target: target, headers: withSecret(secretB)})
+		assert.Equal(t, 503, w.Code, target)
+		assert.Equal(t, unavailable, w.Body.String(), target)
+		assertContractHeaders(t, w.Result().Header, len(unavailable))
+	}
+	w := serve(h, request{target: "/referentiel"})
+	assert.Equal(t, 403, w.Code)
+}
+
+func TestHostsRefusesOtherHosts(t *testing.T) {
+	h, _ := newHandler(t, func(h *Handler) { h.Hosts = []string{"Corpus.Arkforge.Tech", "::1"} })
+	tests := []struct {
+		host   string
+		status int
+	}{
+		{"corpus.arkforge.tech", 200},
+		{"CORPUS.arkforge.tech:443", 200},
+		{"[::1]:8080", 200},
+		{"evil.example", 400},
+		{"corpus.arkforge.tech.evil.example", 400},
+		{"", 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.host, func(t *testing.T) {
+			w := serve(h, request{target: "/referentiel", host: tt.host, headers: withSecret(secretA)})
+			assert.Equal(t, tt.status, w.Code)
+		})
+	}
+}
+
+func TestSecretHeaderTwiceIsRefused(t *testing.T) {
+	h, _ := newHandler(t, nil)
+	r := httptest.NewRequest(http.MethodGet, "/referentiel", nil)
+	r.Header.Add(SecretHeader, secretA)
+	r.Header.Add(SecretHeader, secretA)
+	w := httptest.NewRecorder()
+	require.NoError(t, h.ServeHTTP(w, r, nil))
+	assert.Equal(t, 403, w.Code)
+}
+
+func TestTelemetryRecord(t *testing.T) {
+	h, logs := newHandler(t, nil)
+	serve(h, request{target: "/agrements/AGR-4417", headers: withSecret(secretB)})
+	serve(h, request{target: "/agrements/AGR-4417?" + secretA, headers: withSecret(secretA)})
+	serve(h, request{target: "/referentiel"})
+	entries := logs.All()
+	require.Len(t, entries, 3)
+
+	hit := entries[0].ContextMap()
+	assert.Equal(t, "call", entries[0].Message)
+	assert.Equal(t, "resource", hit["outcome"])
+	assert.Equal(t, int64(200), hit["status"])
+	assert.Equal(t, "/agrements/AGR-4417", hit["resource"])
+	assert.Equal(t, int64(len(fixtureDocs["agrements/AGR-4417.json"])), hit["bytes"])
+	assert.Equal(t, manifest.SHA256([]byte(fixtureDocs["agrements/AGR-4417.json"])), hit["sha256"])
+	assert.Equal(t, int64(1), hit["secret_slot"])
+	assert.Equal(t, "GET", hit["method"])
+	assert.Contains(t, hit, "remote")
+	assert.Contains(t, hit, "duration")
+
+	redacted := entries[1].ContextMap()
+	assert.Equal(t, "/agrements/AGR-4417?[secret]", redacted["target"])
+	assert.Equal(t, "malformed", redacted["outcome"])
+
+	assert.Equal(t, int64(-1), entries[2].ContextMap()["secret_slot"])
+	assert.Equal(t, "forbidden", entries[2].ContextMap()["outcome"])
+	for _, e := range entries {
+		for _, v := range e.ContextMap() {
+			s, _ := v.(string)
+			assert.NotContains(t, s, secretA)
+			assert.NotContains(t, s, secretB)
+		}
+	}
+}
+
+func TestProvisionRefuses(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(t *testing.T, h *Handler)
+		message string
+	}{
+		{"no secret", func(t *testing.T, h *Handler) { h.Secrets = nil }, "no challenge secret"},
+		{"only unset placeholders", func(t *testing.T, h *Handler) {
+			h.Secrets = []string{"{env.PROVEIT_TEST_UNSET_SECRET}"}
+		}, "no challenge secret"},
+		{"short secret", func(t *testing.T, h *Handler) { h.Secrets = []string{secretA, "short-secret"} }, "secret slot 1: shorter than 32 bytes"},
+		{"changed file", func(t *testing.T, h *Handler) {
+			require.NoError(t, afero.WriteFile(h.tree, "referentiel.json", []byte(`{"ressource": "/referentiel", "titre": "Regles"}`), 0o644))
+		}, "referentiel.json: bytes changed"},
+		{"missing file", func(t *testing.T, h *Handler) {
+			require.NoError(t, h.tree.Remove("agrements/AGR-4417.json"))
+		}, "agrements/AGR-4417.json: missing from the tree"},
+		{"extra file", func(t *testing.T, h *Handler) {
+			require.NoError(t, afero.WriteFile(h.tree, "agrements/AGR-0002.json", []byte(`{"existe": true}`), 0o644))
+		}, "agrements/AGR-0002.json: extra"},
+		{"stray file", func(t *testing.T, h *Handler) {
+			require.NoError(t, afero.WriteFile(h.tree, "notes.txt", []byte("x"), 0o644))
+		}, "notes.txt: not a .json file"},
+		{"missing manifest", func(t *testing.T, h *Handler) { h.Manifest = filepath.Join(t.TempDir(), "none.json") }, "reading manifest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tree, manifestPath := newFixtureTree(t)
+			h := &Handler{Secrets: []string{secretA}, Manifest: manifestPath, tree: tree}
+			tt.mutate(t, h)
+			_, err := provision(t, h)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.message)
+			assert.NotContains(t, err.Error(), secretA)
+		})
+	}
+}
+
+func TestSecretsFromPlaceholders(t *testing.T) {
+	t.Setenv("PROVEIT_TEST_SECRET", secretB)
+	secretFile := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(secretFile, []byte(secretA+"\n"), 0o600))
+	h, _ := newHandler(t, func(h *Handler) {
+		h.Secrets = []string{"{file." + secretFile + "}", "{env.PROVEIT_TEST_SECRET}", "{env.PROVEIT_TEST_UNSET_SECRET}"}
+	})
+	assert.Equal(t, 200, serve(h, request{target: "/referentiel", headers: withSecret(secretA)}).Code)
+	assert.Equal(t, 200, serve(h, request{target: "/referentiel", headers: withSecret(secretB)}).Code)
+	assert.Equal(t, 403, serve(h, request{target: "/referentiel", headers: withSecret("{env.PROVEIT_TEST_SECRET}")}).Code)
+}
+
+func TestEmbeddedCorpusMatchesEmbeddedManifest(t *testing.T) {
+	h := &Handler{Secrets: []string{secretA}}
+	_, err := provision(t, h)
+	require.NoError(t, err)
+	assert.NotEmpty(t, h.resources)
+}
