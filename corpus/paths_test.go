@@ -1,0 +1,157 @@
+package corpus
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCheckTarget(t *testing.T) {
+	tests := []struct {
+		target string
+		ok     bool
+	}{
+		{"/agrements/AGR-4417", true},
+		{"/listes/agrees/change-manuel-p2", true},
+		{"/referentiel", true},
+		{"/a:b@c!$&'()*+,;=~", true},
+		{"", false},
+		{"/", false},
+		{"agrements/AGR-4417", false},
+		{"*", false},
+		{"http://corpus.arkforge.tech/referentiel", false},
+		{"/referentiel?", false},
+		{"/referentiel?a=1", false},
+		{"/referentiel#x", false},
+		{"/agrements%2FAGR-4417", false},
+		{"/agrements/%2e%2e", false},
+		{"//referentiel", false},
+		{"/agrements//AGR-4417", false},
+		{"/./referentiel", false},
+		{"/agrements/..", false},
+		{"/agrements/.", false},
+		{"/agrements/AGR-4417/", false},
+		{"/entités/ENT-1", false},
+		{"/a b", false},
+		{"/a\x00b", false},
+		{"/a\\b", false},
+		{"/a\"b", false},
+		{"/a<b>", false},
+		{"/..a", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			path, err := CheckTarget(tt.target)
+			if tt.ok {
+				assert.NoError(t, err)
+				assert.Equal(t, tt.target, path)
+			} else {
+				assert.ErrorIs(t, err, ErrMalformed)
+			}
+		})
+	}
+}
+
+func TestClassify(t *testing.T) {
+	files := map[string]bool{"/referentiel": true, "/agrements/AGR-4417": true, "/_systeme/404": true}
+	isResource := func(p string) bool { return files[p] && !IsSystem(p) }
+	tests := []struct {
+		target string
+		want   Outcome
+	}{
+		{"/referentiel", Resource},
+		{"/agrements/AGR-4417", Resource},
+		{"/agrements/AGR-9999", AbsentReference},
+		{"/listes/agrees/x.y_z-1", AbsentReference},
+		{"/mesures-restrictives/MR-2026-p9", AbsentReference},
+		{"/agrements/" + strings.Repeat("a", 64), AbsentReference},
+		{"/agrements/" + strings.Repeat("a", 65), NotFound},
+		{"/agrements/-x", NotFound},
+		{"/agrements/a~b", NotFound},
+		{"/agrements", NotFound},
+		{"/listes/agrees", NotFound},
+		{"/listes/autres/x", NotFound},
+		{"/_systeme/404", NotFound},
+		{"/referentiel/x", NotFound},
+		{"/agrements/AGR-1/x", NotFound},
+		{"/agrements/AGR-1?", Malformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			got, _ := Classify(tt.target, isResource)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestPathOf(t *testing.T) {
+	tests := []struct {
+		file, path, err string
+	}{
+		{"agrements/AGR-4417.json", "/agrements/AGR-4417", ""},
+		{"listes/agrees/change-manuel-p2.json", "/listes/agrees/change-manuel-p2", ""},
+		{"referentiel.json", "/referentiel", ""},
+		{"_systeme/503.json", "/_systeme/503", ""},
+		{"_systeme/500.json", "", "fixed bodies"},
+		{"agrements/AGR-4417.txt", "", "not a .json file"},
+		{"agrements/.hidden.json", "", "not /referentiel nor"},
+		{"autres/X.json", "", "not /referentiel nor"},
+		{"agrements/a/b.json", "", "not /referentiel nor"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path, err := PathOf(tt.file)
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			assert.NoError(t, err)
+			assert.Equal(t, tt.path, path)
+			assert.Equal(t, tt.file, FileOf(path))
+		})
+	}
+}
+
+func TestAbsentBodyIsDeterministic(t *testing.T) {
+	a := AbsentBody("/avenants/AVN-3412")
+	assert.Equal(t, string(a), string(AbsentBody("/avenants/AVN-3412")))
+	assert.Contains(t, string(a), `"ressource": "/avenants/AVN-3412"`)
+	assert.Contains(t, string(a), `"existe": false`)
+}
+
+// FuzzCheckTarget checks that whatever CheckTarget accepts is a path the
+// contract allows, and that Classify never sends a malformed target further.
+func FuzzCheckTarget(f *testing.F) {
+	for _, seed := range []string{"/agrements/AGR-4417", "/listes/agrees/x-p2", "/a/../b", "/%2e", "//", "/x?", "/x#", "/é", "/_systeme/403"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		path, err := CheckTarget(target)
+		outcome, classified := Classify(target, func(string) bool { return false })
+		if err != nil {
+			if outcome != Malformed {
+				t.Fatalf("%q refused by CheckTarget but classified %v", target, outcome)
+			}
+			return
+		}
+		if path != target || outcome == Malformed || classified != path {
+			t.Fatalf("%q accepted but changed or classified malformed", target)
+		}
+		if !strings.HasPrefix(path, "/") || strings.HasSuffix(path, "/") || strings.ContainsAny(path, "?#% \\\"<>") ||
+			strings.Contains(path, "//") || strings.Contains(path+"/", "/./") || strings.Contains(path+"/", "/../") {
+			t.Fatalf("%q accepted but breaks the grammar", path)
+		}
+		for i := 0; i < len(path); i++ {
+			if path[i] < 0x21 || path[i] > 0x7e {
+				t.Fatalf("%q accepted with byte %#x", path, path[i])
+			}
+		}
+		if outcome == AbsentReference {
+			collection, id, ok := SplitReference(path)
+			if !ok || !ValidID(id) || "/"+collection+"/"+id != path {
+				t.Fatalf("%q classified absent but does not split into a collection and an id", path)
+			}
+		}
+	})
+}

@@ -1,0 +1,199 @@
+package manifest_test
+
+import (
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson/pyref"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+func checkedIn(t *testing.T) *manifest.Manifest {
+	t.Helper()
+	m, err := manifest.Decode(manifest.Embedded())
+	require.NoError(t, err)
+	return m
+}
+
+// TestManifestHashesAgainstPython recomputes, with Python's json module, the
+// response_hash of every body the manifest lists and the request_hash of every
+// target, from the bytes the server sends.
+func TestManifestHashesAgainstPython(t *testing.T) {
+	require.True(t, pyref.Available(), "python3 is required: the Go hashing is proven against it")
+	m := checkedIn(t)
+	tree := corpus.Embedded()
+	var docs [][]byte
+	for _, e := range m.Resources {
+		body := corpus.AbsentBody(e.Path)
+		if e.File != nil {
+			var err error
+			body, err = fs.ReadFile(tree, *e.File)
+			require.NoError(t, err)
+		}
+		assert.Equal(t, e.BytesSHA256, manifest.SHA256(body), e.Path)
+		docs = append(docs, body)
+		if e.Target != nil {
+			docs = append(docs, []byte(fmt.Sprintf(`{"target": %q, "method": "GET", "payload": {}, "amount": 0.0, "currency": "eur"}`, *e.Target)))
+		}
+	}
+	results, err := pyref.Canonicalize(docs)
+	require.NoError(t, err)
+	i := 0
+	for _, e := range m.Resources {
+		require.Empty(t, results[i].Error, e.Path)
+		assert.Equal(t, results[i].SHA256, e.ResponseHash, "response_hash of %s", e.Path)
+		i++
+		if e.Target != nil {
+			assert.Equal(t, results[i].SHA256, *e.RequestHash, "request_hash of %s", e.Path)
+			assert.Equal(t, results[i].SHA256, manifest.RequestHash(*e.Target))
+			i++
+		}
+	}
+}
+
+func TestContractReferenceHashes(t *testing.T) {
+	assert.Equal(t, "1378d38cdb14483cdbea18463c2a908158202cc6dfba0195dbad8050d1bbaa9c",
+		manifest.RequestHash("https://corpus.arkforge.tech/agrements/AGR-4417"))
+	h, err := manifest.ResponseHash([]byte(`{"ressource": "/agrements/AGR-9999", "existe": false}`))
+	require.NoError(t, err)
+	assert.Equal(t, "d845eab33296088d967dd9629a0d87b653dc2af864bae485e421f2c87ebfe407", h)
+}
+
+func TestResponseHashOfFalsyBodies(t *testing.T) {
+	substitute, err := manifest.ResponseHash([]byte(`{"error": null}`))
+	require.NoError(t, err)
+	for _, body := range []string{`{}`, `[]`, `""`, `null`, `false`, `0`, `0.0`, `-0`, ` {} `} {
+		got, err := manifest.ResponseHash([]byte(body))
+		require.NoError(t, err, body)
+		assert.Equal(t, substitute, got, body)
+	}
+	for _, body := range []string{`{"a":null}`, `[0]`, `" "`, `true`, `1`, `1e-400x`} {
+		got, err := manifest.ResponseHash([]byte(body))
+		if err == nil {
+			assert.NotEqual(t, substitute, got, body)
+		}
+	}
+}
+
+func TestCheckBody(t *testing.T) {
+	tests := []struct {
+		body, message string
+	}{
+		{`{"a": "b"}`, ""},
+		{`{"a": [{"b": 1}]}`, "at /a/0/b (byte 0): numbers are not allowed"},
+		{`{}`, "non-empty JSON object"},
+		{`["a"]`, "non-empty JSON object"},
+		{`{"a": "b", "a": "c"}`, "duplicate key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.body, func(t *testing.T) {
+			_, err := manifest.CheckBody([]byte(tt.body))
+			if tt.message == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tt.message)
+			}
+		})
+	}
+}
+
+// treeCopy copies the embedded corpus into an in-memory tree a test may break.
+func treeCopy(t *testing.T) fstest.MapFS {
+	t.Helper()
+	tree := fstest.MapFS{}
+	err := fs.WalkDir(corpus.Embedded(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(corpus.Embedded(), name)
+		tree[name] = &fstest.MapFile{Data: data}
+		return err
+	})
+	require.NoError(t, err)
+	return tree
+}
+
+func TestCheckedInManifestIsTheBuildOfTheTree(t *testing.T) {
+	tasks, err := season.ReadTasks("../corpus/saison-1/taches.json")
+	require.NoError(t, err)
+	citations := tasks.Citations()
+	built, err := manifest.Build(treeCopy(t), corpus.Track, manifest.DefaultOrigin, citations)
+	require.NoError(t, err)
+	assert.Equal(t, string(manifest.Embedded()), string(built.Encode()))
+
+	again, err := manifest.Build(corpus.Embedded(), corpus.Track, manifest.DefaultOrigin, citations)
+	require.NoError(t, err)
+	assert.Equal(t, string(built.Encode()), string(again.Encode()), "same tree, same bytes")
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name    string
+		breakIt func(tree fstest.MapFS, m *manifest.Manifest)
+		want    []string
+	}{
+		{"intact", func(fstest.MapFS, *manifest.Manifest) {}, nil},
+		{"one byte changed", func(tree fstest.MapFS, _ *manifest.Manifest) {
+			f := tree["referentiel.json"]
+			f.Data = append([]byte(nil), f.Data...)
+			f.Data[len(f.Data)-1] = ' '
+		}, []string{"referentiel.json: bytes changed"}},
+		{"missing", func(tree fstest.MapFS, _ *manifest.Manifest) { delete(tree, "agrements/AGR-4417.json") },
+			[]string{"agrements/AGR-4417.json: missing from the tree"}},
+		{"extra", func(tree fstest.MapFS, _ *manifest.Manifest) {
+			tree["agrements/AGR-0000.json"] = &fstest.MapFile{Data: []byte(`{"existe": true}`)}
+		}, []string{"agrements/AGR-0000.json: extra"}},
+		{"stray", func(tree fstest.MapFS, _ *manifest.Manifest) {
+			tree[".DS_Store"] = &fstest.MapFile{Data: []byte("x")}
+		}, []string{".DS_Store: not a .json file"}},
+		{"absent entry now has a file", func(tree fstest.MapFS, _ *manifest.Manifest) {
+			tree["avenants/AVN-3412.json"] = &fstest.MapFile{Data: []byte(`{"existe": true}`)}
+		}, []string{"avenants/AVN-3412.json: listed as absent but the file exists"}},
+		{"response_hash altered", func(_ fstest.MapFS, m *manifest.Manifest) {
+			m.Resources[0].ResponseHash = strings.Repeat("0", 64)
+		}, []string{"response_hash"}},
+		{"number in a file", func(tree fstest.MapFS, _ *manifest.Manifest) {
+			tree["referentiel.json"] = &fstest.MapFile{Data: []byte(`{"version": 1}`)}
+		}, []string{"referentiel.json: at /version", "numbers are not allowed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tree, m := treeCopy(t), checkedIn(t)
+			tt.breakIt(tree, m)
+			bodies, err := m.Check(tree)
+			if tt.want == nil {
+				require.NoError(t, err)
+				assert.Len(t, bodies, len(m.Resources)-2) // all but the two absent entries
+				return
+			}
+			var mismatch *manifest.MismatchError
+			require.ErrorAs(t, err, &mismatch)
+			for _, want := range tt.want {
+				assert.Contains(t, err.Error(), want)
+			}
+		})
+	}
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	tests := []struct{ name, data, message string }{
+		{"other format", `{"format": "x"}`, "format"},
+		{"unsorted", `{"format": "proveit-corpus-manifest/1", "resources": [{"path": "/b"}, {"path": "/a"}]}`, "not strictly sorted"},
+		{"duplicate", `{"format": "proveit-corpus-manifest/1", "resources": [{"path": "/a"}, {"path": "/a"}]}`, "not strictly sorted"},
+		{"trailing", `{"format": "proveit-corpus-manifest/1"} {}`, "data after"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := manifest.Decode([]byte(tt.data))
+			assert.ErrorContains(t, err, tt.message)
+		})
+	}
+}
