@@ -26,6 +26,7 @@ var commands = map[string]command{
 	"manifest": {"build the manifest of a corpus tree", runManifest},
 	"verify":   {"verify a corpus tree against its manifest", runVerify},
 	"hash":     {"print the hashes Trust Layer anchors for one path or URL", runHash},
+	"probe":    {"check a live server against the contract and the manifest", runProbe},
 }
 
 // errFailed reports a check that found problems and already printed them.

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/probe"
+	"github.com/arkforge/proveit-corpus/tools/servertest"
+)
+
+const (
+	secret0 = "integration-secret-0-0123456789abcdef0123"
+	secret1 = "integration-secret-1-fedcba9876543210fedc"
+)
+
+func embeddedManifest(t *testing.T) *manifest.Manifest {
+	t.Helper()
+	m, err := manifest.Decode(manifest.Embedded())
+	require.NoError(t, err)
+	return m
+}
+
+func runProbe(t *testing.T, baseURL string, o probe.Options) {
+	t.Helper()
+	client, err := probe.NewClient(baseURL, 10*time.Second)
+	require.NoError(t, err)
+	checks, err := probe.Catalogue(embeddedManifest(t), o)
+	require.NoError(t, err)
+	failed := 0
+	for _, r := range probe.Run(context.Background(), client, checks) {
+		if len(r.Problems) > 0 {
+			failed++
+			t.Errorf("%s: %s", r.Check.Name, strings.Join(r.Problems, "; "))
+		}
+	}
+	t.Logf("probe: %d checks, %d failed", len(checks), failed)
+}
+
+// assertNoSecretLogged reads every log the server wrote.
+func assertNoSecretLogged(t *testing.T, s *servertest.Server, secrets ...string) {
+	t.Helper()
+	logs := s.AllLogs(t)
+	require.NotEmpty(t, logs)
+	for _, secret := range secrets {
+		if strings.Contains(logs, secret) {
+			t.Errorf("a log holds a secret (slot %d)", indexOf(secrets, secret))
+		}
+	}
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestContractOverHTTP runs every row of the contract and every manifest entry
+// against the real binary with the shipped Caddyfile, access log on.
+func TestContractOverHTTP(t *testing.T) {
+	s := servertest.Start(t, servertest.Options{Secrets: []string{secret0, secret1}})
+	runProbe(t, s.URL, probe.Options{Secrets: []string{secret0, secret1}})
+	runProbe(t, s.URL, probe.Options{Secrets: []string{secret1}, SkipResources: true})
+
+	t.Run("HTTP/2 cleartext", func(t *testing.T) {
+		var protocols http.Protocols
+		protocols.SetUnencryptedHTTP2(true)
+		client := &http.Client{Transport: &http.Transport{Protocols: &protocols}, Timeout: 10 * time.Second}
+		for _, target := range []string{"/referentiel", "/avenants/AVN-3412", "/inconnu", "/x?y"} {
+			req, err := http.NewRequest(http.MethodGet, s.URL+target, nil)
+			require.NoError(t, err)
+			req.Header.Set(probe.SecretHeader, secret0)
+			resp, err := client.Do(req)
+			require.NoError(t, err)
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			require.NoError(t, err)
+			assert.Equal(t, "HTTP/2.0", resp.Proto)
+			assert.Empty(t, probe.HeaderProblems(resp.Header), target)
+			assertIsContractBody(t, body)
+		}
+	})
+
+	t.Run("telemetry records every call with its slot", func(t *testing.T) {
+		require.Eventually(t, func() bool {
+			data, _ := os.ReadFile(s.TelemetryLog())
+			return strings.Contains(string(data), `"secret_slot":1`) && strings.Contains(string(data), `"outcome":"absent"`)
+		}, 5*time.Second, 50*time.Millisecond)
+		data, err := os.ReadFile(s.TelemetryLog())
+		require.NoError(t, err)
+		assert.Contains(t, string(data), `"outcome":"forbidden"`)
+		assert.Contains(t, string(data), `"secret_slot":-1`)
+		assert.Contains(t, string(data), `"sha256":"`)
+	})
+	assertNoSecretLogged(t, s, secret0, secret1)
+	access, err := os.ReadFile(s.AccessLog())
+	require.NoError(t, err)
+	assert.Contains(t, string(access), `"uri":"/referentiel"`, "the access log is on")
+	assert.NotContains(t, string(access), "X-Challenge-Secret")
+}
+
+// assertIsContractBody requires body to be one the manifest lists, or the
+// absent body of a reference.
+func assertIsContractBody(t *testing.T, body []byte) {
+	t.Helper()
+	sum := manifest.SHA256(body)
+	for _, e := range embeddedManifest(t).Resources {
+		if e.BytesSHA256 == sum {
+			return
+		}
+	}
+	obj, err := manifest.CheckBody(body)
+	require.NoError(t, err, "not a contract body: %q", body)
+	path, _ := obj.Get("ressource")
+	p, _ := path.(string)
+	assert.Equal(t, string(corpus.AbsentBody(p)), string(body), "not a contract body")
+}
+
+func TestMaintenance(t *testing.T) {
+	s := servertest.Start(t, servertest.Options{Secrets: []string{secret0}, Env: map[string]string{"CORPUS_MAINTENANCE": "on"}})
+	runProbe(t, s.URL, probe.Options{Secrets: []string{secret0}, Maintenance: true, SkipResources: true})
+}
+
+// copyTree writes the embedded corpus and manifest to disk.
+func copyTree(t *testing.T) (root, manifestPath string) {
+	t.Helper()
+	dir := t.TempDir()
+	root = filepath.Join(dir, "conformite")
+	require.NoError(t, os.CopyFS(root, corpus.Embedded()))
+	manifestPath = filepath.Join(dir, "manifest.json")
+	require.NoError(t, os.WriteFile(manifestPath, manifest.Embedded(), 0o644))
+	return root, manifestPath
+}
+
+// TestReload rotates the secret through a reload, then offers a tampered tree
+// that must be refused while the previous corpus keeps serving.
+func TestReload(t *testing.T) {
+	root, manifestPath := copyTree(t)
+	s := servertest.Start(t, servertest.Options{
+		Secrets: []string{secret0},
+		Env:     map[string]string{"CORPUS_ROOT": root, "CORPUS_MANIFEST": manifestPath},
+	})
+	const rotated = "integration-rotated-secret-000000000000000"
+	require.NoError(t, os.WriteFile(filepath.Join(s.SecretsDir, "secret.next"), []byte(rotated+"\n"), 0o600))
+	require.NoError(t, s.Reload(t, nil))
+	runProbe(t, s.URL, probe.Options{Secrets: []string{secret0, rotated}, SkipResources: true})
+
+	target := filepath.Join(root, "agrements", "AGR-4417.json")
+	original, err := os.ReadFile(target)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(target, append(original[:len(original)-1], ' ', '\n'), 0o644))
+	err = s.Reload(t, nil)
+	require.Error(t, err, "a tampered tree must be refused")
+	assert.Contains(t, err.Error(), "agrements/AGR-4417.json: bytes changed")
+
+	runProbe(t, s.URL, probe.Options{Secrets: []string{secret0, rotated}})
+	assertNoSecretLogged(t, s, secret0, rotated)
+}
+
+func TestRefusesToStart(t *testing.T) {
+	root, manifestPath := copyTree(t)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "extra.json"), []byte(`{"a": "b"}`), 0o644))
+	tests := []struct {
+		name    string
+		env     []string
+		message string
+	}{
+		{"no secret", nil, "no challenge secret configured"},
+		{"short secret", []string{"CORPUS_CHALLENGE_SECRET=too-short"}, "secret slot 0: shorter than 32 bytes"},
+		{"tree with an extra file", []string{"CORPUS_CHALLENGE_SECRET=" + secret0, "CORPUS_ROOT=" + root, "CORPUS_MANIFEST=" + manifestPath}, "extra.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			port := servertest.FreePort(t)
+			cmd := exec.Command(servertest.Binary(t), "run", "--config", filepath.Join(servertest.RepoRoot(t), "Caddyfile"))
+			cmd.Dir = dir
+			cmd.Env = append([]string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"),
+				"CORPUS_SITE=http://127.0.0.1:" + strconv.Itoa(port), "CORPUS_OTHER_HOSTS=http://:" + strconv.Itoa(port), "CORPUS_BIND=127.0.0.1",
+				"CORPUS_ADMIN=127.0.0.1:" + strconv.Itoa(servertest.FreePort(t)), "CORPUS_SECRETS_DIR=" + dir,
+				"CORPUS_TELEMETRY_OUTPUT=stderr", "CORPUS_ACCESS_OUTPUT=stderr"}, tt.env...)
+			done := make(chan struct{})
+			var out []byte
+			var err error
+			go func() { out, err = cmd.CombinedOutput(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatal("the server started where it must refuse")
+			}
+			require.Error(t, err)
+			assert.Contains(t, string(out), tt.message)
+			assert.NotContains(t, string(out), secret0)
+		})
+	}
+}
+
+
+// TestGoRepliesBeforeTheHandler records what Go's net/http answers, on its
+// own, to requests it cannot parse: these never reach the handler. The README
+// documents this behaviour; the test keeps the documentation honest.
+func TestGoRepliesBeforeTheHandler(t *testing.T) {
+	s := servertest.Start(t, servertest.Options{Secrets: []string{secret0}})
+	tests := []struct {
+		name    string
+		request string
+		want    string
+	}{
+		{"malformed request line", "GARBAGE\r\n\r\n", "400 Bad Request"},
+		{"oversized headers", "GET /referentiel HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n", "431 Request Header Fields Too Large"},
+		{"unsupported HTTP version", "GET /referentiel HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", "505 HTTP Version Not Supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := rawExchange(t, s.Port, tt.request)
+			t.Logf("answer: %q", got)
+			assert.True(t, got == "" || strings.Contains(got, tt.want), "unexpected answer %q", got)
+		})
+	}
+}
+
+func rawExchange(t *testing.T, port int, request string) string {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 5*time.Second)
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+	_, _ = io.WriteString(conn, request)
+	data, _ := io.ReadAll(bufio.NewReader(conn))
+	return string(data)
+}
+
+var _ = tls.VersionTLS13
+var _ fs.FS

@@ -1,0 +1,274 @@
+// Package servertest starts the real corpus server, the project's Caddy
+// binary with the shipped Caddyfile, on a loopback port, for integration
+// tests and benchmarks. Every server it starts listens on 127.0.0.1 only and
+// is killed when the test ends, or when the test process dies.
+package servertest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BinaryEnv names the variable holding a prebuilt binary (the Makefile sets
+// it); without it the binary is built once per test process.
+const BinaryEnv = "CORPUS_CADDY_BIN"
+
+// RepoRoot is the folder holding go.mod.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+var (
+	buildOnce sync.Once
+	built     string
+	buildErr  error
+)
+
+// Binary returns the path of the custom Caddy binary.
+func Binary(t testing.TB) string {
+	t.Helper()
+	if bin := os.Getenv(BinaryEnv); bin != "" {
+		return bin
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "proveit-caddy-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		built = filepath.Join(dir, "caddy")
+		cmd := exec.Command("go", "build", "-o", built, "./tools/caddy")
+		cmd.Dir = RepoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return built
+}
+
+// FreePort returns a loopback TCP port free at the time of the call.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Options configure a server.
+type Options struct {
+	// Secrets go to CORPUS_CHALLENGE_SECRET and CORPUS_CHALLENGE_SECRET_NEXT.
+	Secrets []string
+	// Env adds or overrides environment variables of the Caddyfile.
+	Env map[string]string
+	// Caddyfile to run; empty: the repository's.
+	Caddyfile string
+	// Lifetime bounds how long the server may live (default 10 minutes).
+	Lifetime time.Duration
+}
+
+// Server is a running corpus server.
+type Server struct {
+	URL        string // http://127.0.0.1:PORT
+	Port       int
+	AdminAddr  string
+	Dir        string // holds the logs and the secrets folder
+	SecretsDir string
+	env        []string
+	caddyfile  string
+	cmd        *exec.Cmd
+	stderr     *syncBuffer
+	done       chan struct{}
+}
+
+// Start runs the server and waits until it answers.
+func Start(t testing.TB, o Options) *Server {
+	t.Helper()
+	bin := Binary(t)
+	dir := t.TempDir()
+	s := &Server{Port: FreePort(t), Dir: dir, SecretsDir: filepath.Join(dir, "secrets"), caddyfile: o.Caddyfile, done: make(chan struct{})}
+	if s.caddyfile == "" {
+		s.caddyfile = filepath.Join(RepoRoot(t), "Caddyfile")
+	}
+	if err := os.MkdirAll(s.SecretsDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s.URL = fmt.Sprintf("http://127.0.0.1:%d", s.Port)
+	s.AdminAddr = fmt.Sprintf("127.0.0.1:%d", FreePort(t))
+	vars := map[string]string{
+		"CORPUS_SITE":             fmt.Sprintf("http://127.0.0.1:%d", s.Port),
+		"CORPUS_OTHER_HOSTS":      fmt.Sprintf("http://:%d", s.Port),
+		"CORPUS_HOSTS":            "127.0.0.1 localhost corpus.arkforge.tech",
+		"CORPUS_BIND":             "127.0.0.1",
+		"CORPUS_ADMIN":            s.AdminAddr,
+		"CORPUS_PROTOCOLS":        "h1 h2c",
+		"CORPUS_TELEMETRY_OUTPUT": "file " + s.TelemetryLog(),
+		"CORPUS_ACCESS_OUTPUT":    "file " + s.AccessLog(),
+		"CORPUS_SERVER_OUTPUT":    "stderr",
+		"CORPUS_SECRETS_DIR":      s.SecretsDir,
+		"HOME":                    dir,
+		"XDG_DATA_HOME":           filepath.Join(dir, "data"),
+		"XDG_CONFIG_HOME":         filepath.Join(dir, "config"),
+	}
+	for i, name := range []string{"CORPUS_CHALLENGE_SECRET", "CORPUS_CHALLENGE_SECRET_NEXT"} {
+		if i < len(o.Secrets) {
+			vars[name] = o.Secrets[i]
+		}
+	}
+	for k, v := range o.Env {
+		vars[k] = v
+	}
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "CORPUS_") {
+			s.env = append(s.env, kv)
+		}
+	}
+	for k, v := range vars {
+		s.env = append(s.env, k+"="+v)
+	}
+	lifetime := o.Lifetime
+	if lifetime == 0 {
+		lifetime = 10 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lifetime)
+	s.cmd = exec.CommandContext(ctx, bin, "run", "--config", s.caddyfile, "--adapter", "caddyfile")
+	s.cmd.Env = s.env
+	s.cmd.Dir = dir
+	s.stderr = &syncBuffer{}
+	s.cmd.Stdout, s.cmd.Stderr = s.stderr, s.stderr
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := s.cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	go func() {
+		_ = s.cmd.Wait()
+		cancel()
+		close(s.done)
+	}()
+	t.Cleanup(func() { s.Stop() })
+	if err := s.waitReady(30 * time.Second); err != nil {
+		t.Fatalf("server did not start: %v\n%s", err, s.stderr.String())
+	}
+	return s
+}
+
+func (s *Server) waitReady(limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	client := http.Client{Timeout: time.Second}
+	for time.Now().Before(deadline) {
+		select {
+		case <-s.done:
+			return fmt.Errorf("exited")
+		default:
+		}
+		if resp, err := client.Get(s.URL + "/referentiel"); err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("no answer within %s", limit)
+}
+
+// Stop ends the server and waits for it.
+func (s *Server) Stop() {
+	if s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// Reload asks the running server to load the Caddyfile again, with env
+// overriding its variables, exactly as an operator's `caddy reload` does.
+func (s *Server) Reload(t testing.TB, env map[string]string) error {
+	t.Helper()
+	cmd := exec.Command(Binary(t), "reload", "--config", s.caddyfile, "--adapter", "caddyfile", "--address", s.AdminAddr, "--force")
+	cmd.Env = append([]string(nil), s.env...)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Dir = s.Dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("caddy reload: %v: %s", err, out)
+	}
+	return nil
+}
+
+// TelemetryLog is the file the handler's telemetry goes to.
+func (s *Server) TelemetryLog() string { return filepath.Join(s.Dir, "telemetry.log") }
+
+// AccessLog is the file Caddy's access log goes to.
+func (s *Server) AccessLog() string { return filepath.Join(s.Dir, "access.log") }
+
+// Output is what the server printed: Caddy's own log.
+func (s *Server) Output() string { return s.stderr.String() }
+
+// AllLogs returns every log the server wrote: its output, telemetry and access log.
+func (s *Server) AllLogs(t testing.TB) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(s.Output())
+	for _, f := range []string{s.TelemetryLog(), s.AccessLog()} {
+		data, err := os.ReadFile(f)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
