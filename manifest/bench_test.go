@@ -1,0 +1,30 @@
+package manifest_test
+
+import (
+	"testing"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+)
+
+func BenchmarkBuild(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := manifest.Build(corpus.Embedded(), corpus.Track, manifest.DefaultOrigin, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCheck(b *testing.B) {
+	m, err := manifest.Decode(manifest.Embedded())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := m.Check(corpus.Embedded()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
