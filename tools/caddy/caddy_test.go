@@ -252,3 +252,37 @@ func rawExchange(t *testing.T, port int, request string) string {
 
 var _ = tls.VersionTLS13
 var _ fs.FS
+
+// TestShippedCaddyfile checks the binary's own commands on the production
+// Caddyfile: the module is listed, the file adapts without any environment
+// and without the secret's value, and validates once a secret is given.
+func TestShippedCaddyfile(t *testing.T) {
+	bin, caddyfile, dir := servertest.Binary(t), filepath.Join(servertest.RepoRoot(t), "Caddyfile"), t.TempDir()
+	run := func(env []string, args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		cmd.Env = append([]string{"HOME=" + dir, "PATH=" + os.Getenv("PATH")}, env...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run(nil, "list-modules")
+	require.NoError(t, err)
+	assert.Contains(t, out, "http.handlers.proveit_corpus")
+
+	out, err = run([]string{"CORPUS_CHALLENGE_SECRET=" + secret0}, "adapt", "--config", caddyfile)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, `"handler":"proveit_corpus"`)
+	assert.Contains(t, out, `"corpus.arkforge.tech"`)
+	assert.Contains(t, out, `{env.CORPUS_CHALLENGE_SECRET}`)
+	assert.NotContains(t, out, secret0)
+
+	logs := []string{"CORPUS_TELEMETRY_OUTPUT=file " + filepath.Join(dir, "t.log"), "CORPUS_ACCESS_OUTPUT=file " + filepath.Join(dir, "a.log"), "CORPUS_SECRETS_DIR=" + dir}
+	out, err = run(append(logs, "CORPUS_CHALLENGE_SECRET="+secret0), "validate", "--config", caddyfile)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "Valid configuration")
+	assert.NotContains(t, out, secret0)
+
+	out, err = run(logs, "validate", "--config", caddyfile)
+	require.Error(t, err, "no secret, no valid configuration")
+	assert.Contains(t, out, "no challenge secret configured")
+}
