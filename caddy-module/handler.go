@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -224,7 +225,7 @@ func (h *Handler) answer(r *http.Request) (*response, int) {
 		return h.forbidden, slot
 	case h.Maintenance:
 		return h.unavailable, slot
-	case r.Method != http.MethodGet, r.ContentLength != 0, len(r.TransferEncoding) > 0, !h.hostAllowed(r.Host):
+	case r.Method != http.MethodGet, hasBody(r), !h.hostAllowed(r.Host):
 		return h.badRequest, slot
 	}
 	switch outcome, path := corpus.Classify(r.RequestURI, h.isResource); outcome {
@@ -241,6 +242,21 @@ func (h *Handler) answer(r *http.Request) (*response, int) {
 func (h *Handler) isResource(path string) bool {
 	_, ok := h.resources[path]
 	return ok
+}
+
+// hasBody reports whether a request carries a body. HTTP/1.1 says so in its
+// headers; HTTP/2 and HTTP/3 may leave the length unknown, and then a body is
+// there if a byte of it can be read (the server's read timeout bounds the wait).
+func hasBody(r *http.Request) bool {
+	switch {
+	case r.ContentLength > 0, len(r.TransferEncoding) > 0:
+		return true
+	case r.ContentLength == 0, r.Body == nil, r.Body == http.NoBody:
+		return false
+	}
+	var b [1]byte
+	n, err := io.ReadFull(r.Body, b[:])
+	return n > 0 || err != io.EOF
 }
 
 // matchSecret returns the slot of the secret the header carries, or -1. Every

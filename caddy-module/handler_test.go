@@ -2,6 +2,8 @@ package corpushandler
 
 import (
 	"context"
+	"errors"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/spf13/afero"
@@ -338,4 +341,28 @@ func TestEmbeddedCorpusMatchesEmbeddedManifest(t *testing.T) {
 	_, err := provision(t, h)
 	require.NoError(t, err)
 	assert.NotEmpty(t, h.resources)
+}
+
+// TestBodyOfUnknownLength covers HTTP/2 and HTTP/3 requests, whose length may
+// be unknown until the stream ends.
+func TestBodyOfUnknownLength(t *testing.T) {
+	h, _ := newHandler(t, nil)
+	for _, tt := range []struct {
+		name   string
+		body   io.Reader
+		status int
+	}{
+		{"stream ends at once", strings.NewReader(""), 200},
+		{"one byte", strings.NewReader("x"), 400},
+		{"read error", iotest.ErrReader(errors.New("reset")), 400},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, "/referentiel", nil)
+			r.Body, r.ContentLength = io.NopCloser(tt.body), -1
+			r.Header.Set(SecretHeader, secretA)
+			w := httptest.NewRecorder()
+			require.NoError(t, h.ServeHTTP(w, r, nil))
+			assert.Equal(t, tt.status, w.Code)
+		})
+	}
 }

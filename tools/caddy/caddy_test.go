@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quic-go/quic-go/http3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -215,7 +216,6 @@ func TestRefusesToStart(t *testing.T) {
 	}
 }
 
-
 // TestGoRepliesBeforeTheHandler records what Go's net/http answers, on its
 // own, to requests it cannot parse: these never reach the handler. The README
 // documents this behaviour; the test keeps the documentation honest.
@@ -285,4 +285,54 @@ func TestShippedCaddyfile(t *testing.T) {
 	out, err = run(logs, "validate", "--config", caddyfile)
 	require.Error(t, err, "no secret, no valid configuration")
 	assert.Contains(t, out, "no challenge secret configured")
+}
+
+// TestTLSAndHTTPVersions serves HTTPS as production does and checks that
+// HTTP/1.1, HTTP/2 and HTTP/3 all end in contract bodies with contract headers.
+func TestTLSAndHTTPVersions(t *testing.T) {
+	s := servertest.Start(t, servertest.Options{Secrets: []string{secret0}, TLS: true})
+	client, err := probe.NewClient(s.URL, 10*time.Second)
+	require.NoError(t, err)
+	client.InsecureTLS = true
+	checks, err := probe.Catalogue(embeddedManifest(t), probe.Options{Secrets: []string{secret0}, SkipResources: true})
+	require.NoError(t, err)
+	for _, r := range probe.Run(context.Background(), client, checks) {
+		assert.Empty(t, r.Problems, "HTTP/1.1 over TLS: %s", r.Check.Name)
+	}
+
+	insecure := &tls.Config{InsecureSkipVerify: true}
+	transports := map[string]http.RoundTripper{
+		"HTTP/2.0": &http.Transport{TLSClientConfig: insecure, ForceAttemptHTTP2: true},
+		"HTTP/3.0": &http3.Transport{TLSClientConfig: insecure},
+	}
+	for proto, transport := range transports {
+		t.Run(proto, func(t *testing.T) {
+			c := &http.Client{Transport: transport, Timeout: 10 * time.Second}
+			for _, row := range []struct {
+				target, secret string
+				status         int
+			}{
+				{"/referentiel", secret0, 200},
+				{"/avenants/AVN-3412", secret0, 200},
+				{"/inconnu", secret0, 404},
+				{"/referentiel?x", secret0, 400},
+				{"/referentiel", "", 403},
+			} {
+				req, err := http.NewRequest(http.MethodGet, s.URL+row.target, nil)
+				require.NoError(t, err)
+				if row.secret != "" {
+					req.Header.Set(probe.SecretHeader, row.secret)
+				}
+				resp, err := c.Do(req)
+				require.NoError(t, err, row.target)
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				require.NoError(t, err)
+				assert.Equal(t, proto, resp.Proto)
+				assert.Equal(t, row.status, resp.StatusCode, row.target)
+				assert.Empty(t, probe.HeaderProblems(resp.Header), row.target)
+				assertIsContractBody(t, body)
+			}
+		})
+	}
 }

@@ -5,6 +5,7 @@
 package servertest
 
 import (
+	"crypto/tls"
 	"bytes"
 	"context"
 	"fmt"
@@ -95,6 +96,9 @@ type Options struct {
 	Caddyfile string
 	// Lifetime bounds how long the server may live (default 10 minutes).
 	Lifetime time.Duration
+	// TLS serves HTTPS (HTTP/1.1, HTTP/2 and HTTP/3) with a certificate of
+	// Caddy's internal CA instead of cleartext HTTP/1.1 and h2c.
+	TLS bool
 }
 
 // Server is a running corpus server.
@@ -123,15 +127,23 @@ func Start(t testing.TB, o Options) *Server {
 	if err := os.MkdirAll(s.SecretsDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	s.URL = fmt.Sprintf("http://127.0.0.1:%d", s.Port)
+	// The port of the other scheme must be a free one: Caddy refuses an
+	// http:// address on its HTTPS port and the reverse.
+	scheme, protocols, httpPort, httpsPort := "http", "h1 h2c", s.Port, FreePort(t)
+	if o.TLS {
+		scheme, protocols, httpPort, httpsPort = "https", "h1 h2 h3", FreePort(t), s.Port
+	}
+	s.URL = fmt.Sprintf("%s://127.0.0.1:%d", scheme, s.Port)
 	s.AdminAddr = fmt.Sprintf("127.0.0.1:%d", FreePort(t))
 	vars := map[string]string{
-		"CORPUS_SITE":             fmt.Sprintf("http://127.0.0.1:%d", s.Port),
-		"CORPUS_OTHER_HOSTS":      fmt.Sprintf("http://:%d", s.Port),
+		"CORPUS_SITE":             s.URL,
+		"CORPUS_OTHER_HOSTS":      fmt.Sprintf("%s://:%d", scheme, s.Port),
+		"CORPUS_HTTP_PORT":        fmt.Sprint(httpPort),
+		"CORPUS_HTTPS_PORT":       fmt.Sprint(httpsPort),
 		"CORPUS_HOSTS":            "127.0.0.1 localhost corpus.arkforge.tech",
 		"CORPUS_BIND":             "127.0.0.1",
 		"CORPUS_ADMIN":            s.AdminAddr,
-		"CORPUS_PROTOCOLS":        "h1 h2c",
+		"CORPUS_PROTOCOLS":        protocols,
 		"CORPUS_TELEMETRY_OUTPUT": "file " + s.TelemetryLog(),
 		"CORPUS_ACCESS_OUTPUT":    "file " + s.AccessLog(),
 		"CORPUS_SERVER_OUTPUT":    "stderr",
@@ -185,7 +197,8 @@ func Start(t testing.TB, o Options) *Server {
 
 func (s *Server) waitReady(limit time.Duration) error {
 	deadline := time.Now().Add(limit)
-	client := http.Client{Timeout: time.Second}
+	// The readiness check only needs an answer: any certificate will do.
+	client := http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	for time.Now().Before(deadline) {
 		select {
 		case <-s.done:
