@@ -18,7 +18,7 @@ import (
 type Request struct {
 	Method string
 	Target string
-	Host   string     // empty: the host of the base URL
+	Host   string      // empty: the host of the base URL
 	Header [][2]string // in order, after Host
 	Body   string
 }
