@@ -17,7 +17,6 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -114,11 +113,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	for _, host := range h.Hosts {
 		h.hosts[strings.ToLower(host)] = true
 	}
-	manifestBytes, err := readManifest(manifestPath)
-	if err != nil {
-		return err
-	}
-	m, err := manifest.Decode(manifestBytes)
+	m, manifestBytes, err := readManifest(manifestPath)
 	if err != nil {
 		return err
 	}
@@ -167,15 +162,18 @@ func (h *Handler) provisionSecrets(repl *caddy.Replacer) error {
 	return nil
 }
 
-func readManifest(path string) ([]byte, error) {
+// readManifest reads the manifest file, or the embedded one for an empty path.
+func readManifest(path string) (*manifest.Manifest, []byte, error) {
 	if path == "" {
-		return manifest.Embedded(), nil
+		data := manifest.Embedded()
+		m, err := manifest.Decode(data)
+		return m, data, err
 	}
-	data, err := os.ReadFile(path)
+	m, data, err := manifest.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading manifest: %w", err)
+		return nil, nil, fmt.Errorf("reading manifest: %w", err)
 	}
-	return data, nil
+	return m, data, nil
 }
 
 // corpusFS opens the tree through afero: the folder on disk, read-only, or

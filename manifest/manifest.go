@@ -13,6 +13,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -103,6 +104,20 @@ func Decode(data []byte) (*Manifest, error) {
 		}
 	}
 	return &m, nil
+}
+
+// ReadFile reads and decodes a manifest file. It returns the file's bytes
+// too: their SHA-256 is the identity of the corpus.
+func ReadFile(path string) (*Manifest, []byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := Decode(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, data, nil
 }
 
 // Encode writes the manifest deterministically: entries sorted by path, one

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
@@ -22,11 +21,7 @@ func runHash(args []string, stdout io.Writer) error {
 	if fs.NArg() != 1 {
 		return fmt.Errorf("want one path (/agrements/AGR-4417) or URL")
 	}
-	data, err := os.ReadFile(*manifestPath)
-	if err != nil {
-		return err
-	}
-	m, err := manifest.Decode(data)
+	m, _, err := manifest.ReadFile(*manifestPath)
 	if err != nil {
 		return err
 	}

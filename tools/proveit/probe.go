@@ -29,11 +29,7 @@ func runProbe(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(*manifestPath)
-	if err != nil {
-		return err
-	}
-	m, err := manifest.Decode(data)
+	m, _, err := manifest.ReadFile(*manifestPath)
 	if err != nil {
 		return err
 	}

@@ -17,11 +17,7 @@ func runVerify(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(c.manifest)
-	if err != nil {
-		return err
-	}
-	m, err := manifest.Decode(data)
+	m, data, err := manifest.ReadFile(c.manifest)
 	if err != nil {
 		return err
 	}
