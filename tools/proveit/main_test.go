@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+)
+
+// inRepoRoot runs the test from the repository root, where the commands'
+// default paths point.
+func inRepoRoot(t *testing.T) {
+	t.Helper()
+	t.Chdir("../..")
+}
+
+func runCLI(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestHash(t *testing.T) {
+	inRepoRoot(t)
+	tests := []struct {
+		arg, want []string
+	}{
+		{[]string{"https://corpus.arkforge.tech/agrements/AGR-4417"}, []string{
+			"request_hash  1378d38cdb14483cdbea18463c2a908158202cc6dfba0195dbad8050d1bbaa9c", "answer        document /agrements/AGR-4417 (200)"}},
+		{[]string{"/avenants/AVN-3412"}, []string{"answer        absent /avenants/AVN-3412 (200)"}},
+		{[]string{"/agrements/AGR-9999"}, []string{
+			"answer        absent /agrements/AGR-9999 (200)",
+			"response_hash " + responseHash(t, corpus.AbsentBody("/agrements/AGR-9999"))}},
+		{[]string{"/referentiel/"}, []string{"answer        systeme /_systeme/400 (400)"}},
+		{[]string{"/inconnu"}, []string{"answer        systeme /_systeme/404 (404)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.arg[0], func(t *testing.T) {
+			code, out, errOut := runCLI(append([]string{"hash"}, tt.arg...)...)
+			require.Equal(t, 0, code, errOut)
+			for _, want := range tt.want {
+				assert.Contains(t, out, want)
+			}
+		})
+	}
+	code, _, errOut := runCLI("hash", "https://elsewhere.example/agrements/AGR-4417")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "neither a path nor a URL at the manifest's origin")
+}
+
+func responseHash(t *testing.T, body []byte) string {
+	t.Helper()
+	h, err := manifest.ResponseHash(body)
+	require.NoError(t, err)
+	return h
+}
+
+func TestVerify(t *testing.T) {
+	inRepoRoot(t)
+	code, out, errOut := runCLI("verify")
+	require.Equal(t, 0, code, out+errOut)
+	assert.Contains(t, out, "OK ")
+
+	code, out, _ = runCLI("manifest", "-check")
+	require.Equal(t, 0, code, out)
+
+	tree := filepath.Join(t.TempDir(), "conformite")
+	require.NoError(t, os.CopyFS(tree, os.DirFS("corpus/conformite")))
+	require.NoError(t, os.Remove(filepath.Join(tree, "entites", "ENT-1102.json")))
+	require.NoError(t, os.WriteFile(filepath.Join(tree, "referentiel.json"), []byte(`{"ressource": "/referentiel"}`), 0o644))
+	code, out, _ = runCLI("verify", "-tree", tree)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "FAIL entites/ENT-1102.json: missing from the tree")
+	assert.Contains(t, out, "FAIL referentiel.json: bytes changed")
+}
+
+func TestUsage(t *testing.T) {
+	code, _, errOut := runCLI()
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "usage: proveit <command>")
+	code, _, errOut = runCLI("nope")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `unknown command "nope"`)
+}
