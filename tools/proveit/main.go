@@ -26,6 +26,9 @@ var commands = map[string]command{
 	"manifest": {"build the manifest of a corpus tree", runManifest},
 	"verify":   {"verify a corpus tree against its manifest", runVerify},
 	"hash":     {"print the hashes Trust Layer anchors for one path or URL", runHash},
+	"lint":     {"check every file rule of the corpus contract on a tree", runLint},
+	"solve":    {"answer the season's tasks with the reference solver and check the key", runSolve},
+	"seal":     {"print the pre-registration record (manifest hash, key commitment) or -verify one", runSeal},
 	"probe":    {"check a live server against the contract and the manifest", runProbe},
 }
 

@@ -1,0 +1,291 @@
+// Package lint checks a corpus tree against every file rule of the corpus
+// contract (CONTRACT.md section 3) and the authoring plan: strict JSON in the
+// exact layout Python writes, canonical file names, calendar dates, references
+// that are canonical paths and resolve, each collection's schema and closed
+// vocabularies, links that agree in both directions, page chains without
+// loops or orphans, and a tree that is exactly what its manifest lists.
+//
+// Every finding names the file, the JSON pointer and the rule, so that an
+// author can fix it without reading this code.
+package lint
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// Rules, as each finding names them.
+const (
+	RuleFileName   = "file-name"  // the file maps to a canonical path
+	RuleJSON       = "json"       // strict JSON, non-empty object, no numbers
+	RuleFormat     = "format"     // the bytes are json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+	RuleDates      = "dates"      // YYYY-MM-DD calendar dates, null only where allowed
+	RuleReferences = "references" // canonical paths into the right collection, that resolve
+	RuleRessource  = "ressource"  // ressource is the file's own path
+	RuleVocabulary = "vocabulary" // closed vocabularies and activity/type words
+	RuleSchema     = "schema"     // required fields with the right types
+	RuleLinks      = "links"      // two resources that name each other agree
+	RulePages      = "pages"      // page chains: no loop, every page reached, numbered in order
+	RuleManifest   = "manifest"   // the tree is exactly what the manifest lists
+)
+
+// Finding is one broken rule.
+type Finding struct {
+	File    string // file of the tree, or the season or manifest file
+	Pointer string // JSON pointer inside the file, "" for the whole file
+	Rule    string
+	Message string
+}
+
+// String writes the finding as
+// `agrements/AGR-4417.json /date_debut: date "2026-02-30" is not a calendar date (rule: dates)`.
+func (f Finding) String() string {
+	where := f.File
+	if f.Pointer != "" {
+		where += " " + f.Pointer
+	}
+	return fmt.Sprintf("%s: %s (rule: %s)", where, f.Message, f.Rule)
+}
+
+// Options says what, besides the tree, the linter checks against.
+type Options struct {
+	// Manifest, when set, must list exactly the tree, and its absent entries
+	// are the only references allowed to have no file. Without it, every
+	// reference must resolve to a file.
+	Manifest *manifest.Manifest
+	// ManifestFile names the manifest in findings about it.
+	ManifestFile string
+	// Tasks, when set, are the season's statements: their entity, activity,
+	// date and references are checked like the corpus's own.
+	Tasks *season.Tasks
+	// TasksFile names the statements file in findings about it.
+	TasksFile string
+}
+
+// Report is the outcome of a lint.
+type Report struct {
+	Findings []Finding
+	// Files counts the files of the tree by collection ("referentiel" and
+	// "_systeme" for the single resource and the fixed bodies).
+	Files map[string]int
+	// Absent lists the manifest's absent references, for review: the
+	// manifest builder records any dangling reference as absent.
+	Absent []string
+	Tasks  int
+}
+
+// OK reports whether nothing was found.
+func (r *Report) OK() bool { return len(r.Findings) == 0 }
+
+// Summary is the one line printed when nothing was found.
+func (r *Report) Summary() string {
+	total := 0
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(r.Files)) {
+		total += r.Files[name]
+		parts = append(parts, fmt.Sprintf("%s %d", name, r.Files[name]))
+	}
+	absent := "none"
+	if len(r.Absent) > 0 {
+		absent = strings.Join(r.Absent, ", ")
+	}
+	return fmt.Sprintf("OK %d files (%s); absent references: %s; %d tasks", total, strings.Join(parts, ", "), absent, r.Tasks)
+}
+
+// linter holds what one run has read so far.
+type linter struct {
+	opts     Options
+	tree     fs.FS
+	findings []Finding
+	files    map[string]string        // canonical path → file name, for every well-named file
+	docs     map[string]pyjson.Object // canonical path → body, for files that are strict JSON
+	absent   map[string]bool          // the manifest's absent references
+	// activities are the referentiel's activity codes, nil when it cannot be read.
+	activities map[string]bool
+}
+
+// Lint checks every file of tree and the tree as a whole.
+func Lint(tree fs.FS, opts Options) *Report {
+	l := &linter{
+		opts:   opts,
+		tree:   tree,
+		files:  map[string]string{},
+		docs:   map[string]pyjson.Object{},
+		absent: map[string]bool{},
+	}
+	report := &Report{Files: map[string]int{}}
+	if opts.Manifest != nil {
+		for _, e := range opts.Manifest.Resources {
+			if e.Kind == manifest.Absent {
+				l.absent[e.Path] = true
+				report.Absent = append(report.Absent, e.Path)
+			}
+		}
+	}
+	l.readTree()
+	for path := range l.files {
+		report.Files[collectionName(path)]++
+	}
+	l.readActivities()
+	for _, path := range slices.Sorted(maps.Keys(l.docs)) {
+		l.checkDocument(path)
+	}
+	l.checkLinks()
+	l.checkPages()
+	if opts.Tasks != nil {
+		l.checkTasks(opts.Tasks)
+		report.Tasks = len(opts.Tasks.Taches)
+	}
+	if opts.Manifest != nil {
+		l.checkManifest()
+	}
+	// Findings come out file by file, in pointer order, whatever order the
+	// checks ran in.
+	slices.SortStableFunc(l.findings, func(a, b Finding) int {
+		return cmp.Or(strings.Compare(a.File, b.File), strings.Compare(a.Pointer, b.Pointer))
+	})
+	report.Findings = l.findings
+	return report
+}
+
+func (l *linter) report(file, pointer, rule, format string, args ...any) {
+	l.findings = append(l.findings, Finding{File: file, Pointer: pointer, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+// readTree walks the tree: every file must be a regular file with a
+// canonical name and a strict, Python-formatted JSON body.
+func (l *linter) readTree() {
+	err := fs.WalkDir(l.tree, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			l.report(name, "", RuleFileName, "cannot be read: %v", err)
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			l.report(name, "", RuleFileName, "not a regular file")
+			return nil
+		}
+		path, err := corpus.PathOf(name)
+		if err != nil {
+			l.report(name, "", RuleFileName, "%s", strings.TrimPrefix(err.Error(), name+": "))
+			return nil
+		}
+		l.files[path] = name
+		data, err := fs.ReadFile(l.tree, name)
+		if err != nil {
+			l.report(name, "", RuleFileName, "cannot be read: %v", err)
+			return nil
+		}
+		doc, err := manifest.CheckBody(data)
+		if err != nil {
+			var syntax *pyjson.SyntaxError
+			if errors.As(err, &syntax) {
+				l.report(name, syntax.Pointer, RuleJSON, "%s (byte %d)", syntax.Reason, syntax.Offset)
+			} else {
+				l.report(name, "", RuleJSON, "%v", err)
+			}
+			return nil
+		}
+		l.docs[path] = doc
+		if line, ok := checkLayout(data, doc); !ok {
+			l.report(name, "", RuleFormat, `line %d differs from json.dumps(obj, ensure_ascii=False, indent=2) + "\n"`, line)
+		}
+		return nil
+	})
+	if err != nil {
+		l.report(".", "", RuleFileName, "cannot walk the tree: %v", err)
+	}
+}
+
+// readActivities takes the activity codes from /referentiel, so that every
+// other file is checked against the same closed list.
+func (l *linter) readActivities() {
+	ref, ok := l.docs[corpus.Referentiel]
+	if !ok {
+		return
+	}
+	required, ok := ref.Get("attestations_requises")
+	if table, isObject := required.(pyjson.Object); ok && isObject {
+		l.activities = map[string]bool{}
+		for _, m := range table {
+			l.activities[m.Key] = true
+		}
+	}
+}
+
+// checkManifest compares the tree with the manifest, hash for hash.
+func (l *linter) checkManifest() {
+	_, err := l.opts.Manifest.Check(l.tree)
+	var mismatch *manifest.MismatchError
+	switch {
+	case errors.As(err, &mismatch):
+		for _, p := range mismatch.Problems {
+			switch {
+			case p.File != "":
+				l.report(p.File, "", RuleManifest, "%s", p.What)
+			case p.Path != "":
+				l.report(l.opts.ManifestFile, "", RuleManifest, "%s: %s", p.Path, p.What)
+			default:
+				l.report(l.opts.ManifestFile, "", RuleManifest, "%s", p.What)
+			}
+		}
+	case err != nil:
+		l.report(l.opts.ManifestFile, "", RuleManifest, "%v", err)
+	}
+}
+
+// fileOf names a canonical path in findings: its file when it has one.
+func (l *linter) fileOf(path string) string {
+	if name, ok := l.files[path]; ok {
+		return name
+	}
+	return corpus.FileOf(path)
+}
+
+// collectionName is the collection of a canonical path, or "referentiel" and
+// "_systeme" for the resources outside every collection.
+func collectionName(path string) string {
+	if collection, _, ok := corpus.SplitReference(path); ok {
+		return collection
+	}
+	if corpus.IsSystem(path) {
+		return "_systeme"
+	}
+	return strings.TrimPrefix(path, "/")
+}
+
+// child is the pointer of a member or element below pointer.
+func child(pointer string, token any) string {
+	return pointer + pyjson.FormatPointer([]string{fmt.Sprint(token)})
+}
+
+// describe names a value's JSON type in findings.
+func describe(v pyjson.Value) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case pyjson.Number:
+		return "a number"
+	case pyjson.Array:
+		return "an array"
+	case pyjson.Object:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}

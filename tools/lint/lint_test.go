@@ -1,0 +1,452 @@
+package lint
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// The repository's own corpus, manifest and statements lint clean.
+func TestLintRealCorpus(t *testing.T) {
+	data, err := os.ReadFile("../../manifest/conformite.json")
+	require.NoError(t, err)
+	m, err := manifest.Decode(data)
+	require.NoError(t, err)
+	tasks, err := season.ReadTasks("../../corpus/saison-1/taches.json")
+	require.NoError(t, err)
+
+	report := Lint(os.DirFS("../../corpus/conformite"), Options{
+		Manifest: m, ManifestFile: "manifest/conformite.json",
+		Tasks: tasks, TasksFile: "corpus/saison-1/taches.json",
+	})
+	assert.Empty(t, findingLines(report), "the real corpus must lint clean")
+	assert.True(t, report.OK())
+	assert.Equal(t, 1, report.Files["referentiel"])
+	assert.Equal(t, 4, report.Files["_systeme"])
+	assert.Len(t, tasks.Taches, report.Tasks)
+	assert.True(t, strings.HasPrefix(report.Summary(), "OK "), report.Summary())
+}
+
+// baseDocs is a small corpus that lints clean: one entity with its
+// agrément, attestation and prorogation, a two-page public list, a
+// beneficial-owner page and a restrictive-measures page.
+var baseDocs = map[string]string{
+	"referentiel.json": `{"ressource": "/referentiel", "titre": "Référentiel", "version": "saison-1", "date_publication": "2026-09-01",
+		"criteres": [{"code": "R1", "intitule": "Entité", "regle": "Elle existe."}],
+		"bornes_de_dates": "incluses", "application_des_avenants": "la plus récente", "correspondance_mesures_restrictives": "trois champs", "precedence": "faux, puis indéterminable",
+		"attestations_requises": {"change-manuel": ["assurance-rc-pro"]},
+		"listes_agrees": {"change-manuel": "/listes/agrees/change-manuel"},
+		"mesures_restrictives": "/mesures-restrictives/MR-1"}`,
+	"entites/ENT-1.json": `{"ressource": "/entites/ENT-1", "existe": true, "denomination": "Change du Vieux-Port", "forme": "SARL", "siege": "Marseille",
+		"date_immatriculation": "2010-01-04", "statut": "active", "agrements": ["/agrements/AGR-1"], "attestations": ["/attestations/ATT-1"],
+		"beneficiaires": "/beneficiaires/ENT-1"}`,
+	"agrements/AGR-1.json": `{"ressource": "/agrements/AGR-1", "existe": true, "entite": "/entites/ENT-1", "activite": "change-manuel", "autorite": "ASAFR",
+		"numero_decision": "D-1", "statut": "actif", "date_debut": "2024-01-01", "date_fin_validite": "2027-12-31"}`,
+	"attestations/ATT-1.json": `{"ressource": "/attestations/ATT-1", "existe": true, "entite": "/entites/ENT-1", "type": "assurance-rc-pro", "emetteur": "Mutuelle",
+		"date_emission": "2025-01-01", "date_fin_validite": "2026-06-30", "avenants": ["/avenants/AVN-1"]}`,
+	"avenants/AVN-1.json": `{"ressource": "/avenants/AVN-1", "existe": true, "attestation": "/attestations/ATT-1", "objet": "prorogation",
+		"date_effet": "2026-06-01", "nouvelle_date_fin": "2027-06-30", "activite_exclue": null, "description": "Prorogation."}`,
+	"listes/agrees/change-manuel.json": `{"ressource": "/listes/agrees/change-manuel", "activite": "change-manuel", "autorite": "ASAFR", "date_publication": "2026-09-15", "page": "1",
+		"entrees": [{"agrement": "/agrements/AGR-1", "entite": "/entites/ENT-1", "denomination": "Change du Vieux-Port", "statut": "actif"}],
+		"page_suivante": "/listes/agrees/change-manuel-p2"}`,
+	"listes/agrees/change-manuel-p2.json": `{"ressource": "/listes/agrees/change-manuel-p2", "activite": "change-manuel", "autorite": "ASAFR", "date_publication": "2026-09-15", "page": "2",
+		"entrees": [], "page_suivante": null}`,
+	"beneficiaires/ENT-1.json": `{"ressource": "/beneficiaires/ENT-1", "entite": "/entites/ENT-1", "statut_declaration": "complete", "date_declaration": "2026-01-10", "page": "1",
+		"entrees": [{"nom": "Marchetti", "prenoms": "Lucie Anne", "date_naissance": "1979-04-12", "nationalite": "française", "detention": "60 %"}],
+		"page_suivante": null}`,
+	"mesures-restrictives/MR-1.json": `{"ressource": "/mesures-restrictives/MR-1", "intitule": "Mesures", "date_mise_a_jour": "2026-09-25", "page": "1",
+		"entrees": [{"reference": "MR-001", "nom": "Marchetti", "prenoms": "Lucie Anne", "date_naissance": "1981-09-03", "motif": "Gel des avoirs."}],
+		"page_suivante": null}`,
+	"_systeme/404.json": `{"erreur": "hors_corpus", "message": "Chemin hors corpus."}`,
+}
+
+// world is a corpus being edited for one test case: parsed documents by
+// file, plus files written as raw bytes.
+type world struct {
+	docs map[string]pyjson.Value
+	raw  map[string]string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{docs: map[string]pyjson.Value{}, raw: map[string]string{}}
+	for file, doc := range baseDocs {
+		v, err := pyjson.Parse([]byte(doc))
+		require.NoError(t, err, file)
+		w.docs[file] = v
+	}
+	return w
+}
+
+// deleted, set at a pointer, removes the member.
+type deleted struct{}
+
+// set puts v at pointer in file's document (deleted{} removes the member).
+func (w *world) set(file, pointer string, v pyjson.Value) *world {
+	w.docs[file] = setAt(w.docs[file], strings.Split(pointer, "/")[1:], v)
+	return w
+}
+
+func setAt(doc pyjson.Value, tokens []string, v pyjson.Value) pyjson.Value {
+	if len(tokens) == 0 {
+		return v
+	}
+	switch node := doc.(type) {
+	case pyjson.Object:
+		out := pyjson.Object{}
+		found := false
+		for _, m := range node {
+			if m.Key == tokens[0] {
+				found = true
+				if _, remove := v.(deleted); remove && len(tokens) == 1 {
+					continue
+				}
+				m.Value = setAt(m.Value, tokens[1:], v)
+			}
+			out = append(out, m)
+		}
+		if !found {
+			out = append(out, pyjson.Member{Key: tokens[0], Value: setAt(nil, tokens[1:], v)})
+		}
+		return out
+	case pyjson.Array:
+		i, err := strconv.Atoi(tokens[0])
+		if err != nil {
+			panic(err)
+		}
+		out := append(pyjson.Array{}, node...)
+		if i == len(out) {
+			out = append(out, nil)
+		}
+		out[i] = setAt(out[i], tokens[1:], v)
+		return out
+	}
+	panic("set: no container at " + strings.Join(tokens, "/"))
+}
+
+func (w *world) tree() fstest.MapFS {
+	tree := fstest.MapFS{}
+	for file, doc := range w.docs {
+		tree[file] = &fstest.MapFile{Data: append(appendIndented(nil, doc, 0), '\n')}
+	}
+	for file, data := range w.raw {
+		tree[file] = &fstest.MapFile{Data: []byte(data)}
+	}
+	return tree
+}
+
+func findingLines(r *Report) []string {
+	var lines []string
+	for _, f := range r.Findings {
+		lines = append(lines, f.String())
+	}
+	return lines
+}
+
+func TestLintBaseWorldIsClean(t *testing.T) {
+	report := Lint(newWorld(t).tree(), Options{})
+	assert.Empty(t, findingLines(report))
+}
+
+// Each broken tree gives exactly the findings listed, no more, no fewer.
+func TestLintBrokenTrees(t *testing.T) {
+	const (
+		entity  = "entites/ENT-1.json"
+		licence = "agrements/AGR-1.json"
+		att     = "attestations/ATT-1.json"
+		avn     = "avenants/AVN-1.json"
+		list    = "listes/agrees/change-manuel.json"
+		list2   = "listes/agrees/change-manuel-p2.json"
+		owners  = "beneficiaires/ENT-1.json"
+		mr      = "mesures-restrictives/MR-1.json"
+		sys     = "_systeme/404.json"
+	)
+	tests := []struct {
+		name string
+		edit func(w *world)
+		want []string
+	}{
+		// strict JSON
+		{"a number", func(w *world) { w.raw[sys] = `{"a": 1}` },
+			[]string{`_systeme/404.json /a: numbers are not allowed in the corpus (strings, booleans and null only) (byte 0) (rule: json)`}},
+		{"a duplicate key", func(w *world) { w.raw[sys] = `{"a": "x", "a": "y"}` },
+			[]string{`_systeme/404.json /a: duplicate key "a" (Python keeps only the last one) (byte 11) (rule: json)`}},
+		{"an empty object", func(w *world) { w.raw[sys] = "{}\n" },
+			[]string{`_systeme/404.json: the document must be a non-empty JSON object (byte 0) (rule: json)`}},
+		{"a byte order mark", func(w *world) { w.raw[sys] = "\xef\xbb\xbf{\"a\": \"x\"}" },
+			[]string{`_systeme/404.json: byte order mark before the document (byte 0) (rule: json)`}},
+		{"invalid UTF-8", func(w *world) { w.raw[sys] = "{\"a\": \"\xff\"}" },
+			[]string{`_systeme/404.json: invalid UTF-8 (byte 7) (rule: json)`}},
+		{"not JSON", func(w *world) { w.raw[sys] = `{"a": "x",}` },
+			[]string{`_systeme/404.json: expected a string key (byte 10) (rule: json)`}},
+
+		// layout
+		{"compact layout", func(w *world) { w.raw[sys] = "{\"erreur\": \"x\"}\n" },
+			[]string{`_systeme/404.json: line 1 differs from json.dumps(obj, ensure_ascii=False, indent=2) + "\n" (rule: format)`}},
+		{"an accent written as an escape", func(w *world) { w.raw[sys] = "{\n  \"erreur\": \"\\u00e9\"\n}\n" },
+			[]string{`_systeme/404.json: line 2 differs from json.dumps(obj, ensure_ascii=False, indent=2) + "\n" (rule: format)`}},
+		{"no final newline", func(w *world) { w.raw[sys] = "{\n  \"erreur\": \"x\"\n}" },
+			[]string{`_systeme/404.json: line 3 differs from json.dumps(obj, ensure_ascii=False, indent=2) + "\n" (rule: format)`}},
+
+		// file names
+		{"not a .json file", func(w *world) { w.raw["notes.txt"] = "x" },
+			[]string{`notes.txt: not a .json file (rule: file-name)`}},
+		{"an id outside the grammar", func(w *world) { w.raw["agrements/AGR 2.json"] = `{"a": "x"}` },
+			[]string{`agrements/AGR 2.json: not /referentiel nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63} (rule: file-name)`}},
+		{"an unknown fixed body", func(w *world) { w.raw["_systeme/500.json"] = `{"a": "x"}` },
+			[]string{`_systeme/500.json: not one of the fixed bodies 400, 403, 404, 503 (rule: file-name)`}},
+		{"outside every collection", func(w *world) { w.raw["registres/R-1.json"] = `{"a": "x"}` },
+			[]string{`registres/R-1.json: not /referentiel nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63} (rule: file-name)`}},
+
+		// dates
+		{"not a calendar date", func(w *world) { w.set(licence, "/date_debut", "2026-02-30") },
+			[]string{`agrements/AGR-1.json /date_debut: date "2026-02-30" is not a calendar date (rule: dates)`}},
+		{"not YYYY-MM-DD", func(w *world) { w.set(att, "/date_emission", "2025-1-01") },
+			[]string{`attestations/ATT-1.json /date_emission: date "2025-1-01" is not YYYY-MM-DD (rule: dates)`}},
+		{"a date in the French order", func(w *world) { w.set(licence, "/date_fin_validite", "31/12/2027") },
+			[]string{`agrements/AGR-1.json /date_fin_validite: date "31/12/2027" is not YYYY-MM-DD (rule: dates)`}},
+		{"a null date the schema requires", func(w *world) { w.set(licence, "/date_fin_validite", nil) },
+			[]string{`agrements/AGR-1.json /date_fin_validite: date_fin_validite is null: the schema wants a date (rule: dates)`}},
+		{"a date in a list entry", func(w *world) { w.set(owners, "/entrees/0/date_naissance", "1979-13-01") },
+			[]string{`beneficiaires/ENT-1.json /entrees/0/date_naissance: date "1979-13-01" is not a calendar date (rule: dates)`}},
+		{"a boolean date", func(w *world) { w.set(avn, "/date_effet", true) },
+			[]string{`avenants/AVN-1.json /date_effet: want a YYYY-MM-DD string, got a boolean (rule: dates)`}},
+		{"a descriptive date field", func(w *world) { w.set(entity, "/date_immatriculation", "2010-04-31") },
+			[]string{`entites/ENT-1.json /date_immatriculation: date "2010-04-31" is not a calendar date (rule: dates)`}},
+
+		// references
+		{"a reference with no file", func(w *world) { w.set(att, "/avenants/1", "/avenants/AVN-9") },
+			[]string{`attestations/ATT-1.json /avenants/1: "/avenants/AVN-9" does not resolve: no file avenants/AVN-9.json (rule: references)`}},
+		{"a reference outside the grammar", func(w *world) { w.set(att, "/avenants/1", "/avenants/AVN 9") },
+			[]string{`attestations/ATT-1.json /avenants/1: "/avenants/AVN 9" is not a canonical path /<collection>/<id> (rule: references)`}},
+		{"a reference written as a URL", func(w *world) { w.set(att, "/avenants/1", "https://corpus.arkforge.tech/avenants/AVN-1") },
+			[]string{`attestations/ATT-1.json /avenants/1: "https://corpus.arkforge.tech/avenants/AVN-1" is not a canonical path /<collection>/<id> (rule: references)`}},
+		{"a reference into the wrong collection", func(w *world) { w.set(mr, "/page_suivante", "/beneficiaires/ENT-1") },
+			[]string{`mesures-restrictives/MR-1.json /page_suivante: "/beneficiaires/ENT-1" points into /beneficiaires, want /mesures-restrictives (rule: references)`}},
+		{"a referentiel list that does not resolve", func(w *world) { w.set("referentiel.json", "/mesures_restrictives", "/mesures-restrictives/MR-2") },
+			[]string{
+				`mesures-restrictives/MR-1.json: not reached from any first page through page_suivante (rule: pages)`,
+				`referentiel.json /mesures_restrictives: "/mesures-restrictives/MR-2" does not resolve: no file mesures-restrictives/MR-2.json (rule: references)`,
+			}},
+
+		// ressource
+		{"ressource is another path", func(w *world) { w.set(licence, "/ressource", "/agrements/AGR-2") },
+			[]string{`agrements/AGR-1.json /ressource: ressource "/agrements/AGR-2" is not the file's own path /agrements/AGR-1 (rule: ressource)`}},
+		{"ressource of the referentiel", func(w *world) { w.set("referentiel.json", "/ressource", "/referentiels") },
+			[]string{`referentiel.json /ressource: ressource "/referentiels" is not the file's own path /referentiel (rule: ressource)`}},
+
+		// vocabularies
+		{"an entity statut", func(w *world) { w.set(entity, "/statut", "Active") },
+			[]string{`entites/ENT-1.json /statut: statut "Active" is not one of active, radiee, en_liquidation (rule: vocabulary)`}},
+		{"an agrément statut", func(w *world) { w.set(licence, "/statut", "valide") },
+			[]string{`agrements/AGR-1.json /statut: statut "valide" is not one of actif, suspendu, retire (rule: vocabulary)`}},
+		{"a list entry statut", func(w *world) { w.set(list, "/entrees/0/statut", "active") },
+			[]string{`listes/agrees/change-manuel.json /entrees/0/statut: statut "active" is not one of actif, suspendu, retire (rule: vocabulary)`}},
+		{"a statut_declaration", func(w *world) { w.set(owners, "/statut_declaration", "partielle") },
+			[]string{`beneficiaires/ENT-1.json /statut_declaration: statut_declaration "partielle" is not one of complete, incomplete (rule: vocabulary)`}},
+		{"an avenant objet", func(w *world) { w.set(avn, "/objet", "resiliation") },
+			[]string{`avenants/AVN-1.json /objet: objet "resiliation" is not one of prorogation, exclusion (rule: vocabulary)`}},
+		{"a prorogation without a new end", func(w *world) { w.set(avn, "/nouvelle_date_fin", nil) },
+			[]string{`avenants/AVN-1.json /nouvelle_date_fin: objet "prorogation" sets nouvelle_date_fin: it must not be null (rule: vocabulary)`}},
+		{"an exclusion that prorogates", func(w *world) { w.set(avn, "/objet", "exclusion") },
+			[]string{
+				`avenants/AVN-1.json /activite_exclue: objet "exclusion" sets activite_exclue: it must not be null (rule: vocabulary)`,
+				`avenants/AVN-1.json /nouvelle_date_fin: objet "exclusion" leaves nouvelle_date_fin null, got a string (rule: vocabulary)`,
+			}},
+		{"an attestation type", func(w *world) { w.set(att, "/type", "RC_Pro") },
+			[]string{`attestations/ATT-1.json /type: type "RC_Pro" is not lowercase ASCII words joined by '-' (rule: vocabulary)`}},
+		{"an unknown activity", func(w *world) {
+			w.set(avn, "/objet", "exclusion").set(avn, "/nouvelle_date_fin", nil).set(avn, "/activite_exclue", "crypto-actifs")
+		},
+			[]string{`avenants/AVN-1.json /activite_exclue: activite_exclue "crypto-actifs" is not an activity of /referentiel (rule: vocabulary)`}},
+		{"a referentiel activity code", func(w *world) {
+			w.set("referentiel.json", "/attestations_requises", pyjson.Object{{Key: "Change manuel", Value: pyjson.Array{"assurance-rc-pro"}}})
+		}, []string{
+			`agrements/AGR-1.json /activite: activite "change-manuel" is not an activity of /referentiel (rule: vocabulary)`,
+			`listes/agrees/change-manuel-p2.json /activite: activite "change-manuel" is not an activity of /referentiel (rule: vocabulary)`,
+			`listes/agrees/change-manuel.json /activite: activite "change-manuel" is not an activity of /referentiel (rule: vocabulary)`,
+			`referentiel.json /attestations_requises: activity "change-manuel" has a public list but no required attestations (rule: schema)`,
+			`referentiel.json /attestations_requises/Change manuel: activity code "Change manuel" is not lowercase ASCII words joined by '-' (rule: vocabulary)`,
+			`referentiel.json /listes_agrees: activity "Change manuel" requires attestations but has no public list (rule: schema)`,
+		}},
+
+		// schemas
+		{"a required field missing", func(w *world) { w.set(licence, "/statut", deleted{}) },
+			[]string{`agrements/AGR-1.json: required field "statut" is missing (rule: schema)`}},
+		{"a list entry field missing", func(w *world) { w.set(owners, "/entrees/0/nom", deleted{}) },
+			[]string{`beneficiaires/ENT-1.json /entrees/0: required field "nom" is missing (rule: schema)`}},
+		{"existe false in a file", func(w *world) { w.set(entity, "/existe", false) },
+			[]string{`entites/ENT-1.json /existe: want true (a file of the tree exists; absence is the server's answer), got a boolean (rule: schema)`}},
+		{"a reference list as a string", func(w *world) { w.set(att, "/avenants", "/avenants/AVN-1") },
+			[]string{
+				`attestations/ATT-1.json /avenants: want an array of references, got a string (rule: schema)`,
+				`avenants/AVN-1.json /attestation: /attestations/ATT-1 does not list this resource in /avenants (rule: links)`,
+			}},
+		{"a page number as a boolean", func(w *world) { w.set(mr, "/page", true) },
+			[]string{`mesures-restrictives/MR-1.json /page: want a string, got a boolean (rule: schema)`}},
+		{"entries as an object", func(w *world) { w.set(mr, "/entrees", pyjson.Object{{Key: "nom", Value: "x"}}) },
+			[]string{`mesures-restrictives/MR-1.json /entrees: want an array of objects, got an object (rule: schema)`}},
+		{"a null beneficiaires is allowed", func(w *world) {
+			w.set(entity, "/beneficiaires", nil)
+			delete(w.docs, owners)
+		}, nil},
+
+		// links
+		{"an avenant its attestation does not list", func(w *world) { w.set(att, "/avenants", pyjson.Array{}) },
+			[]string{`avenants/AVN-1.json /attestation: /attestations/ATT-1 does not list this resource in /avenants (rule: links)`}},
+		{"a list entry for another entity", func(w *world) {
+			w.docs["entites/ENT-2.json"] = setAt(w.docs[entity], []string{"ressource"}, "/entites/ENT-2")
+			w.set("entites/ENT-2.json", "/agrements", pyjson.Array{}).set("entites/ENT-2.json", "/attestations", pyjson.Array{}).set("entites/ENT-2.json", "/beneficiaires", nil)
+			w.set(list, "/entrees/0/entite", "/entites/ENT-2")
+		}, []string{`listes/agrees/change-manuel.json /entrees/0/entite: "/entites/ENT-2", but /agrements/AGR-1 belongs to /entites/ENT-1 (rule: links)`}},
+
+		// page chains
+		{"a loop", func(w *world) { w.set(list2, "/page_suivante", "/listes/agrees/change-manuel") },
+			[]string{`listes/agrees/change-manuel-p2.json /page_suivante: "/listes/agrees/change-manuel" loops back to a page of the chain from /referentiel /listes_agrees/change-manuel (rule: pages)`}},
+		{"a page nothing leads to", func(w *world) {
+			w.docs["listes/agrees/change-manuel-p3.json"] = setAt(w.docs[list2], []string{"ressource"}, "/listes/agrees/change-manuel-p3")
+		}, []string{`listes/agrees/change-manuel-p3.json: not reached from any first page through page_suivante (rule: pages)`}},
+		{"pages out of order", func(w *world) { w.set(list2, "/page", "3") },
+			[]string{`listes/agrees/change-manuel-p2.json /page: page "3" is page 2 of the chain from /referentiel /listes_agrees/change-manuel (rule: pages)`}},
+		{"two entities share a declaration", func(w *world) {
+			w.docs["entites/ENT-2.json"] = setAt(w.docs[entity], []string{"ressource"}, "/entites/ENT-2")
+			w.set("entites/ENT-2.json", "/agrements", pyjson.Array{}).set("entites/ENT-2.json", "/attestations", pyjson.Array{})
+		}, []string{`beneficiaires/ENT-1.json: reached twice: from /entites/ENT-1 and from /entites/ENT-2 (rule: pages)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			tt.edit(w)
+			report := Lint(w.tree(), Options{})
+			assert.Equal(t, tt.want, findingLines(report))
+			assert.Equal(t, len(tt.want) == 0, report.OK())
+		})
+	}
+}
+
+// With a manifest, the tree must be exactly what it lists, and a reference
+// may have no file only if the manifest records it as absent.
+func TestLintManifest(t *testing.T) {
+	const att = "attestations/ATT-1.json"
+	build := func(t *testing.T, w *world, citations ...string) *manifest.Manifest {
+		t.Helper()
+		m, err := manifest.Build(w.tree(), corpus.Track, manifest.DefaultOrigin, citations)
+		require.NoError(t, err)
+		return m
+	}
+	tasks := func(refs ...string) *season.Tasks {
+		return &season.Tasks{Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05", References: refs}}}
+	}
+	tests := []struct {
+		name       string
+		edit       func(w *world) *manifest.Manifest // returns the manifest to lint against
+		tasks      *season.Tasks
+		want       []string // substrings, one per finding, in order
+		wantAbsent []string
+	}{
+		{"the manifest of the tree", func(w *world) *manifest.Manifest { return build(t, w) }, tasks(), nil, nil},
+		{"an absent reference the manifest records", func(w *world) *manifest.Manifest {
+			w.set(att, "/avenants/1", "/avenants/AVN-9")
+			return build(t, w)
+		}, tasks(), nil, []string{"/avenants/AVN-9"}},
+		{"a cited absence the manifest records", func(w *world) *manifest.Manifest { return build(t, w, "/attestations/ATT-7") },
+			tasks("/attestations/ATT-7"), nil, []string{"/attestations/ATT-7"}},
+		{"a cited absence the manifest lacks", func(w *world) *manifest.Manifest { return build(t, w) },
+			tasks("/attestations/ATT-7"), []string{
+				`taches.json /taches/0/references/0: "/attestations/ATT-7" does not resolve: no file attestations/ATT-7.json and no absent entry in the manifest (rule: references)`,
+			}, nil},
+		{"a statement with a bad date and activity", func(w *world) *manifest.Manifest { return build(t, w) },
+			&season.Tasks{Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change", DateExamen: "2026-10-32"}}},
+			[]string{
+				`taches.json /taches/0/activite: activite "change" is not an activity of /referentiel (rule: vocabulary)`,
+				`taches.json /taches/0/date_examen: date "2026-10-32" is not a calendar date (rule: dates)`,
+			}, nil},
+		{"an extra file", func(w *world) *manifest.Manifest {
+			m := build(t, w)
+			w.raw["_systeme/503.json"] = "{\n  \"erreur\": \"maintenance\"\n}\n"
+			return m
+		}, tasks(), []string{`_systeme/503.json: extra: not in the manifest (rule: manifest)`}, nil},
+		{"a missing file", func(w *world) *manifest.Manifest {
+			m := build(t, w)
+			delete(w.docs, "_systeme/404.json")
+			return m
+		}, tasks(), []string{`_systeme/404.json: missing from the tree (rule: manifest)`}, nil},
+		{"a changed file", func(w *world) *manifest.Manifest {
+			m := build(t, w)
+			w.set("_systeme/404.json", "/message", "Autre message.")
+			return m
+		}, tasks(), []string{`_systeme/404.json: bytes changed: sha256 `, `_systeme/404.json: response_hash `}, nil},
+		{"a new dangling reference on a stale manifest", func(w *world) *manifest.Manifest {
+			m := build(t, w)
+			w.set(att, "/avenants/1", "/avenants/AVN-9")
+			return m
+		}, tasks(), []string{
+			`attestations/ATT-1.json: bytes changed`,
+			`attestations/ATT-1.json: response_hash`,
+			`attestations/ATT-1.json /avenants/1: "/avenants/AVN-9" does not resolve: no file avenants/AVN-9.json and no absent entry in the manifest (rule: references)`,
+			`manifest.json: /avenants/AVN-9: cited by the corpus but has neither a file nor an absent entry (rule: manifest)`,
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			m := tt.edit(w)
+			report := Lint(w.tree(), Options{Manifest: m, ManifestFile: "manifest.json", Tasks: tt.tasks, TasksFile: "taches.json"})
+			got := findingLines(report)
+			require.Len(t, got, len(tt.want), "findings: %q", got)
+			for i, want := range tt.want {
+				assert.Contains(t, got[i], want)
+			}
+			assert.Equal(t, tt.wantAbsent, report.Absent)
+		})
+	}
+}
+
+// The layout printer writes what Python 3.11 writes for
+// json.dumps(v, ensure_ascii=False, indent=2).
+func TestAppendIndentedMatchesPython(t *testing.T) {
+	doc := "{\"a\": \"Zo\u00e9 \\\"q\\\" \\\\ \\n\\t\\u0001\\u001f\\u007f\\u2028 \\ud83d\\ude00 / <>&\", \"b\": [], \"c\": {}, " +
+		"\"d\": [true, null, {\"e\": []}], \"f\": \"\\b\\f\\r\"}"
+	// Output of Python 3.11, with raw UTF-8 for every non-ASCII character.
+	want := "{\n  \"a\": \"Zo\u00e9 \\\"q\\\" \\\\ \\n\\t\\u0001\\u001f\u007f\u2028 \U0001F600 / <>&\",\n  \"b\": [],\n  \"c\": {},\n" +
+		"  \"d\": [\n    true,\n    null,\n    {\n      \"e\": []\n    }\n  ],\n  \"f\": \"\\b\\f\\r\"\n}"
+	v, err := pyjson.Parse([]byte(doc))
+	require.NoError(t, err)
+	assert.Equal(t, want, string(appendIndented(nil, v, 0)))
+}
+
+func TestDates(t *testing.T) {
+	tests := []struct {
+		in           string
+		shape, valid bool
+	}{
+		{"2026-10-05", true, true},
+		{"2024-02-29", true, true},
+		{"2026-02-29", true, false},
+		{"2026-02-30", true, false},
+		{"2026-04-31", true, false},
+		{"2026-00-10", true, false},
+		{"2026-13-01", true, false},
+		{"2026-1-05", false, false},
+		{"2026-10-05T00:00:00Z", false, false},
+		{"05/10/2026", false, false},
+		{"２０２６-10-05", false, false},
+		{"", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			assert.Equal(t, tt.shape, dateShape(tt.in))
+			assert.Equal(t, tt.valid, tt.shape && calendarDate(tt.in))
+		})
+	}
+}

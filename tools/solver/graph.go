@@ -1,0 +1,204 @@
+package solver
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// Graph is a task's graph (specification 5.2): the resources an assertion on
+// the task may name, split into the entity's own resources and the common
+// lists.
+type Graph struct {
+	// Own holds the entity, the agréments and attestations it lists, their
+	// avenants, its beneficial-owner pages, and what the statement cites in
+	// those collections, whether or not they exist.
+	Own map[string]bool
+	// Common holds the pages of the activity's public list and of the
+	// restrictive-measures list.
+	Common map[string]bool
+
+	entity string
+	owners map[[2]string]bool // nom and prenoms of every beneficial owner
+	bodies map[string]pyjson.Object
+}
+
+// TaskGraph walks a task's graph through fetch. Its fetches are not the
+// solver's calls: the graph holds what a task could be asserted on, not what
+// answering it takes.
+func TaskGraph(task season.Task, fetch Fetcher) (*Graph, error) {
+	g := &Graph{
+		Own:    map[string]bool{},
+		Common: map[string]bool{},
+		entity: task.Entite,
+		owners: map[[2]string]bool{},
+		bodies: map[string]pyjson.Object{},
+	}
+	entity, err := g.own(task.Entite, fetch)
+	if err != nil {
+		return nil, err
+	}
+	for _, ref := range task.References {
+		if collection, _, ok := corpus.SplitReference(ref); ok && collection != "listes/agrees" && collection != "mesures-restrictives" {
+			if _, err := g.own(ref, fetch); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if entity != nil {
+		if err := g.ownResources(entity, fetch); err != nil {
+			return nil, err
+		}
+	}
+	ref, err := g.read(corpus.Referentiel, fetch)
+	if err != nil {
+		return nil, err
+	}
+	list, err := stringAt(ref, corpus.Referentiel, pointer("listes_agrees", task.Activite))
+	if err != nil {
+		return nil, err
+	}
+	measures, err := stringAt(ref, corpus.Referentiel, "/mesures_restrictives")
+	if err != nil {
+		return nil, err
+	}
+	for _, first := range []string{list, measures} {
+		if err := g.pages(first, fetch, g.Common, nil); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// ownResources adds what the entity lists: agréments, attestations and their
+// avenants, and every page of its beneficial-owner declaration.
+func (g *Graph) ownResources(entity pyjson.Object, fetch Fetcher) error {
+	for _, field := range []string{"agrements", "attestations"} {
+		paths, err := stringsAt(entity, g.entity, "/"+field)
+		if err != nil {
+			return err
+		}
+		for _, path := range paths {
+			doc, err := g.own(path, fetch)
+			if err != nil {
+				return err
+			}
+			if field != "attestations" || doc == nil {
+				continue
+			}
+			avenants, err := stringsAt(doc, path, "/avenants")
+			if err != nil {
+				return err
+			}
+			for _, avn := range avenants {
+				if _, err := g.own(avn, fetch); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if first, ok := entity.Get("beneficiaires"); ok && first != nil {
+		path, ok := first.(string)
+		if !ok {
+			return fmt.Errorf("%s: beneficiaires is not a path", g.entity)
+		}
+		return g.pages(path, fetch, g.Own, func(doc pyjson.Object) error {
+			entries, err := objectsAt(doc, path, "/entrees")
+			for _, e := range entries {
+				nom, _ := stringAt(e, path, "/nom")
+				prenoms, _ := stringAt(e, path, "/prenoms")
+				g.owners[[2]string{nom, prenoms}] = true
+			}
+			return err
+		})
+	}
+	return nil
+}
+
+// own adds path to the own resources and returns its body, nil when it
+// answers existe: false.
+func (g *Graph) own(path string, fetch Fetcher) (pyjson.Object, error) {
+	g.Own[path] = true
+	doc, err := g.read(path, fetch)
+	if err != nil {
+		return nil, err
+	}
+	if existe, _ := doc.Get("existe"); existe == false {
+		return nil, nil
+	}
+	return doc, nil
+}
+
+// pages adds every page of a chain to set, calling visit on each that exists.
+func (g *Graph) pages(first string, fetch Fetcher, set map[string]bool, visit func(pyjson.Object) error) error {
+	for page := first; page != "" && !set[page]; {
+		set[page] = true
+		doc, err := g.read(page, fetch)
+		if err != nil {
+			return err
+		}
+		if existe, _ := doc.Get("existe"); existe == false {
+			return nil
+		}
+		if visit != nil {
+			if err := visit(doc); err != nil {
+				return err
+			}
+		}
+		next, _ := doc.Get("page_suivante")
+		page, _ = next.(string)
+	}
+	return nil
+}
+
+func (g *Graph) read(path string, fetch Fetcher) (pyjson.Object, error) {
+	if doc, ok := g.bodies[path]; ok {
+		return doc, nil
+	}
+	data, err := fetch(path)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := manifest.CheckBody(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	g.bodies[path] = doc
+	return doc, nil
+}
+
+// Contains reports whether a resource is in the task's graph.
+func (g *Graph) Contains(resource string) bool {
+	return g.Own[resource] || g.Common[resource]
+}
+
+// Concerns reports whether an assertion on a common list is on an entry that
+// concerns the entity (specification 5.2): on the public list, an entry whose
+// entite is the entity; on the restrictive-measures list, an entry whose nom
+// and prenoms are those of one of its beneficial owners.
+func (g *Graph) Concerns(resource, field string) bool {
+	collection, _, _ := corpus.SplitReference(resource)
+	tokens := strings.Split(field, "/")
+	if len(tokens) < 3 || tokens[1] != "entrees" {
+		return false
+	}
+	v, _ := pyjson.Lookup(g.bodies[resource], "/entrees/"+tokens[2])
+	entry, ok := v.(pyjson.Object)
+	if !ok {
+		return false
+	}
+	switch collection {
+	case "listes/agrees":
+		entite, _ := entry.Get("entite")
+		return entite == g.entity
+	case "mesures-restrictives":
+		nom, _ := stringAt(entry, resource, "/nom")
+		prenoms, _ := stringAt(entry, resource, "/prenoms")
+		return g.owners[[2]string{nom, prenoms}]
+	}
+	return false
+}

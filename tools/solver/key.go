@@ -1,0 +1,279 @@
+package solver
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// Rules of the track an answer key is checked against, as problems name them.
+const (
+	RuleVerdict     = "verdict"      // the key's verdict is the solver's
+	RuleCalls       = "calls"        // a task takes MinCalls..MaxCalls calls
+	RuleComposition = "composition"  // the season's balance of verdicts and trap families
+	RuleBounds      = "bounds"       // a task's facts are within its assertion bounds
+	RuleServed      = "served"       // a fact's value is exactly what the corpus serves
+	RuleProbative   = "probative"    // a fact's field is a probative pointer (specification 5.7)
+	RuleGraph       = "graph"        // a fact's resource is in the task's graph (specification 5.2)
+	RuleOwn         = "own-resource" // enough facts are on the entity's own resources
+	RuleCommonList  = "common-list"  // a fact on a common list is on an entry concerning the entity
+)
+
+// Calls a task may take (specification 5.6).
+const (
+	MinCalls = 2
+	MaxCalls = 12
+)
+
+// Composition of a season (specification 5.3 to 5.5).
+var (
+	// VerdictCounts is the published distribution of expected verdicts.
+	VerdictCounts = map[Verdict]int{Conforme: 3, NonConforme: 4, Indeterminable: 3}
+	// Families are the trap families; each appears on some task.
+	Families = []string{"P1", "P2", "P3", "P4", "P5"}
+	// MinP5 is the number of tasks that must carry P5, the family guessing fails.
+	MinP5 = 3
+)
+
+// probativeFields are the pointers an assertion may name, by collection
+// (specification 5.7); "<n>" is an array index.
+var probativeFields = map[string][]string{
+	"entites":              {"/existe", "/statut", "/agrements", "/agrements/<n>", "/attestations", "/attestations/<n>", "/beneficiaires"},
+	"agrements":            {"/existe", "/entite", "/activite", "/statut", "/date_debut", "/date_fin_validite"},
+	"attestations":         {"/existe", "/entite", "/type", "/date_emission", "/date_fin_validite", "/avenants", "/avenants/<n>"},
+	"avenants":             {"/existe", "/attestation", "/objet", "/date_effet", "/nouvelle_date_fin", "/activite_exclue"},
+	"listes/agrees":        {"/entrees/<n>/agrement", "/entrees/<n>/entite", "/entrees/<n>/statut"},
+	"beneficiaires":        {"/statut_declaration", "/entrees/<n>/nom", "/entrees/<n>/prenoms", "/entrees/<n>/date_naissance", "/page_suivante"},
+	"mesures-restrictives": {"/entrees/<n>/nom", "/entrees/<n>/prenoms", "/entrees/<n>/date_naissance"},
+}
+
+// Probative reports whether an assertion may name field of resource: a
+// pointer of the specification's table for the resource's collection.
+// /referentiel and the fixed bodies have none.
+func Probative(resource, field string) bool {
+	collection, _, ok := corpus.SplitReference(resource)
+	if !ok {
+		return false
+	}
+	got := strings.Split(field, "/")
+	for _, pattern := range probativeFields[collection] {
+		want := strings.Split(pattern, "/")
+		if len(want) == len(got) && slices.EqualFunc(want, got, tokenMatches) {
+			return true
+		}
+	}
+	return false
+}
+
+func tokenMatches(pattern, token string) bool {
+	if pattern != "<n>" {
+		return pattern == token
+	}
+	// An RFC 6901 array index: digits, no leading zero.
+	if token == "" || len(token) > 1 && token[0] == '0' {
+		return false
+	}
+	return strings.Trim(token, "0123456789") == ""
+}
+
+// Problem is one way a season's statements and key break the track's rules.
+type Problem struct {
+	Task    string // "" for the season as a whole
+	Rule    string
+	Message string
+}
+
+func (p Problem) String() string {
+	where := p.Task
+	if where == "" {
+		where = "season"
+	}
+	return fmt.Sprintf("%s: %s (rule: %s)", where, p.Message, p.Rule)
+}
+
+// SolveSeason solves every task, in the statements' order.
+func SolveSeason(tasks *season.Tasks, fetch Fetcher) ([]*Result, error) {
+	results := make([]*Result, 0, len(tasks.Taches))
+	for _, task := range tasks.Taches {
+		res, err := Solve(task, fetch)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res)
+	}
+	return results, nil
+}
+
+// CheckKey checks a sealed key against the statements, the corpus and the
+// solver's results: each verdict is the solver's, each task takes 2 to 12
+// calls, the season has its published composition, and each task's facts
+// are within bounds, exactly served, probative, in the task's graph, enough
+// of them on the entity's own resources, and on common lists only where an
+// entry concerns the entity.
+func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch Fetcher) ([]Problem, error) {
+	var problems []Problem
+	report := func(task, rule, format string, args ...any) {
+		problems = append(problems, Problem{Task: task, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	byID := map[string]season.KeyTask{}
+	for _, k := range key.Taches {
+		if _, dup := byID[k.ID]; dup {
+			report(k.ID, RuleComposition, "two keys for the task")
+		}
+		byID[k.ID] = k
+	}
+	solved := map[string]*Result{}
+	for _, r := range results {
+		solved[r.Task] = r
+	}
+	for _, task := range tasks.Taches {
+		k, ok := byID[task.ID]
+		if !ok {
+			report(task.ID, RuleComposition, "the key has no entry for the task")
+			continue
+		}
+		delete(byID, task.ID)
+		if res, ok := solved[task.ID]; !ok {
+			report(task.ID, RuleVerdict, "the solver has no result for the task")
+		} else {
+			if Verdict(k.Verdict) != res.Verdict {
+				report(task.ID, RuleVerdict, "the key says %s, the solver %s", k.Verdict, res.Verdict)
+			}
+			if n := len(res.Calls); n < MinCalls || n > MaxCalls {
+				report(task.ID, RuleCalls, "answering takes %d calls, want %d to %d", n, MinCalls, MaxCalls)
+			}
+		}
+		taskProblems, err := checkFacts(task, k, fetch)
+		if err != nil {
+			return nil, err
+		}
+		problems = append(problems, taskProblems...)
+	}
+	for _, id := range slices.Sorted(maps.Keys(byID)) {
+		report(id, RuleComposition, "the key has a task the statements do not")
+	}
+	return append(problems, checkComposition(key)...), nil
+}
+
+// checkFacts checks one task's founding facts.
+func checkFacts(task season.Task, k season.KeyTask, fetch Fetcher) ([]Problem, error) {
+	var problems []Problem
+	report := func(rule, format string, args ...any) {
+		problems = append(problems, Problem{Task: task.ID, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	if n := len(k.Faits); n < task.AssertionsMin || n > task.AssertionsMax {
+		report(RuleBounds, "%d facts, want %d to %d", n, task.AssertionsMin, task.AssertionsMax)
+	}
+	graph, err := TaskGraph(task, fetch)
+	if err != nil {
+		return nil, err
+	}
+	own := 0
+	for i, f := range k.Faits {
+		label := fmt.Sprintf("fact %d (%s %s)", i, f.Resource, f.Field)
+		if !Probative(f.Resource, f.Field) {
+			report(RuleProbative, "%s: not a probative field of its collection", label)
+		}
+		switch {
+		case graph.Own[f.Resource]:
+			own++
+		case graph.Common[f.Resource]:
+			if !graph.Concerns(f.Resource, f.Field) {
+				report(RuleCommonList, "%s: a common list's entry that does not concern %s", label, task.Entite)
+			}
+		default:
+			report(RuleGraph, "%s: not in the task's graph", label)
+		}
+		if msg := served(f, fetch); msg != "" {
+			report(RuleServed, "%s: %s", label, msg)
+		}
+	}
+	if want := (task.AssertionsMin + 1) / 2; own < want {
+		report(RuleOwn, "%d facts on the entity's own resources, want at least %d (half the minimum %d, rounded up)", own, want, task.AssertionsMin)
+	}
+	return problems, nil
+}
+
+// served says how a fact differs from what the corpus serves, "" if it does
+// not: the value at the pointer, parsed from the served bytes (the absent
+// body included), must equal the key's value as strict JSON.
+func served(f season.Fact, fetch Fetcher) string {
+	want, err := pyjson.Parse(f.Value)
+	if err != nil {
+		return fmt.Sprintf("the key's value is not strict JSON: %v", err)
+	}
+	data, err := fetch(f.Resource)
+	if err != nil {
+		return err.Error()
+	}
+	body, err := manifest.CheckBody(data)
+	if err != nil {
+		return err.Error()
+	}
+	got, ok := pyjson.Lookup(body, f.Field)
+	switch {
+	case !ok:
+		return "the resource serves no value at this pointer"
+	case !pyjson.Equal(got, want):
+		return fmt.Sprintf("the key says %s, the corpus serves %s", pyjson.Canonical(want), pyjson.Canonical(got))
+	}
+	return ""
+}
+
+// checkComposition checks the season's balance: the published verdict
+// counts, every family present, P5 on enough tasks, exactly one control task
+// with no family, and a family on every other task.
+func checkComposition(key *season.Key) []Problem {
+	var problems []Problem
+	report := func(task, format string, args ...any) {
+		problems = append(problems, Problem{Task: task, Rule: RuleComposition, Message: fmt.Sprintf(format, args...)})
+	}
+	verdicts := map[Verdict]int{}
+	families := map[string]int{}
+	var controls []string
+	for _, k := range key.Taches {
+		verdicts[Verdict(k.Verdict)]++
+		for _, f := range k.Familles {
+			if !slices.Contains(Families, f) {
+				report(k.ID, "unknown trap family %q", f)
+			}
+			families[f]++
+		}
+		switch {
+		case k.Controle && len(k.Familles) > 0:
+			report(k.ID, "a control task carries the families %v", k.Familles)
+		case !k.Controle && len(k.Familles) == 0:
+			report(k.ID, "a task with no trap family that is not the control task")
+		}
+		if k.Controle {
+			controls = append(controls, k.ID)
+		}
+	}
+	for _, v := range []Verdict{Conforme, NonConforme, Indeterminable} {
+		if verdicts[v] != VerdictCounts[v] {
+			report("", "%d tasks expect %s, want %d", verdicts[v], v, VerdictCounts[v])
+		}
+		delete(verdicts, v)
+	}
+	for _, v := range slices.Sorted(maps.Keys(verdicts)) {
+		report("", "%d tasks expect the unknown verdict %q", verdicts[v], v)
+	}
+	for _, f := range Families {
+		if families[f] == 0 {
+			report("", "no task carries the trap family %s", f)
+		}
+	}
+	if families["P5"] < MinP5 {
+		report("", "%d tasks carry P5, want at least %d", families["P5"], MinP5)
+	}
+	if len(controls) != 1 {
+		report("", "%d control tasks %v, want exactly one", len(controls), controls)
+	}
+	return problems
+}

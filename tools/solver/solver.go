@@ -1,0 +1,696 @@
+// Package solver is the reference solver of the conformity track: a
+// deterministic implementation of the criteria R1..R6 and their precedence
+// (CONTRACT.md section 5, stated in French at /referentiel) that answers a
+// task statement the way an agent would, by fetching canonical paths one at a
+// time and reading only what the server answers. It reports the verdict, the
+// calls it made and the facts (resource, JSON pointer, value) the verdict
+// rests on, and checks a season's answer key against the corpus.
+package solver
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// Verdict is the answer to a task.
+type Verdict string
+
+// The three verdicts of the track.
+const (
+	Conforme       Verdict = "conforme"
+	NonConforme    Verdict = "non_conforme"
+	Indeterminable Verdict = "indeterminable"
+)
+
+// Outcome is what a criterion came to.
+type Outcome string
+
+// Outcomes of a criterion. Precedence: any Failed gives non_conforme, else any
+// Undetermined gives indeterminable, else conforme.
+const (
+	Met          Outcome = "met"          // established true
+	Failed       Outcome = "failed"       // established false
+	Undetermined Outcome = "undetermined" // a source answers existe: false, or two sources of the same rank disagree
+	Skipped      Outcome = "skipped"      // not examined: an earlier criterion failed
+)
+
+// Criterion is the outcome of one of R1..R6, with a one-line reason.
+type Criterion struct {
+	Code    string
+	Outcome Outcome
+	Reason  string
+}
+
+// Fact is a (resource, JSON pointer, value) the verdict rests on, with the
+// value exactly as the resource serves it.
+type Fact struct {
+	Resource string
+	Field    string
+	Value    pyjson.Value
+}
+
+func (f Fact) String() string {
+	return fmt.Sprintf("%s %s = %s", f.Resource, f.Field, pyjson.Canonical(f.Value))
+}
+
+// Result is the solver's answer to one task.
+type Result struct {
+	Task     string
+	Verdict  Verdict
+	Criteria []Criterion
+	Calls    []string // canonical paths fetched, in order, each once
+	Facts    []Fact
+}
+
+// Solve answers a task statement, fetching every resource it reads through
+// fetch. It walks R1..R6 in order, stops at the first criterion established
+// false, and carries on past one that cannot be established, since a later
+// failure takes precedence. An error means the corpus or the statement
+// breaks the contract (a wrong type, an unknown activity, a page loop), not
+// that the task is hard.
+func Solve(task season.Task, fetch Fetcher) (*Result, error) {
+	s := &solver{
+		task:   task,
+		fetch:  fetch,
+		bodies: map[string]pyjson.Object{},
+		noted:  map[[2]string]bool{},
+		res:    &Result{Task: task.ID},
+	}
+	if !isDate(task.DateExamen) {
+		return nil, fmt.Errorf("%s: date_examen %q is not a YYYY-MM-DD date", task.ID, task.DateExamen)
+	}
+	if err := s.readReferentiel(); err != nil {
+		return nil, err
+	}
+	criteria := []struct {
+		code  string
+		check func() (Outcome, string, error)
+	}{
+		{"R1", s.entity},
+		{"R2", s.licence},
+		{"R3", s.publicList},
+		{"R4", s.attestations},
+		{"R5", s.declaration},
+		{"R6", s.restrictiveMeasures},
+	}
+	failed := false
+	for _, c := range criteria {
+		if failed {
+			s.res.Criteria = append(s.res.Criteria, Criterion{c.code, Skipped, "an earlier criterion failed"})
+			continue
+		}
+		outcome, reason, err := c.check()
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", task.ID, c.code, err)
+		}
+		s.res.Criteria = append(s.res.Criteria, Criterion{c.code, outcome, reason})
+		failed = outcome == Failed
+	}
+	s.res.Verdict = verdictOf(s.res.Criteria)
+	return s.res, nil
+}
+
+// verdictOf applies the precedence: false, then undetermined, then conforme.
+func verdictOf(criteria []Criterion) Verdict {
+	outcomes := make([]Outcome, len(criteria))
+	for i, c := range criteria {
+		outcomes[i] = c.Outcome
+	}
+	switch {
+	case slices.Contains(outcomes, Failed):
+		return NonConforme
+	case slices.Contains(outcomes, Undetermined):
+		return Indeterminable
+	}
+	return Conforme
+}
+
+// solver is the state of one task's walk.
+type solver struct {
+	task   season.Task
+	fetch  Fetcher
+	bodies map[string]pyjson.Object // every body fetched, by path
+	noted  map[[2]string]bool       // facts already in the result
+	res    *Result
+
+	// From /referentiel.
+	required      []string // attestation types the activity requires
+	listFirstPage string   // first page of the activity's public list
+	measuresFirst string   // first page of the restrictive-measures list
+
+	// From the walk so far.
+	entityDoc pyjson.Object // nil when the entity answers existe: false
+	retained  string        // the agrément R2 retained, "" if none
+}
+
+// get fetches a path, once per task as an agent would, and returns its body
+// and whether it exists (a served body saying "existe": false does not).
+func (s *solver) get(path string) (pyjson.Object, bool, error) {
+	body, seen := s.bodies[path]
+	if !seen {
+		data, err := s.fetch(path)
+		if err != nil {
+			return nil, false, err
+		}
+		s.res.Calls = append(s.res.Calls, path)
+		if body, err = manifest.CheckBody(data); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", path, err)
+		}
+		s.bodies[path] = body
+	}
+	existe, _ := body.Get("existe")
+	return body, existe != false, nil
+}
+
+// fact reads a fact from a fetched body; the pointer must name a value the
+// solver has just read.
+func (s *solver) fact(path, pointer string) Fact {
+	v, ok := pyjson.Lookup(s.bodies[path], pointer)
+	if !ok {
+		panic(fmt.Sprintf("solver: %s has no value at %s", path, pointer))
+	}
+	return Fact{Resource: path, Field: pointer, Value: v}
+}
+
+// rest records facts the verdict rests on, each once.
+func (s *solver) rest(facts ...Fact) {
+	for _, f := range facts {
+		key := [2]string{f.Resource, f.Field}
+		if !s.noted[key] {
+			s.noted[key] = true
+			s.res.Facts = append(s.res.Facts, f)
+		}
+	}
+}
+
+func (s *solver) readReferentiel() error {
+	ref, _, err := s.get(corpus.Referentiel)
+	if err != nil {
+		return err
+	}
+	required, ok := pyjson.Lookup(ref, pointer("attestations_requises", s.task.Activite))
+	types, isArray := required.(pyjson.Array)
+	if !ok || !isArray {
+		return fmt.Errorf("%s: activity %q has no attestations_requises", corpus.Referentiel, s.task.Activite)
+	}
+	for _, t := range types {
+		name, ok := t.(string)
+		if !ok {
+			return fmt.Errorf("%s: attestations_requises of %q holds a non-string", corpus.Referentiel, s.task.Activite)
+		}
+		s.required = append(s.required, name)
+	}
+	if s.listFirstPage, err = stringAt(ref, corpus.Referentiel, pointer("listes_agrees", s.task.Activite)); err != nil {
+		return err
+	}
+	s.measuresFirst, err = stringAt(ref, corpus.Referentiel, "/mesures_restrictives")
+	return err
+}
+
+// R1: the entity exists and its statut is active.
+func (s *solver) entity() (Outcome, string, error) {
+	doc, exists, err := s.get(s.task.Entite)
+	if err != nil {
+		return "", "", err
+	}
+	if !exists {
+		s.rest(s.fact(s.task.Entite, "/existe"))
+		return Undetermined, "the entity answers existe: false", nil
+	}
+	s.entityDoc = doc
+	statut, err := stringAt(doc, s.task.Entite, "/statut")
+	if err != nil {
+		return "", "", err
+	}
+	s.rest(s.fact(s.task.Entite, "/statut"))
+	if statut != "active" {
+		return Failed, fmt.Sprintf("statut is %q, not active", statut), nil
+	}
+	return Met, "the entity is active", nil
+}
+
+// candidate is a resource a criterion may rest on: listed by its owner at
+// link (a fact), or cited by the statement (no link).
+type candidate struct {
+	path string
+	link *Fact
+}
+
+// candidates lists the resources of a collection the entity lists in field,
+// then those the statement cites that it does not list: a cited one that
+// answers existe: false leaves the criterion undetermined, a cited one that
+// exists but is not listed does not count for the entity.
+func (s *solver) candidates(field, collection string) ([]candidate, error) {
+	listed, err := stringsAt(s.entityDoc, s.task.Entite, "/"+field)
+	if err != nil {
+		return nil, err
+	}
+	var out []candidate
+	for i, path := range listed {
+		link := s.fact(s.task.Entite, pointer(field, fmt.Sprint(i)))
+		out = append(out, candidate{path: path, link: &link})
+	}
+	for _, ref := range s.task.References {
+		if c, _, ok := corpus.SplitReference(ref); ok && c == collection && !slices.Contains(listed, ref) {
+			out = append(out, candidate{path: ref})
+		}
+	}
+	return out, nil
+}
+
+// absent records that a candidate answers existe: false.
+func (s *solver) absent(c candidate) []Fact {
+	facts := []Fact{s.fact(c.path, "/existe")}
+	if c.link != nil {
+		facts = append([]Fact{*c.link}, facts...)
+	}
+	return facts
+}
+
+// R2: among the agréments the entity lists, one is for the activity, actif,
+// and date_debut <= date_examen <= date_fin_validite.
+func (s *solver) licence() (Outcome, string, error) {
+	if s.entityDoc == nil {
+		return Undetermined, "the entity's agréments cannot be read", nil
+	}
+	candidates, err := s.candidates("agrements", "agrements")
+	if err != nil {
+		return "", "", err
+	}
+	var missing, against []Fact
+	for _, c := range candidates {
+		doc, exists, err := s.get(c.path)
+		if err != nil {
+			return "", "", err
+		}
+		if !exists {
+			missing = append(missing, s.absent(c)...)
+			continue
+		}
+		if c.link == nil {
+			continue // cited, not listed: not the entity's
+		}
+		f, err := readFields(doc, c.path, "activite", "statut", "date_debut", "date_fin_validite")
+		if err != nil {
+			return "", "", err
+		}
+		if f["activite"] != s.task.Activite {
+			against = append(against, s.fact(c.path, "/activite"))
+			continue
+		}
+		valid := f["statut"] == "actif" && f["date_debut"] <= s.task.DateExamen && s.task.DateExamen <= f["date_fin_validite"]
+		if valid {
+			s.retained = c.path
+			s.rest(*c.link, s.fact(c.path, "/activite"), s.fact(c.path, "/statut"),
+				s.fact(c.path, "/date_debut"), s.fact(c.path, "/date_fin_validite"))
+			return Met, c.path + " is valid for the activity at the date", nil
+		}
+		against = append(against, s.fact(c.path, "/activite"), s.fact(c.path, "/statut"))
+		if f["date_debut"] > s.task.DateExamen {
+			against = append(against, s.fact(c.path, "/date_debut"))
+		}
+		if f["date_fin_validite"] < s.task.DateExamen {
+			against = append(against, s.fact(c.path, "/date_fin_validite"))
+		}
+	}
+	if len(missing) > 0 {
+		s.rest(missing...)
+		return Undetermined, "an agrément answers existe: false and none is valid for the activity", nil
+	}
+	s.rest(s.fact(s.task.Entite, "/agrements"))
+	s.rest(against...)
+	return Failed, "no agrément the entity lists is for the activity, actif and in force at the date", nil
+}
+
+// R3: the activity's public list carries, on some page, an entry for the
+// retained agrément whose statut is actif; another statut contradicts it.
+func (s *solver) publicList() (Outcome, string, error) {
+	if s.retained == "" {
+		return Undetermined, "no agrément was retained at R2", nil
+	}
+	found := Undetermined
+	reason := ""
+	err := s.walkPages(s.listFirstPage, func(page string, doc pyjson.Object) (bool, error) {
+		entries, err := objectsAt(doc, page, "/entrees")
+		if err != nil {
+			return false, err
+		}
+		for n, e := range entries {
+			at := pointer("entrees", fmt.Sprint(n))
+			f, err := readFields(e, page+" "+at, "agrement", "statut")
+			if err != nil {
+				return false, err
+			}
+			licence, statut := f["agrement"], f["statut"]
+			if licence != s.retained {
+				continue
+			}
+			s.rest(s.fact(page, at+"/agrement"), s.fact(page, at+"/statut"))
+			if statut == "actif" {
+				found, reason = Met, fmt.Sprintf("%s lists %s as actif", page, licence)
+			} else {
+				found, reason = Undetermined, fmt.Sprintf("%s lists %s as %q while the agrément says actif: two sources of the same rank disagree", page, licence, statut)
+			}
+			return true, nil
+		}
+		return false, nil
+	})
+	switch {
+	case errors.Is(err, errAbsentPage):
+		return Undetermined, err.Error(), nil
+	case err != nil:
+		return "", "", err
+	case reason == "":
+		return Failed, fmt.Sprintf("no page of %s lists %s", s.listFirstPage, s.retained), nil
+	}
+	return found, reason, nil
+}
+
+// coverage is what one attestation establishes for a type, with the facts
+// that establish it.
+type coverage struct {
+	outcome Outcome
+	facts   []Fact
+}
+
+// R4: for each type the activity requires, the entity lists an attestation
+// of that type in force at the date, after its avenants.
+func (s *solver) attestations() (Outcome, string, error) {
+	if s.entityDoc == nil {
+		return Undetermined, "the entity's attestations cannot be read", nil
+	}
+	candidates, err := s.candidates("attestations", "attestations")
+	if err != nil {
+		return "", "", err
+	}
+	var undetermined []string
+	for _, typ := range s.required {
+		outcome, err := s.cover(typ, candidates)
+		if err != nil {
+			return "", "", err
+		}
+		switch outcome {
+		case Failed:
+			return Failed, fmt.Sprintf("no attestation of type %s covers the activity at the date", typ), nil
+		case Undetermined:
+			undetermined = append(undetermined, typ)
+		}
+	}
+	if len(undetermined) > 0 {
+		return Undetermined, fmt.Sprintf("the cover of %v cannot be established", undetermined), nil
+	}
+	return Met, fmt.Sprintf("every required type %v is covered", s.required), nil
+}
+
+// cover decides whether some candidate attestation of type typ covers the
+// activity at the date: one that does settles it; otherwise a candidate
+// whose type or cover cannot be read leaves it undetermined; otherwise it
+// fails.
+func (s *solver) cover(typ string, candidates []candidate) (Outcome, error) {
+	var unknown, against []Fact
+	for _, c := range candidates {
+		doc, exists, err := s.get(c.path)
+		if err != nil {
+			return "", err
+		}
+		if !exists {
+			unknown = append(unknown, s.absent(c)...) // of any type, this one included
+			continue
+		}
+		if c.link == nil {
+			continue
+		}
+		t, err := stringAt(doc, c.path, "/type")
+		if err != nil {
+			return "", err
+		}
+		if t != typ {
+			continue
+		}
+		cov, err := s.coverOf(c, doc)
+		if err != nil {
+			return "", err
+		}
+		switch cov.outcome {
+		case Met:
+			s.rest(cov.facts...)
+			return Met, nil
+		case Undetermined:
+			unknown = append(unknown, cov.facts...)
+		default:
+			against = append(against, cov.facts...)
+		}
+	}
+	if len(unknown) > 0 {
+		s.rest(unknown...)
+		return Undetermined, nil
+	}
+	s.rest(s.fact(s.task.Entite, "/attestations"))
+	s.rest(against...)
+	return Failed, nil
+}
+
+// coverOf evaluates one attestation: date_emission <= date <= end, where end
+// is the nouvelle_date_fin of the latest prorogation it lists in effect at
+// the date (by date_effet; the later listed on a tie), else its
+// date_fin_validite; an exclusion it lists in effect at the date, for the
+// activity, removes the cover. An avenant that answers existe: false could be
+// either, so the cover cannot be established, unless an established
+// exclusion already removes it.
+func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
+	f, err := readFields(doc, c.path, "date_emission", "date_fin_validite")
+	if err != nil {
+		return coverage{}, err
+	}
+	head := []Fact{*c.link, s.fact(c.path, "/type")}
+	if f["date_emission"] > s.task.DateExamen {
+		return coverage{Failed, append(head, s.fact(c.path, "/date_emission"))}, nil
+	}
+	avenants, err := stringsAt(doc, c.path, "/avenants")
+	if err != nil {
+		return coverage{}, err
+	}
+	end, endFacts := f["date_fin_validite"], []Fact{s.fact(c.path, "/date_fin_validite")}
+	latest := ""
+	var missing, exclusion []Fact
+	for k, avn := range avenants {
+		link := s.fact(c.path, pointer("avenants", fmt.Sprint(k)))
+		adoc, exists, err := s.get(avn)
+		if err != nil {
+			return coverage{}, err
+		}
+		if !exists {
+			missing = append(missing, link, s.fact(avn, "/existe"))
+			continue
+		}
+		a, err := readFields(adoc, avn, "objet", "date_effet")
+		if err != nil {
+			return coverage{}, err
+		}
+		if a["date_effet"] > s.task.DateExamen {
+			continue // not yet in effect
+		}
+		switch a["objet"] {
+		case "prorogation":
+			p, err := readFields(adoc, avn, "nouvelle_date_fin")
+			if err != nil {
+				return coverage{}, err
+			}
+			if a["date_effet"] >= latest {
+				latest, end = a["date_effet"], p["nouvelle_date_fin"]
+				endFacts = []Fact{link, s.fact(avn, "/objet"), s.fact(avn, "/date_effet"), s.fact(avn, "/nouvelle_date_fin")}
+			}
+		case "exclusion":
+			excluded, err := stringAt(adoc, avn, "/activite_exclue")
+			if err != nil {
+				return coverage{}, err
+			}
+			if excluded == s.task.Activite && exclusion == nil {
+				exclusion = []Fact{link, s.fact(avn, "/objet"), s.fact(avn, "/date_effet"), s.fact(avn, "/activite_exclue")}
+			}
+		default:
+			return coverage{}, fmt.Errorf("%s: objet %q is neither prorogation nor exclusion", avn, a["objet"])
+		}
+	}
+	switch {
+	case exclusion != nil:
+		return coverage{Failed, append(head, exclusion...)}, nil
+	case missing != nil:
+		return coverage{Undetermined, append(head, missing...)}, nil
+	case end < s.task.DateExamen:
+		return coverage{Failed, append(head, endFacts...)}, nil
+	}
+	return coverage{Met, append(append(head, s.fact(c.path, "/date_emission")), endFacts...)}, nil
+}
+
+// R5: the declaration's statut_declaration is complete.
+func (s *solver) declaration() (Outcome, string, error) {
+	if s.entityDoc == nil {
+		return Undetermined, "the entity's declaration cannot be read", nil
+	}
+	first, _ := s.entityDoc.Get("beneficiaires")
+	if first == nil {
+		s.rest(s.fact(s.task.Entite, "/beneficiaires"))
+		return Failed, "the entity has no beneficial-owner declaration", nil
+	}
+	path, ok := first.(string)
+	if !ok {
+		return "", "", fmt.Errorf("%s: beneficiaires is not a path", s.task.Entite)
+	}
+	doc, exists, err := s.get(path)
+	if err != nil {
+		return "", "", err
+	}
+	link := s.fact(s.task.Entite, "/beneficiaires")
+	if !exists {
+		s.rest(link, s.fact(path, "/existe"))
+		return Undetermined, path + " answers existe: false", nil
+	}
+	statut, err := stringAt(doc, path, "/statut_declaration")
+	if err != nil {
+		return "", "", err
+	}
+	s.rest(link, s.fact(path, "/statut_declaration"))
+	switch statut {
+	case "complete":
+		return Met, "the declaration is complete", nil
+	case "incomplete":
+		return Failed, "the declaration is incomplete", nil
+	}
+	return "", "", fmt.Errorf("%s: statut_declaration %q is neither complete nor incomplete", path, statut)
+}
+
+// person is a name and birth date on a page of a list, with the facts that
+// state them.
+type person struct {
+	nom, prenoms, naissance string
+	facts                   []Fact // nom, prenoms, date_naissance
+	via                     []Fact // how the page is reached from the entity
+}
+
+// R6: no beneficial owner, on any page, matches an entry, on any page, of the
+// restrictive-measures list: same nom, prenoms and date_naissance.
+func (s *solver) restrictiveMeasures() (Outcome, string, error) {
+	first, _ := s.entityDoc.Get("beneficiaires") // a nil entity has none
+	firstPage, ok := first.(string)
+	if !ok {
+		return Undetermined, "the beneficial owners cannot be read", nil
+	}
+	var owners []person
+	via := []Fact{s.fact(s.task.Entite, "/beneficiaires")}
+	err := s.walkPages(firstPage, func(page string, doc pyjson.Object) (bool, error) {
+		people, err := s.people(page, doc, via)
+		owners = append(owners, people...)
+		if next, _ := doc.Get("page_suivante"); next != nil {
+			via = []Fact{s.fact(page, "/page_suivante")}
+		}
+		return false, err
+	})
+	if errors.Is(err, errAbsentPage) {
+		return Undetermined, err.Error(), nil
+	} else if err != nil {
+		return "", "", err
+	}
+	var homonyms []Fact
+	var match *[2]person
+	err = s.walkPages(s.measuresFirst, func(page string, doc pyjson.Object) (bool, error) {
+		entries, err := s.people(page, doc, nil)
+		if err != nil {
+			return false, err
+		}
+		for _, e := range entries {
+			for _, o := range owners {
+				switch {
+				case o.nom != e.nom || o.prenoms != e.prenoms:
+				case o.naissance == e.naissance:
+					match = &[2]person{o, e}
+					return true, nil
+				default:
+					// A homonym born on another date is no match, but the
+					// comparison that says so is what the verdict rests on.
+					homonyms = append(homonyms, o.via...)
+					homonyms = append(homonyms, o.facts...)
+					homonyms = append(homonyms, e.facts...)
+				}
+			}
+		}
+		return false, nil
+	})
+	switch {
+	case errors.Is(err, errAbsentPage):
+		return Undetermined, err.Error(), nil
+	case err != nil:
+		return "", "", err
+	case match != nil:
+		s.rest(match[0].via...)
+		s.rest(match[0].facts...)
+		s.rest(match[1].facts...)
+		return Failed, fmt.Sprintf("%s %s, born %s, is on the restrictive-measures list", match[0].prenoms, match[0].nom, match[0].naissance), nil
+	}
+	s.rest(homonyms...)
+	return Met, fmt.Sprintf("none of %d beneficial owners is on the restrictive-measures list", len(owners)), nil
+}
+
+// people reads the entries of a page of people.
+func (s *solver) people(page string, doc pyjson.Object, via []Fact) ([]person, error) {
+	entries, err := objectsAt(doc, page, "/entrees")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]person, 0, len(entries))
+	for n, e := range entries {
+		at := pointer("entrees", fmt.Sprint(n))
+		f, err := readFields(e, page+" "+at, "nom", "prenoms", "date_naissance")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, person{
+			nom: f["nom"], prenoms: f["prenoms"], naissance: f["date_naissance"],
+			facts: []Fact{s.fact(page, at+"/nom"), s.fact(page, at+"/prenoms"), s.fact(page, at+"/date_naissance")},
+			via:   via,
+		})
+	}
+	return out, nil
+}
+
+// errAbsentPage stops a page walk at a page that answers existe: false.
+var errAbsentPage = errors.New("a page answers existe: false")
+
+// walkPages fetches a paged resource page after page, from its first page,
+// until visit says stop or page_suivante is null. A page chain that loops is
+// an error of the corpus.
+func (s *solver) walkPages(first string, visit func(page string, doc pyjson.Object) (stop bool, err error)) error {
+	seen := map[string]bool{}
+	for page := first; ; {
+		if seen[page] {
+			return fmt.Errorf("%s: page_suivante loops back to %s", first, page)
+		}
+		seen[page] = true
+		doc, exists, err := s.get(page)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			s.rest(s.fact(page, "/existe"))
+			return fmt.Errorf("%w: %s", errAbsentPage, page)
+		}
+		if stop, err := visit(page, doc); stop || err != nil {
+			return err
+		}
+		next, _ := doc.Get("page_suivante")
+		if next == nil {
+			return nil
+		}
+		path, ok := next.(string)
+		if !ok {
+			return fmt.Errorf("%s: page_suivante is neither a path nor null", page)
+		}
+		page = path
+	}
+}
