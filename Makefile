@@ -14,7 +14,7 @@ FUZZTIME ?= 10s
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.run/*') go.mod go.sum
 CORPUS_FILES := $(shell find corpus manifest -type f -not -name '*.go')
 
-.PHONY: all build run test vet unit fuzz lint verify manifest bench clean
+.PHONY: all build run test vet unit fuzz lint solve verify manifest clean
 
 all: build
 
@@ -49,7 +49,7 @@ run: build
 
 # Every test: static checks, unit and integration tests (which start the real
 # binary), the manifest and corpus checks, then each fuzz target briefly.
-test: vet verify lint unit fuzz
+test: vet verify lint solve unit fuzz
 
 vet:
 	$(GO) vet ./...
@@ -67,6 +67,9 @@ verify: $(PROVEIT)
 
 lint: $(PROVEIT)
 	$(PROVEIT) lint
+
+solve: $(PROVEIT)
+	$(PROVEIT) solve
 
 manifest: $(PROVEIT)
 	$(PROVEIT) manifest
