@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 
@@ -22,16 +23,33 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 	if err != nil {
 		return nil, err
 	}
-	var errs []error
-	cited := map[string]bool{}
-	for path, file := range contents {
+	paths := sortedKeys(contents)
+	type built struct {
+		entry Entry
+		refs  map[string]bool
+		err   error
+	}
+	results := make([]built, len(paths))
+	parallel(len(paths), func(i int) {
+		file := contents[paths[i]]
 		body, err := CheckBody(file.Bytes)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", file.Name, err))
+			results[i].err = fmt.Errorf("%s: %w", file.Name, err)
+			return
+		}
+		results[i].refs = map[string]bool{}
+		collectReferences(body, results[i].refs)
+		results[i].entry = m.entry(paths[i], file.Name, file.Bytes, body)
+	})
+	var errs []error
+	cited := map[string]bool{}
+	for _, r := range results {
+		if r.err != nil {
+			errs = append(errs, r.err)
 			continue
 		}
-		collectReferences(body, cited)
-		m.Resources = append(m.Resources, m.entry(path, file.Name, file.Bytes))
+		maps.Copy(cited, r.refs)
+		m.Resources = append(m.Resources, r.entry)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -43,21 +61,28 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 	}
 	for path := range cited {
 		if _, isFile := contents[path]; !isFile {
-			m.Resources = append(m.Resources, m.entry(path, "", corpus.AbsentBody(path)))
+			m.Resources = append(m.Resources, m.absentEntry(path))
 		}
 	}
 	slices.SortFunc(m.Resources, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	return m, nil
 }
 
-// entry computes the manifest entry of a path served with body. file is the
-// file of the tree it comes from, empty for an absent reference.
-func (m *Manifest) entry(path, file string, body []byte) Entry {
-	responseHash, err := ResponseHash(body)
+// absentEntry is the entry of a reference with no file.
+func (m *Manifest) absentEntry(path string) Entry {
+	body := corpus.AbsentBody(path)
+	parsed, err := CheckBody(body)
 	if err != nil {
-		panic(fmt.Sprintf("manifest: body of %s was checked but does not parse: %v", path, err))
+		panic(fmt.Sprintf("manifest: the absent body of %s is not a corpus body: %v", path, err))
 	}
-	e := Entry{Path: path, BytesSHA256: SHA256(body), ResponseHash: responseHash}
+	return m.entry(path, "", body, parsed)
+}
+
+// entry computes the manifest entry of a path served with body, already
+// parsed. file is the file of the tree it comes from, empty for an absent
+// reference.
+func (m *Manifest) entry(path, file string, body []byte, parsed pyjson.Value) Entry {
+	e := Entry{Path: path, BytesSHA256: SHA256(body), ResponseHash: responseHashOf(parsed)}
 	switch {
 	case file == "":
 		e.Kind, e.Status = Absent, 200

@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 
@@ -67,56 +68,21 @@ func (m *Manifest) Check(tree fs.FS) (map[string][]byte, error) {
 			report("", "", "extra or unreadable: %s", line)
 		}
 	}
+	// Entries are checked in parallel, each into its own slot, then merged in
+	// manifest order so that the report is the same on every run.
+	checked := make([]checkedEntry, len(m.Resources))
+	parallel(len(m.Resources), func(i int) {
+		checked[i] = m.checkEntry(m.Resources[i], contents)
+	})
 	bodies := make(map[string][]byte, len(contents))
 	cited := map[string]bool{}
 	listed := make(map[string]bool, len(m.Resources))
-	for _, e := range m.Resources {
+	for i, e := range m.Resources {
 		listed[e.Path] = true
-		file, isFile := contents[e.Path]
-		var body []byte
-		switch e.Kind {
-		case Document, System:
-			if want := corpus.FileOf(e.Path); e.File == nil || *e.File != want {
-				report(e.Path, "", "file field must be %q", want)
-			}
-			if !isFile {
-				report(e.Path, corpus.FileOf(e.Path), "missing from the tree")
-				continue
-			}
-			parsed, err := CheckBody(file.Bytes)
-			if err != nil {
-				report(e.Path, file.Name, "%v", err)
-				continue
-			}
-			collectReferences(parsed, cited)
-			body = file.Bytes
-			bodies[e.Path] = body
-		case Absent:
-			if isFile {
-				report(e.Path, file.Name, "listed as absent but the file exists")
-				continue
-			}
-			if !corpus.IsReference(e.Path) {
-				report(e.Path, "", "absent entry outside the reference grammar")
-				continue
-			}
-			body = corpus.AbsentBody(e.Path)
-		default:
-			report(e.Path, "", "unknown kind %q", e.Kind)
-			continue
-		}
-		want := m.entry(e.Path, fileName(e.Kind, file.Name), body)
-		if e.BytesSHA256 != want.BytesSHA256 {
-			report(e.Path, file.Name, "bytes changed: sha256 %s, manifest says %s", want.BytesSHA256, e.BytesSHA256)
-		}
-		if e.ResponseHash != want.ResponseHash {
-			report(e.Path, file.Name, "response_hash %s, manifest says %s", want.ResponseHash, e.ResponseHash)
-		}
-		if e.Status != want.Status || e.Kind != want.Kind {
-			report(e.Path, file.Name, "kind %s status %d, manifest says %s %d", want.Kind, want.Status, e.Kind, e.Status)
-		}
-		if !equalPtr(e.Target, want.Target) || !equalPtr(e.RequestHash, want.RequestHash) {
-			report(e.Path, file.Name, "target or request_hash differs from the one recomputed at origin %s", m.Origin)
+		problems = append(problems, checked[i].problems...)
+		maps.Copy(cited, checked[i].cited)
+		if checked[i].body != nil && e.Kind != Absent {
+			bodies[e.Path] = checked[i].body
 		}
 	}
 	for _, path := range sortedKeys(contents) {
@@ -135,11 +101,73 @@ func (m *Manifest) Check(tree fs.FS) (map[string][]byte, error) {
 	return bodies, nil
 }
 
-func fileName(kind Kind, name string) string {
-	if kind == Absent {
-		return ""
+// checkedEntry is what checking one entry found.
+type checkedEntry struct {
+	problems []Problem
+	body     []byte          // the bytes served, when they could be read
+	cited    map[string]bool // references the body cites
+}
+
+// checkEntry compares one entry with the tree.
+func (m *Manifest) checkEntry(e Entry, contents map[string]File) checkedEntry {
+	var c checkedEntry
+	file, isFile := contents[e.Path]
+	report := func(format string, args ...any) {
+		c.problems = append(c.problems, Problem{Path: e.Path, File: file.Name, What: fmt.Sprintf(format, args...)})
 	}
-	return name
+	switch e.Kind {
+	case Document, System:
+		if want := corpus.FileOf(e.Path); e.File == nil || *e.File != want {
+			report("file field must be %q", want)
+		}
+		if !isFile {
+			file.Name = corpus.FileOf(e.Path)
+			report("missing from the tree")
+			return c
+		}
+		c.body = file.Bytes
+	case Absent:
+		if isFile {
+			report("listed as absent but the file exists")
+			return c
+		}
+		if !corpus.IsReference(e.Path) {
+			report("absent entry outside the reference grammar")
+			return c
+		}
+		c.body = corpus.AbsentBody(e.Path)
+	default:
+		report("unknown kind %q", e.Kind)
+		return c
+	}
+	parsed, err := CheckBody(c.body)
+	if err != nil {
+		report("%v", err)
+		c.body = nil
+		return c
+	}
+	if e.Kind != Absent {
+		c.cited = map[string]bool{}
+		collectReferences(parsed, c.cited)
+	}
+	name := file.Name
+	if e.Kind == Absent {
+		name = ""
+	}
+	want := m.entry(e.Path, name, c.body, parsed)
+	if e.BytesSHA256 != want.BytesSHA256 {
+		report("bytes changed: sha256 %s, manifest says %s", want.BytesSHA256, e.BytesSHA256)
+	}
+	if e.ResponseHash != want.ResponseHash {
+		report("response_hash %s, manifest says %s", want.ResponseHash, e.ResponseHash)
+	}
+	if e.Status != want.Status || e.Kind != want.Kind {
+		report("kind %s status %d, manifest says %s %d", want.Kind, want.Status, e.Kind, e.Status)
+	}
+	if !equalPtr(e.Target, want.Target) || !equalPtr(e.RequestHash, want.RequestHash) {
+		report("target or request_hash differs from the one recomputed at origin %s", m.Origin)
+	}
+	return c
 }
 
 func equalPtr(a, b *string) bool {

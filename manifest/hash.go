@@ -41,10 +41,15 @@ func ResponseHash(body []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return responseHashOf(v), nil
+}
+
+// responseHashOf is ResponseHash of a body already parsed.
+func responseHashOf(v pyjson.Value) string {
 	if falsy(v) {
 		v = pyjson.Object{{Key: "error", Value: nil}}
 	}
-	return SHA256(pyjson.Canonical(v)), nil
+	return SHA256(pyjson.Canonical(v))
 }
 
 func falsy(v pyjson.Value) bool {

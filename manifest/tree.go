@@ -19,7 +19,7 @@ type File struct {
 // outside the grammar) or that is not a regular file is an error naming it:
 // nothing in the served tree goes unaccounted for.
 func ReadTree(tree fs.FS) (map[string]File, error) {
-	contents := map[string]File{}
+	var names, paths []string
 	var errs []error
 	err := fs.WalkDir(tree, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -37,15 +37,24 @@ func ReadTree(tree fs.FS) (map[string]File, error) {
 			errs = append(errs, err)
 			return nil
 		}
-		data, err := fs.ReadFile(tree, name)
-		if err != nil {
-			return err
-		}
-		contents[path] = File{Name: name, Bytes: data}
+		names, paths = append(names, name), append(paths, path)
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	// Reading is most of the work on a large tree: spread it out.
+	data := make([][]byte, len(names))
+	readErrs := make([]error, len(names))
+	parallel(len(names), func(i int) {
+		data[i], readErrs[i] = fs.ReadFile(tree, names[i])
+	})
+	contents := make(map[string]File, len(names))
+	for i, name := range names {
+		if readErrs[i] != nil {
+			return nil, readErrs[i]
+		}
+		contents[paths[i]] = File{Name: name, Bytes: data[i]}
 	}
 	return contents, errors.Join(errs...)
 }
