@@ -1,0 +1,31 @@
+package corpushandler
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestIsGoErrorReply(t *testing.T) {
+	tests := []struct {
+		name  string
+		write string
+		want  bool
+	}{
+		{"400", "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request", true},
+		{"431", "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n431 Request Header Fields Too Large", true},
+		{"505", "HTTP/1.1 505 HTTP Version Not Supported: unsupported protocol version\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n505 HTTP Version Not Supported: unsupported protocol version", true},
+		{"501", "HTTP/1.1 501 Not Implemented\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nUnsupported transfer encoding", true},
+		{"plain HTTP on the TLS port", "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n", true},
+		{"a contract answer", "HTTP/1.1 400 Bad Request\r\nCache-Control: no-store\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 2\r\n\r\n{}", false},
+		{"a body that quotes the shape", "HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 90\r\n\r\n\"\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n\"", false},
+		{"100 Continue", "HTTP/1.1 100 Continue\r\n\r\n", false},
+		{"a body chunk", "{\n  \"ressource\": \"/referentiel\"\n}\n", false},
+		{"HTTP/2 frame", "\x00\x00\x12\x04\x00\x00\x00\x00\x00", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, isGoErrorReply([]byte(tt.write)))
+		})
+	}
+}
