@@ -76,3 +76,11 @@ manifest: $(PROVEIT)
 
 clean:
 	rm -rf $(BIN) $(RUN_DIR)
+
+# The fault tests of the three topologies (Caddy alone, nginx in front of
+# Caddy, nginx alone; tools/frontal), with their figures written to
+# docs/reliability.md. Needs nginx from Debian's package. About two minutes.
+.PHONY: reliability
+reliability: build
+	PROVEIT_RELIABILITY_REPORT=$(abspath docs/reliability.md) CORPUS_CADDY_BIN=$(abspath $(CADDY)) \
+	  $(GO) test -count=1 -v ./tools/frontal

@@ -141,21 +141,10 @@ func TestMaintenance(t *testing.T) {
 	runProbe(t, s.URL, probe.Options{Secrets: []string{secret0}, Maintenance: true, SkipResources: true})
 }
 
-// copyTree writes the embedded corpus and manifest to disk.
-func copyTree(t *testing.T) (root, manifestPath string) {
-	t.Helper()
-	dir := t.TempDir()
-	root = filepath.Join(dir, "conformite")
-	require.NoError(t, os.CopyFS(root, corpus.Embedded()))
-	manifestPath = filepath.Join(dir, "manifest.json")
-	require.NoError(t, os.WriteFile(manifestPath, manifest.Embedded(), 0o644))
-	return root, manifestPath
-}
-
 // TestReload rotates the secret through a reload, then offers a tampered tree
 // that must be refused while the previous corpus keeps serving.
 func TestReload(t *testing.T) {
-	root, manifestPath := copyTree(t)
+	root, manifestPath := servertest.CopyCorpus(t)
 	s := servertest.Start(t, servertest.Options{
 		Secrets: []string{secret0},
 		Env:     map[string]string{"CORPUS_ROOT": root, "CORPUS_MANIFEST": manifestPath},
@@ -178,7 +167,7 @@ func TestReload(t *testing.T) {
 }
 
 func TestRefusesToStart(t *testing.T) {
-	root, manifestPath := copyTree(t)
+	root, manifestPath := servertest.CopyCorpus(t)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "extra.json"), []byte(`{"a": "b"}`), 0o644))
 	tests := []struct {
 		name    string

@@ -30,6 +30,7 @@ var commands = map[string]command{
 	"solve":    {"answer the season's tasks with the reference solver and check the key", runSolve},
 	"seal":     {"print the pre-registration record (manifest hash, key commitment) or -verify one", runSeal},
 	"probe":    {"check a live server against the contract and the manifest", runProbe},
+	"nginx":    {"write the nginx vhost that serves the corpus under the contract", runNginx},
 }
 
 // errFailed reports a check that found problems and already printed them.

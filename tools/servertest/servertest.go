@@ -1,7 +1,8 @@
 // Package servertest starts the real corpus server, the project's Caddy
-// binary with the shipped Caddyfile, on a loopback port, for integration
-// tests and benchmarks. Every server it starts listens on 127.0.0.1 only and
-// is killed when the test ends, or when the test process dies.
+// binary with the shipped Caddyfile, and nginx with a vhost of
+// tools/nginxconf, on loopback ports, for integration tests and benchmarks.
+// Every server it starts listens on 127.0.0.1 only and is killed when the
+// test ends, or when the test process dies.
 package servertest
 
 import (
@@ -19,6 +20,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
 )
 
 // BinaryEnv names the variable holding a prebuilt binary (the Makefile sets
@@ -86,10 +90,21 @@ func FreePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+// Hosts are the Host names every server started here answers; any other
+// gets the 400 body.
+var Hosts = []string{"127.0.0.1", "localhost", "corpus.arkforge.tech"}
+
 // Options configure a server.
 type Options struct {
 	// Secrets go to CORPUS_CHALLENGE_SECRET and CORPUS_CHALLENGE_SECRET_NEXT.
 	Secrets []string
+	// SecretFiles are written to the files secret and secret.next of the
+	// secrets folder before the server starts: unlike the environment, a
+	// reload reads them again.
+	SecretFiles []string
+	// Port to listen on; 0 picks a free one. A server started again on the
+	// port of one that was killed takes its place.
+	Port int
 	// Env adds or overrides environment variables of the Caddyfile.
 	Env map[string]string
 	// Caddyfile to run; empty: the repository's.
@@ -120,12 +135,22 @@ func Start(t testing.TB, o Options) *Server {
 	t.Helper()
 	bin := Binary(t)
 	dir := t.TempDir()
-	s := &Server{Port: FreePort(t), Dir: dir, SecretsDir: filepath.Join(dir, "secrets"), caddyfile: o.Caddyfile, done: make(chan struct{})}
+	s := &Server{Port: o.Port, Dir: dir, SecretsDir: filepath.Join(dir, "secrets"), caddyfile: o.Caddyfile, done: make(chan struct{})}
+	if s.Port == 0 {
+		s.Port = FreePort(t)
+	}
 	if s.caddyfile == "" {
 		s.caddyfile = filepath.Join(RepoRoot(t), "Caddyfile")
 	}
 	if err := os.MkdirAll(s.SecretsDir, 0o700); err != nil {
 		t.Fatal(err)
+	}
+	for i, name := range []string{"secret", "secret.next"} {
+		if i < len(o.SecretFiles) {
+			if err := os.WriteFile(filepath.Join(s.SecretsDir, name), []byte(o.SecretFiles[i]+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	// The port of the other scheme must be a free one: Caddy refuses an
 	// http:// address on its HTTPS port and the reverse.
@@ -140,7 +165,7 @@ func Start(t testing.TB, o Options) *Server {
 		"CORPUS_OTHER_HOSTS":      fmt.Sprintf("%s://:%d", scheme, s.Port),
 		"CORPUS_HTTP_PORT":        fmt.Sprint(httpPort),
 		"CORPUS_HTTPS_PORT":       fmt.Sprint(httpsPort),
-		"CORPUS_HOSTS":            "127.0.0.1 localhost corpus.arkforge.tech",
+		"CORPUS_HOSTS":            strings.Join(Hosts, " "),
 		"CORPUS_BIND":             "127.0.0.1",
 		"CORPUS_ADMIN":            s.AdminAddr,
 		"CORPUS_PROTOCOLS":        protocols,
@@ -196,22 +221,9 @@ func Start(t testing.TB, o Options) *Server {
 }
 
 func (s *Server) waitReady(limit time.Duration) error {
-	deadline := time.Now().Add(limit)
 	// The readiness check only needs an answer: any certificate will do.
-	client := http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	for time.Now().Before(deadline) {
-		select {
-		case <-s.done:
-			return fmt.Errorf("exited")
-		default:
-		}
-		if resp, err := client.Get(s.URL + "/referentiel"); err == nil {
-			resp.Body.Close()
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("no answer within %s", limit)
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	return waitAnswers(client, s.URL, s.done, limit)
 }
 
 // Stop ends the server and waits for it.
@@ -223,6 +235,14 @@ func (s *Server) Stop() {
 	select {
 	case <-s.done:
 	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// Kill ends the server at once (SIGKILL), as a crash would, and waits for it.
+func (s *Server) Kill() {
+	if s.cmd.Process != nil {
 		_ = s.cmd.Process.Kill()
 		<-s.done
 	}
@@ -243,6 +263,24 @@ func (s *Server) Reload(t testing.TB, env map[string]string) error {
 		return fmt.Errorf("caddy reload: %v: %s", err, out)
 	}
 	return nil
+}
+
+// CopyCorpus writes the embedded corpus tree and its manifest into a new
+// temporary folder, for a server told to read them from disk (CORPUS_ROOT,
+// CORPUS_MANIFEST). The folder holds nothing else: a test may put files
+// beside the tree.
+func CopyCorpus(t testing.TB) (root, manifestPath string) {
+	t.Helper()
+	dir := t.TempDir()
+	root = filepath.Join(dir, corpus.Track)
+	if err := os.CopyFS(root, corpus.Embedded()); err != nil {
+		t.Fatal(err)
+	}
+	manifestPath = filepath.Join(dir, "manifest.json")
+	if err := os.WriteFile(manifestPath, manifest.Embedded(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, manifestPath
 }
 
 // TelemetryLog is the file the handler's telemetry goes to.

@@ -1,0 +1,251 @@
+package frontal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/probe"
+)
+
+// loadRun drives a server with conns clients, each with a keep-alive
+// connection of its own, sending the checks of the probe's catalogue in turn
+// for a duration, and judges every answer as the probe does: status, the
+// contract's headers, the body's SHA-256 and response_hash against the
+// manifest.
+type loadRun struct {
+	url      string
+	conns    int
+	duration time.Duration
+	// checks returns the catalogue to draw from, read before every request:
+	// a test may switch it under load (a new secret).
+	checks func() []probe.Check
+	// tolerate accepts an answer that is not the check's, counted apart:
+	// the 503 body while the corpus is down.
+	tolerate func(*probe.Response) bool
+	// tolerateCut counts apart an answer cut off before its Content-Length
+	// (the corpus killed as it sent it): a closed connection, which the
+	// contract allows and no client accepts as an answer.
+	tolerateCut bool
+}
+
+// loadResult is what a run measured.
+type loadResult struct {
+	Requests, Errors, Mismatches, Tolerated int
+	Retried                                 int // sent again after the server closed an idle connection
+	Cut                                     int // cut off mid-answer, when tolerateCut
+	FirstTolerated, LastTolerated           time.Time
+	Elapsed                                 time.Duration
+	Latencies                               []time.Duration // sorted
+	Examples                                []string        // the first errors and mismatches
+}
+
+func (r loadResult) percentile(p float64) time.Duration {
+	if len(r.Latencies) == 0 {
+		return 0
+	}
+	return r.Latencies[min(len(r.Latencies)-1, int(float64(len(r.Latencies))*p/100))]
+}
+
+func (r loadResult) rate() float64 { return float64(r.Requests) / r.Elapsed.Seconds() }
+
+func (r loadResult) String() string {
+	return fmt.Sprintf("%d requests in %s (%.0f/s), %d errors, %d mismatches, %d tolerated, %d cut, %d sent again; latency p50 %s p99 %s max %s",
+		r.Requests, r.Elapsed.Round(time.Millisecond), r.rate(), r.Errors, r.Mismatches, r.Tolerated, r.Cut, r.Retried,
+		r.percentile(50).Round(time.Microsecond), r.percentile(99).Round(time.Microsecond), r.percentile(100).Round(time.Microsecond))
+}
+
+// requireClean fails the test on any error or mismatch, naming the first few.
+func (r loadResult) requireClean(t *testing.T) {
+	t.Helper()
+	require.Zero(t, r.Errors+r.Mismatches, "%s\n%s", r, strings.Join(r.Examples, "\n"))
+}
+
+func (l loadRun) run() loadResult {
+	base, err := url.Parse(l.url)
+	if err != nil {
+		panic(err) // the URL of a server the test started
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.duration)
+	defer cancel()
+	var (
+		mu     sync.Mutex
+		total  loadResult
+		wg     sync.WaitGroup
+		start  = time.Now()
+		record = func(r *loadResult) {
+			mu.Lock()
+			defer mu.Unlock()
+			total.Requests += r.Requests
+			total.Errors += r.Errors
+			total.Mismatches += r.Mismatches
+			total.Tolerated += r.Tolerated
+			total.Retried += r.Retried
+			total.Cut += r.Cut
+			total.Latencies = append(total.Latencies, r.Latencies...)
+			total.Examples = append(total.Examples, r.Examples...)
+			if !r.FirstTolerated.IsZero() && (total.FirstTolerated.IsZero() || r.FirstTolerated.Before(total.FirstTolerated)) {
+				total.FirstTolerated = r.FirstTolerated
+			}
+			if r.LastTolerated.After(total.LastTolerated) {
+				total.LastTolerated = r.LastTolerated
+			}
+		}
+	)
+	for worker := range l.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine loadResult
+			client := &http.Client{
+				Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1, DisableCompression: true},
+				Timeout:   10 * time.Second,
+			}
+			defer client.CloseIdleConnections()
+			for i := worker; ctx.Err() == nil; i++ {
+				checks := l.checks()
+				l.one(base, client, checks[i%len(checks)], &mine)
+			}
+			record(&mine)
+		}()
+	}
+	wg.Wait()
+	total.Elapsed = time.Since(start)
+	slices.Sort(total.Latencies)
+	if len(total.Examples) > 5 {
+		total.Examples = total.Examples[:5]
+	}
+	return total
+}
+
+func (l loadRun) one(base *url.URL, client *http.Client, check probe.Check, r *loadResult) {
+	start := time.Now()
+	resp, err := l.send(base, client, check)
+	if errors.Is(err, errClosedBetweenRequests) {
+		// The server closed an idle keep-alive connection as the request
+		// left (a reload does): nothing was answered, and a client sends it
+		// again, as net/http does by itself for a GET.
+		r.Retried++
+		resp, err = l.send(base, client, check)
+	}
+	r.Requests++
+	if err != nil {
+		r.Errors++
+		r.Examples = append(r.Examples, fmt.Sprintf("%s: %v", check.Name, err))
+		return
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if errors.Is(err, io.ErrUnexpectedEOF) && l.tolerateCut {
+		r.Cut++
+		return
+	}
+	if err != nil {
+		r.Errors++
+		r.Examples = append(r.Examples, fmt.Sprintf("%s: reading the body: %v", check.Name, err))
+		return
+	}
+	r.Latencies = append(r.Latencies, time.Since(start))
+	answer := &probe.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
+	problems := probe.Problems(check.Expect, answer)
+	switch {
+	case len(problems) == 0:
+	case l.tolerate != nil && l.tolerate(answer):
+		r.Tolerated++
+		if now := time.Now(); r.FirstTolerated.IsZero() {
+			r.FirstTolerated = now
+		}
+		r.LastTolerated = time.Now()
+	default:
+		r.Mismatches++
+		r.Examples = append(r.Examples, fmt.Sprintf("%s: %s", check.Name, strings.Join(problems, "; ")))
+	}
+}
+
+// errClosedBetweenRequests is a request that failed on a reused connection
+// before any byte of an answer came back.
+var errClosedBetweenRequests = errors.New("connection closed between requests")
+
+func (l loadRun) send(base *url.URL, client *http.Client, check probe.Check) (*http.Response, error) {
+	req, err := newHTTPRequest(base, check.Request)
+	if err != nil {
+		panic(err) // loadChecks keeps only requests net/http can send
+	}
+	reused, answered := false, false
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		GotConn:              func(info httptrace.GotConnInfo) { reused = info.Reused },
+		GotFirstResponseByte: func() { answered = true },
+	}))
+	resp, err := client.Do(req)
+	if err != nil && reused && !answered {
+		return nil, fmt.Errorf("%w: %w", errClosedBetweenRequests, err)
+	}
+	return resp, err
+}
+
+// newHTTPRequest writes a probe request for net/http: the target goes on the
+// wire as written (as the URL's opaque part), repeated headers stay repeated.
+func newHTTPRequest(base *url.URL, r probe.Request) (*http.Request, error) {
+	var body io.Reader
+	if r.Body != "" {
+		body = strings.NewReader(r.Body)
+	}
+	req, err := http.NewRequest(r.Method, base.String(), body)
+	if err != nil {
+		return nil, err
+	}
+	req.URL = &url.URL{Scheme: base.Scheme, Host: base.Host, Opaque: r.Target}
+	if r.Host != "" {
+		req.Host = r.Host
+	}
+	for _, h := range r.Header {
+		req.Header[h[0]] = append(req.Header[h[0]], h[1])
+	}
+	return req, nil
+}
+
+// loadChecks is the probe's catalogue for these secrets, every manifest
+// entry and every contract row, less the few requests net/http cannot write
+// as the probe does (a target it would rewrite), and less the check a
+// documented residual of the topology changes (R1, for nginx alone).
+func loadChecks(t *testing.T, m *manifest.Manifest, secrets []string, tp *topology) []probe.Check {
+	t.Helper()
+	all, err := probe.Catalogue(m, probe.Options{Secrets: secrets})
+	require.NoError(t, err)
+	dropRepeatedSecret := tp.name == nginxAlone && !nginxJoinsRepeatedHeaders(t)
+	var checks []probe.Check
+	for _, c := range all {
+		switch {
+		case strings.HasPrefix(c.Request.Target, "//"), strings.ContainsFunc(c.Request.Target, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		case dropRepeatedSecret && c.Name == probeSecretTwice:
+		default:
+			checks = append(checks, c)
+		}
+	}
+	return checks
+}
+
+// always returns the same catalogue.
+func always(checks []probe.Check) func() []probe.Check {
+	return func() []probe.Check { return checks }
+}
+
+// scaled shortens a duration under go test -short.
+func scaled(d time.Duration) time.Duration {
+	if testing.Short() {
+		return d / 4
+	}
+	return d
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestNginx writes both kinds of vhost, checks each with -check, and
+// refuses a changed literal and a gate inside the repository.
+func TestNginx(t *testing.T) {
+	inRepoRoot(t)
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate.conf")
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"frontal", []string{"-upstream", "127.0.0.1:8081"}},
+		{"alone", []string{"-root", "corpus/conformite", "-backend-socket", filepath.Join(dir, "backend.sock")}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			vhost := filepath.Join(dir, tt.name+".conf")
+			code, _, errOut := runCLI(append([]string{"nginx", "-gate", gate, "-o", vhost}, tt.args...)...)
+			require.Equal(t, 0, code, errOut)
+
+			code, out, errOut := runCLI("nginx", "-check", vhost)
+			require.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, "are the manifest's bodies")
+			assert.NotContains(t, out, "FAIL")
+
+			conf, err := os.ReadFile(vhost)
+			require.NoError(t, err)
+			changed := filepath.Join(dir, tt.name+"-changed.conf")
+			require.NoError(t, os.WriteFile(changed, []byte(strings.Replace(string(conf), "acces_refuse", "acces_refusé", 1)), 0o644))
+			code, out, _ = runCLI("nginx", "-check", changed)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, out, "FAIL line")
+			assert.Contains(t, out, "return 403: body sha256")
+		})
+	}
+
+	t.Run("gate", func(t *testing.T) {
+		secret := make([]byte, 32)
+		_, err := rand.Read(secret)
+		require.NoError(t, err)
+		t.Setenv("CORPUS_CHALLENGE_SECRET", hex.EncodeToString(secret))
+		t.Setenv("CORPUS_CHALLENGE_SECRET_NEXT", "")
+		code, out, errOut := runCLI("nginx", "-write-gate", "-gate", gate)
+		require.Equal(t, 0, code, errOut)
+		assert.Contains(t, out, "1 secrets, mode 0600")
+
+		inside, err := filepath.Abs("nginx-gate.conf")
+		require.NoError(t, err)
+		code, _, errOut = runCLI("nginx", "-write-gate", "-gate", inside)
+		assert.Equal(t, 1, code)
+		assert.Contains(t, errOut, "inside the git work tree")
+		assert.NoFileExists(t, inside)
+		assert.NotContains(t, errOut, hex.EncodeToString(secret))
+	})
+}
