@@ -12,12 +12,13 @@ func init() {
 	caddy.RegisterModule(Guard{})
 }
 
-// Guard is a listener wrapper that keeps Go's own plain-text replies off the
+// Guard is a listener wrapper that keeps replies no handler wrote off the
 // wire. Go's net/http answers a request it cannot parse (a malformed request
-// line, headers over the size limit, an unknown HTTP version, plain HTTP on
-// the TLS port) before any handler runs, with a short text/plain body that is
-// none of the contract's bodies. The guard drops that reply and closes the
-// connection instead, which the contract allows.
+// line, headers over the size limit, an unknown HTTP version or transfer
+// coding, plain HTTP on the TLS port) before any handler runs, with a short
+// text/plain body, and answers "OPTIONS *" itself with an empty 200: none is
+// a contract body. The guard drops such a reply and closes the connection
+// instead, which the contract allows.
 //
 // It sees cleartext only where it stands before TLS in the listener chain:
 // on a plain-HTTP server (behind a frontal, or local), and for the reply Go
@@ -74,24 +75,34 @@ func (c guardConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-// The two shapes of reply net/http writes straight to the connection when a
-// request cannot be read; nothing the handler sends looks like either.
+// The shapes of reply Go writes without a handler. Every response the corpus
+// handler writes carries its JSON content type and a non-empty body.
 var (
 	goErrorHeaders = []byte("\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n")
 	goPlainOnTLS   = []byte("HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.")
+	emptyBody      = []byte("\r\nContent-Length: 0\r\n")
+	contractType   = []byte("\r\nContent-Type: application/json; charset=utf-8\r\n")
 )
 
 func isGoErrorReply(p []byte) bool {
 	if bytes.HasPrefix(p, goPlainOnTLS) {
 		return true
 	}
-	if !bytes.HasPrefix(p, []byte("HTTP/1.1 ")) {
+	if !bytes.HasPrefix(p, []byte("HTTP/1.1 ")) || bytes.HasPrefix(p, []byte("HTTP/1.1 1")) {
+		return false // not a response head, or an interim 1xx one
+	}
+	end := bytes.Index(p, []byte("\r\n\r\n"))
+	if end < 0 {
 		return false
 	}
-	// The headers end at the first blank line: the error shape is exactly
-	// the status line followed by these two headers.
-	end := bytes.Index(p, []byte("\r\n\r\n"))
-	return end >= 0 && bytes.Contains(p[:end+4], goErrorHeaders) && bytes.Count(p[:end], []byte("\r\n")) == 2
+	head := p[:end+2]
+	// Go's error reply: exactly the status line and these two headers.
+	if bytes.Equal(p[bytes.IndexByte(p, '\r'):end+4], goErrorHeaders) {
+		return true
+	}
+	// An empty answer without the contract's content type: Go's own
+	// "OPTIONS *" reply, or a server-level refusal no handler saw.
+	return bytes.Contains(head, emptyBody) && !bytes.Contains(head, contractType)
 }
 
 // Interface guards

@@ -20,6 +20,10 @@ func TestIsGoErrorReply(t *testing.T) {
 		{"a contract answer", "HTTP/1.1 400 Bad Request\r\nCache-Control: no-store\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 2\r\n\r\n{}", false},
 		{"a body that quotes the shape", "HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 90\r\n\r\n\"\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n\"", false},
 		{"100 Continue", "HTTP/1.1 100 Continue\r\n\r\n", false},
+		{"OPTIONS *", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nDate: Mon, 30 Nov 2026 06:00:00 GMT\r\n\r\n", true},
+		{"empty server refusal", "HTTP/1.1 405 Method Not Allowed\r\nServer: Caddy\r\nDate: Mon, 30 Nov 2026 06:00:00 GMT\r\nContent-Length: 0\r\n\r\n", true},
+		{"a partial head", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n", false},
+		{"error headers with more headers", "HTTP/1.1 400 Bad Request\r\nX: y\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400", false},
 		{"a body chunk", "{\n  \"ressource\": \"/referentiel\"\n}\n", false},
 		{"HTTP/2 frame", "\x00\x00\x12\x04\x00\x00\x00\x00\x00", false},
 	}

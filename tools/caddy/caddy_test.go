@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"io"
-	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -205,42 +202,50 @@ func TestRefusesToStart(t *testing.T) {
 	}
 }
 
-// TestGoRepliesBeforeTheHandler records what Go's net/http answers, on its
-// own, to requests it cannot parse: these never reach the handler. The README
-// documents this behaviour; the test keeps the documentation honest.
-func TestGoRepliesBeforeTheHandler(t *testing.T) {
+// TestRepliesNoHandlerWrote covers the requests Go or Caddy's server answer
+// before the corpus handler runs. On a cleartext listener the guard drops
+// Go's replies and closes the connection; Caddy's own refusals go through
+// handle_errors to the handler. Either way, nothing but a contract body or a
+// closed connection comes back.
+func TestRepliesNoHandlerWrote(t *testing.T) {
 	s := servertest.Start(t, servertest.Options{Secrets: []string{secret0}})
+	withSecret := "X-Challenge-Secret: " + secret0 + "\r\nConnection: close\r\n"
 	tests := []struct {
 		name    string
 		request string
-		want    string
+		status  string // "" for a closed connection
+		body    string // system path of the contract body
 	}{
-		{"malformed request line", "GARBAGE\r\n\r\n", "400 Bad Request"},
-		{"oversized headers", "GET /referentiel HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n", "431 Request Header Fields Too Large"},
-		{"unsupported HTTP version", "GET /referentiel HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", "505 HTTP Version Not Supported"},
+		{"malformed request line", "GARBAGE\r\n\r\n", "", ""},
+		{"oversized headers", "GET /referentiel HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n", "", ""},
+		{"unsupported HTTP version", "GET /referentiel HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", "", ""},
+		{"unknown transfer coding", "GET /referentiel HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n", "", ""},
+		{"OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n" + withSecret + "\r\n", "", ""},
+		{"over-long method", strings.Repeat("G", 40) + " /referentiel HTTP/1.1\r\nHost: 127.0.0.1\r\n" + withSecret + "\r\n", "400", corpus.SystemBadRequest},
+		{"over-long method, no secret", strings.Repeat("G", 40) + " /referentiel HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", "403", corpus.SystemForbidden},
+		{"empty Host", "GET /referentiel HTTP/1.1\r\nHost:\r\n" + withSecret + "\r\n", "400", corpus.SystemBadRequest},
+		{"invalid Host", "GET /referentiel HTTP/1.1\r\nHost: ...\r\n" + withSecret + "\r\n", "400", corpus.SystemBadRequest},
 	}
+	m := embeddedManifest(t)
+	client, err := probe.NewClient(s.URL, 10*time.Second)
+	require.NoError(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := rawExchange(t, s.Port, tt.request)
-			t.Logf("answer: %q", got)
-			assert.True(t, got == "" || strings.Contains(got, tt.want), "unexpected answer %q", got)
+			resp, err := client.Exchange(context.Background(), []byte(tt.request), http.MethodGet)
+			if tt.status == "" {
+				assert.ErrorIs(t, err, probe.ErrClosed, "want a closed connection")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, strconv.Itoa(resp.Status))
+			assert.Empty(t, probe.HeaderProblems(resp.Header))
+			want, _ := m.Lookup(tt.body)
+			assert.Equal(t, want.BytesSHA256, manifest.SHA256(resp.Body), "body: %s", resp.Body)
 		})
 	}
 }
 
-func rawExchange(t *testing.T, port int, request string) string {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 5*time.Second)
-	require.NoError(t, err)
-	defer conn.Close()
-	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
-	_, _ = io.WriteString(conn, request)
-	data, _ := io.ReadAll(bufio.NewReader(conn))
-	return string(data)
-}
 
-var _ = tls.VersionTLS13
-var _ fs.FS
 
 // TestShippedCaddyfile checks the binary's own commands on the production
 // Caddyfile: the module is listed, the file adapts without any environment

@@ -1,14 +1,11 @@
 package frontal
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -63,52 +60,21 @@ func shorten(b []byte) string {
 // reads one response. A server that neither answers nor closes within the
 // deadline is an error: hanging is not an answer.
 func exchange(baseURL string, raw []byte, method string) (answer, error) {
-	u, err := url.Parse(baseURL)
+	client, err := probe.NewClient(baseURL, 15*time.Second)
 	if err != nil {
 		return answer{}, err
 	}
-	conn, err := net.DialTimeout("tcp", u.Host, 5*time.Second)
-	if err != nil {
+	resp, err := client.Exchange(context.Background(), raw, method)
+	var notHTTP *probe.NotHTTPError
+	switch {
+	case errors.Is(err, probe.ErrClosed):
+		return answer{Closed: true}, nil
+	case errors.As(err, &notHTTP):
+		return answer{Raw: notHTTP.Bytes}, nil
+	case err != nil:
 		return answer{}, err
 	}
-	defer conn.Close()
-	if err := conn.SetDeadline(time.Now().Add(15 * time.Second)); err != nil {
-		return answer{}, err
-	}
-	_, _ = conn.Write(raw) // a server may close before reading everything: its answer still counts
-
-	var read bytes.Buffer
-	br := bufio.NewReader(io.TeeReader(conn, &read))
-	resp, err := http.ReadResponse(br, &http.Request{Method: method})
-	interim := false
-	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
-		// An interim response (100 Continue) has no body: clients read on.
-		interim = true
-		resp, err = http.ReadResponse(br, &http.Request{Method: method})
-	}
-	if err != nil {
-		if _, rest := io.Copy(io.Discard, br); isTimeout(err) || isTimeout(rest) {
-			return answer{}, fmt.Errorf("no answer, connection still open: %w", err)
-		}
-		if read.Len() == 0 {
-			return answer{Closed: true}, nil
-		}
-		return answer{Raw: read.Bytes()}, nil
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if isTimeout(err) {
-		return answer{}, fmt.Errorf("body never ends: %w", err)
-	}
-	if err != nil {
-		return answer{Closed: true}, nil // cut mid-body: nothing whole came back
-	}
-	return answer{Status: resp.StatusCode, Header: resp.Header, Body: body, Interim: interim}, nil
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+	return answer{Status: resp.Status, Header: resp.Header, Body: resp.Body, Interim: resp.Interim}, nil
 }
 
 // contractBodies indexes every body the contract can answer with, by the

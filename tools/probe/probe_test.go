@@ -1,0 +1,128 @@
+package probe
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+)
+
+// serveOnce answers every connection with reply, then closes it.
+func serveOnce(t *testing.T, reply string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 4096)
+			_, _ = conn.Read(buf)
+			_, _ = conn.Write([]byte(reply))
+			conn.Close()
+		}
+	}()
+	return "http://" + l.Addr().String()
+}
+
+func TestExchange(t *testing.T) {
+	tests := []struct {
+		name    string
+		reply   string
+		status  int
+		body    string
+		interim bool
+		err     string
+	}{
+		{"a response", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", 200, "{}", false, ""},
+		{"after 100 Continue", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 400 Bad Request\r\nContent-Length: 2\r\n\r\n{}", 400, "{}", true, ""},
+		{"closed at once", "", 0, "", false, ErrClosed.Error()},
+		{"cut mid-body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", 0, "", false, ErrClosed.Error()},
+		{"HTTP/0.9", "{\"a\": \"b\"}", 0, "", false, "not an HTTP/1.x response"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, err := NewClient(serveOnce(t, tt.reply), 5*time.Second)
+			require.NoError(t, err)
+			resp, err := client.Do(context.Background(), Request{Method: http.MethodGet, Target: "/referentiel"})
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, resp.Status)
+			assert.Equal(t, tt.body, string(resp.Body))
+			assert.Equal(t, tt.interim, resp.Interim)
+		})
+	}
+}
+
+func TestProblems(t *testing.T) {
+	body := corpus.AbsentBody("/agrements/AGR-1")
+	hash, err := manifest.ResponseHash(body)
+	require.NoError(t, err)
+	expect := Expect{Status: 200, Path: "/agrements/AGR-1", BytesSHA256: manifest.SHA256(body), ResponseHash: hash}
+	good := func() http.Header {
+		h := http.Header{}
+		for _, kv := range contractHeaders {
+			h.Set(kv[0], kv[1])
+		}
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		return h
+	}
+	tests := []struct {
+		name   string
+		mutate func(*Response)
+		want   string
+	}{
+		{"as required", func(*Response) {}, ""},
+		{"other status", func(r *Response) { r.Status = 404 }, "status 404, want 200"},
+		{"other bytes", func(r *Response) { r.Body = append([]byte(" "), body...) }, "body is not the one of /agrements/AGR-1"},
+		{"an ETag", func(r *Response) { r.Header.Set("ETag", `"x"`) }, "forbidden header ETag"},
+		{"cacheable", func(r *Response) { r.Header.Set("Cache-Control", "max-age=60") }, "header Cache-Control"},
+		{"wrong length", func(r *Response) { r.Header.Set("Content-Length", "1") }, "Content-Length \"1\""},
+		{"text", func(r *Response) { r.Header.Set("Content-Type", "text/plain") }, "header Content-Type"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := &Response{Status: 200, Header: good(), Body: body}
+			tt.mutate(resp)
+			got := strings.Join(Problems(expect, resp), "; ")
+			if tt.want == "" {
+				assert.Empty(t, got)
+			} else {
+				assert.Contains(t, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCatalogueCoversEveryEntry(t *testing.T) {
+	m, err := manifest.Decode(manifest.Embedded())
+	require.NoError(t, err)
+	checks, err := Catalogue(m, Options{Secrets: []string{strings.Repeat("s", 32)}})
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, c := range checks {
+		names[c.Name] = true
+	}
+	for _, e := range m.Resources {
+		if e.Kind != manifest.System {
+			assert.True(t, names[string(e.Kind)+": "+e.Path], e.Path)
+		}
+	}
+	_, err = Catalogue(m, Options{})
+	assert.ErrorContains(t, err, "no secret")
+}
