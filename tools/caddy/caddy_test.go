@@ -245,8 +245,6 @@ func TestRepliesNoHandlerWrote(t *testing.T) {
 	}
 }
 
-
-
 // TestShippedCaddyfile checks the binary's own commands on the production
 // Caddyfile: the module is listed, the file adapts without any environment
 // and without the secret's value, and validates once a secret is given.
