@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -117,7 +118,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	bodies, err := m.Check(h.corpusFS(root))
+	bodies, err := m.Check(h.corpusFS(root), manifest.Bytes)
 	if err != nil {
 		return fmt.Errorf("refusing to serve: %w", err)
 	}
@@ -137,6 +138,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		zap.String("manifest_sha256", manifest.SHA256(manifestBytes)),
 		zap.Int("secret_slots", len(h.digests)),
 		zap.Bool("maintenance", h.Maintenance))
+	// Loading leaves the manifest, the tree as read and the checks' work as
+	// garbage several times the corpus's size: hand it back to the system
+	// now rather than hold it for the life of the process.
+	debug.FreeOSMemory()
 	return nil
 }
 

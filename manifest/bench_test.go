@@ -23,7 +23,7 @@ func BenchmarkCheck(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := m.Check(corpus.Embedded()); err != nil {
+		if _, err := m.Check(corpus.Embedded(), manifest.Full); err != nil {
 			b.Fatal(err)
 		}
 	}

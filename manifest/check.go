@@ -45,12 +45,26 @@ func (e *MismatchError) Error() string {
 	return fmt.Sprintf("corpus tree does not match its manifest (%d problems):\n  %s", len(e.Problems), strings.Join(lines, "\n  "))
 }
 
-// Check compares a tree with the manifest byte for byte and hash for hash:
-// every file changed, missing or extra, every hash or status that is not the
-// one recomputed from the bytes, every cited reference without an entry. On
+// Depth says how much of each entry Check recomputes.
+type Depth int
+
+const (
+	// Bytes checks what the contract requires of a server before it serves:
+	// the tree holds exactly the manifest's files, each byte for byte (its
+	// SHA-256), and every absent body is the one the manifest lists.
+	Bytes Depth = iota
+	// Full also parses every body as Python would and recomputes the kind,
+	// status, target and both hashes of every entry, and checks that every
+	// reference the corpus cites has an entry: what an auditor verifies.
+	Full
+)
+
+// Check compares a tree with the manifest: every file changed, missing or
+// extra and, at Full depth, every hash or status that is not the one
+// recomputed from the bytes and every cited reference without an entry. On
 // success it returns the bytes of every file by canonical path, ready to be
 // served; otherwise a *MismatchError naming each problem.
-func (m *Manifest) Check(tree fs.FS) (map[string][]byte, error) {
+func (m *Manifest) Check(tree fs.FS, depth Depth) (map[string][]byte, error) {
 	var problems []Problem
 	report := func(path, file, format string, args ...any) {
 		problems = append(problems, Problem{Path: path, File: file, What: fmt.Sprintf(format, args...)})
@@ -72,7 +86,7 @@ func (m *Manifest) Check(tree fs.FS) (map[string][]byte, error) {
 	// manifest order so that the report is the same on every run.
 	checked := make([]checkedEntry, len(m.Resources))
 	parallel(len(m.Resources), func(i int) {
-		checked[i] = m.checkEntry(m.Resources[i], contents)
+		checked[i] = m.checkEntry(m.Resources[i], contents, depth)
 	})
 	bodies := make(map[string][]byte, len(contents))
 	cited := map[string]bool{}
@@ -105,11 +119,11 @@ func (m *Manifest) Check(tree fs.FS) (map[string][]byte, error) {
 type checkedEntry struct {
 	problems []Problem
 	body     []byte          // the bytes served, when they could be read
-	cited    map[string]bool // references the body cites
+	cited    map[string]bool // references the body cites (Full depth)
 }
 
 // checkEntry compares one entry with the tree.
-func (m *Manifest) checkEntry(e Entry, contents map[string]File) checkedEntry {
+func (m *Manifest) checkEntry(e Entry, contents map[string]File, depth Depth) checkedEntry {
 	var c checkedEntry
 	file, isFile := contents[e.Path]
 	report := func(format string, args ...any) {
@@ -138,6 +152,12 @@ func (m *Manifest) checkEntry(e Entry, contents map[string]File) checkedEntry {
 		c.body = corpus.AbsentBody(e.Path)
 	default:
 		report("unknown kind %q", e.Kind)
+		return c
+	}
+	if depth == Bytes {
+		if sum := SHA256(c.body); e.BytesSHA256 != sum {
+			report("bytes changed: sha256 %s, manifest says %s", sum, e.BytesSHA256)
+		}
 		return c
 	}
 	parsed, err := CheckBody(c.body)

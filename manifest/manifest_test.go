@@ -168,7 +168,7 @@ func TestCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tree, m := treeCopy(t), checkedIn(t)
 			tt.breakIt(tree, m)
-			bodies, err := m.Check(tree)
+			bodies, err := m.Check(tree, manifest.Full)
 			if tt.want == nil {
 				require.NoError(t, err)
 				assert.Len(t, bodies, len(m.Resources)-2) // all but the two absent entries
@@ -194,6 +194,47 @@ func TestDecodeRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := manifest.Decode([]byte(tt.data))
 			assert.ErrorContains(t, err, tt.message)
+		})
+	}
+}
+
+// TestCheckBytes is the server's check: byte for byte, without re-deriving
+// the hashes an auditor checks at Full depth.
+func TestCheckBytes(t *testing.T) {
+	tests := []struct {
+		name    string
+		breakIt func(tree fstest.MapFS, m *manifest.Manifest)
+		want    string
+	}{
+		{"intact", func(fstest.MapFS, *manifest.Manifest) {}, ""},
+		{"one byte changed", func(tree fstest.MapFS, _ *manifest.Manifest) {
+			tree["referentiel.json"] = &fstest.MapFile{Data: []byte(`{"ressource": "/referentiel"}`)}
+		}, "referentiel.json: bytes changed"},
+		{"missing", func(tree fstest.MapFS, _ *manifest.Manifest) { delete(tree, "agrements/AGR-4417.json") }, "missing from the tree"},
+		{"extra", func(tree fstest.MapFS, _ *manifest.Manifest) {
+			tree["agrements/AGR-0000.json"] = &fstest.MapFile{Data: []byte(`{"existe": true}`)}
+		}, "agrements/AGR-0000.json: extra"},
+		{"absent body not the listed one", func(_ fstest.MapFS, m *manifest.Manifest) {
+			for i, e := range m.Resources {
+				if e.Kind == manifest.Absent {
+					m.Resources[i].BytesSHA256 = strings.Repeat("0", 64)
+				}
+			}
+		}, "/attestations/ATT-7702: bytes changed"},
+		{"a response_hash is left to Full", func(_ fstest.MapFS, m *manifest.Manifest) {
+			m.Resources[0].ResponseHash = strings.Repeat("0", 64)
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tree, m := treeCopy(t), checkedIn(t)
+			tt.breakIt(tree, m)
+			_, err := m.Check(tree, manifest.Bytes)
+			if tt.want == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tt.want)
+			}
 		})
 	}
 }

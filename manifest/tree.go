@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 
 	"github.com/arkforge/proveit-corpus/corpus"
@@ -47,7 +48,7 @@ func ReadTree(tree fs.FS) (map[string]File, error) {
 	data := make([][]byte, len(names))
 	readErrs := make([]error, len(names))
 	parallel(len(names), func(i int) {
-		data[i], readErrs[i] = fs.ReadFile(tree, names[i])
+		data[i], readErrs[i] = readExact(tree, names[i])
 	})
 	contents := make(map[string]File, len(names))
 	for i, name := range names {
@@ -57,4 +58,28 @@ func ReadTree(tree fs.FS) (map[string]File, error) {
 		contents[paths[i]] = File{Name: name, Bytes: data[i]}
 	}
 	return contents, errors.Join(errs...)
+}
+
+// readExact reads a file into a slice of exactly its size: the bytes may be
+// kept for the life of a server, and a reader that grows its buffer as it
+// goes (as afero's does) would keep twice the corpus in memory.
+func readExact(tree fs.FS, name string) ([]byte, error) {
+	f, err := tree.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, info.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	// A file that grew since Stat is read again whole rather than cut.
+	if n, _ := f.Read(make([]byte, 1)); n > 0 {
+		return fs.ReadFile(tree, name)
+	}
+	return data, nil
 }

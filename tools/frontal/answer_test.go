@@ -86,7 +86,7 @@ type contractBodies struct {
 
 func newContractBodies(m *manifest.Manifest, root string) (*contractBodies, error) {
 	c := &contractBodies{bySHA256: map[string]bool{}, fixed: map[int][]byte{}}
-	bodies, err := m.Check(os.DirFS(root))
+	bodies, err := m.Check(os.DirFS(root), manifest.Full)
 	if err != nil {
 		return nil, err
 	}

@@ -227,7 +227,7 @@ func (l *linter) readActivities() {
 
 // checkManifest compares the tree with the manifest, hash for hash.
 func (l *linter) checkManifest() {
-	_, err := l.opts.Manifest.Check(l.tree)
+	_, err := l.opts.Manifest.Check(l.tree, manifest.Full)
 	var mismatch *manifest.MismatchError
 	switch {
 	case errors.As(err, &mismatch):

@@ -107,7 +107,7 @@ func Generate(o Options) ([]byte, error) {
 	if o.Root != "" {
 		tree = os.DirFS(o.Root)
 	}
-	bodies, err := m.Check(tree)
+	bodies, err := m.Check(tree, manifest.Full)
 	if err != nil {
 		return nil, err
 	}

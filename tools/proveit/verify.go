@@ -22,7 +22,7 @@ func runVerify(args []string, stdout io.Writer) error {
 		return err
 	}
 	failed := false
-	_, err = m.Check(os.DirFS(c.tree))
+	_, err = m.Check(os.DirFS(c.tree), manifest.Full)
 	var mismatch *manifest.MismatchError
 	switch {
 	case errors.As(err, &mismatch):
