@@ -78,6 +78,31 @@ solve: $(PROVEIT)
 manifest: $(PROVEIT)
 	$(PROVEIT) manifest
 
+# Benchmarks, written to docs/performance.md: the corpus server against
+# Caddy's respond and file_server and nginx, the manifest tool against a
+# Python reference and sha256sum (tools/bench). Needs wrk and nginx from
+# Debian's packages: installed when run as root, named otherwise. About ten
+# minutes; run it on an idle machine. BENCH_FLAGS passes flags to tools/bench.
+BENCH_TOOLS := wrk nginx
+
+$(BIN)/bench: $(GO_SOURCES) tools/bench/mix.lua
+	$(GO) build -o $@ ./tools/bench
+
+$(BIN)/loadgen: $(GO_SOURCES)
+	$(GO) build -o $@ ./tools/loadgen
+
+bench: build $(BIN)/bench $(BIN)/loadgen
+	@missing=$$(for t in $(BENCH_TOOLS); do command -v $$t >/dev/null || test -x /usr/sbin/$$t || echo $$t; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    export DEBIAN_FRONTEND=noninteractive; apt-get update && apt-get install -y $$missing || exit 1; \
+	    service nginx stop >/dev/null 2>&1 || true; \
+	  else \
+	    echo "make bench needs $$missing: apt-get install -y $$missing (as root)"; exit 1; \
+	  fi; \
+	fi
+	PATH="$$PATH:/usr/sbin" $(BIN)/bench -caddy $(CADDY) -proveit $(PROVEIT) -loadgen $(BIN)/loadgen -go $(GO) -out docs/performance.md $(BENCH_FLAGS)
+
 clean:
 	rm -rf $(BIN) $(RUN_DIR)
 

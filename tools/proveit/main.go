@@ -31,6 +31,9 @@ var commands = map[string]command{
 	"seal":     {"print the pre-registration record (manifest hash, key commitment) or -verify one", runSeal},
 	"probe":    {"check a live server against the contract and the manifest", runProbe},
 	"nginx":    {"write the nginx vhost that serves the corpus under the contract", runNginx},
+
+	// Benchmarks (docs/performance.md).
+	"gencorpus": {"write a synthetic corpus of N resources and its manifest, for benchmarks", runGencorpus},
 }
 
 // errFailed reports a check that found problems and already printed them.

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestFixedRate(t *testing.T) {
+	run := func(rps float64) *serverRun {
+		return &serverRun{Closed: &closedResult{Requests: int64(rps * 10), DurationUS: 10_000_000}}
+	}
+	tests := []struct {
+		name string
+		runs []*serverRun
+		want float64
+	}{
+		{"half the slowest, rounded down to a hundred", []*serverRun{run(33_000), run(12_345), run(20_000)}, 6100},
+		{"skipped servers do not count", []*serverRun{run(30_000), {Skipped: "no nginx"}}, 15_000},
+		{"never below a hundred", []*serverRun{run(90)}, 100},
+		{"nothing measured", []*serverRun{{Skipped: "x"}}, 1000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, fixedRate(tt.runs))
+		})
+	}
+}
+
+func TestParseTop(t *testing.T) {
+	listing := `File: caddy
+Showing nodes accounting for 2.78s, 39.27% of 7.08s total
+      flat  flat%   sum%        cum   cum%
+         0     0%     0%      6.58s 92.94%  main.main
+     2.57s 36.30% 36.72%      2.57s 36.30%  internal/runtime/syscall/linux.Syscall6
+     0.02s  0.28%  0.42%         3s 42.37%  os.ReadFile
+     0.05s  1.01% 61.34%      0.63s 12.75%  github.com/arkforge/proveit-corpus/caddy-module.(*Handler).ServeHTTP
+`
+	assert.Equal(t, map[string]float64{
+		"main.main": 92.94,
+		"internal/runtime/syscall/linux.Syscall6": 36.30,
+		"os.ReadFile": 42.37,
+		"github.com/arkforge/proveit-corpus/caddy-module.(*Handler).ServeHTTP": 12.75,
+	}, parseTop(listing))
+}
+
+// TestWriteMix checks the request mix of the season corpus: every resource
+// once with the secret, and the shares of absent references and of calls
+// without the secret.
+func TestWriteMix(t *testing.T) {
+	c, err := seasonCorpus("../..")
+	require.NoError(t, err)
+	b := &bench{work: t.TempDir()}
+	file, err := b.writeMix(c)
+	require.NoError(t, err)
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	docs := c.documents()
+	resources, absent, forbidden := 0, 0, 0
+	isDoc := map[string]bool{}
+	for _, d := range docs {
+		isDoc[d] = true
+	}
+	for _, line := range lines {
+		mark, path, ok := strings.Cut(line, " ")
+		require.True(t, ok, line)
+		switch {
+		case mark == "-":
+			forbidden++
+		case isDoc[path]:
+			resources++
+		default:
+			absent++
+		}
+	}
+	assert.Equal(t, len(docs), resources, "every resource once")
+	assert.Equal(t, int(float64(len(docs))*absentShare), absent)
+	assert.Equal(t, int(float64(len(docs))*forbiddenShare), forbidden)
+	again, err := b.writeMix(c)
+	require.NoError(t, err)
+	againData, err := os.ReadFile(again)
+	require.NoError(t, err)
+	assert.Equal(t, string(data), string(againData), "the same mix every run")
+}
+
+func TestBenchField(t *testing.T) {
+	line := "BenchmarkServeResource-2 872852 1422 ns/op 0 B/op 0 allocs/op"
+	assert.Equal(t, "0", benchField(line, "allocs/op"))
+	assert.Equal(t, "1422", benchField(line, "ns/op"))
+	assert.Equal(t, "?", benchField(line, "MB/s"))
+}
+
+func TestReadProcStat(t *testing.T) {
+	st, ok := readProcStat(os.Getpid())
+	require.True(t, ok)
+	assert.False(t, st.kthread)
+	assert.Equal(t, os.Getppid(), st.ppid)
+	_, ok = readProcStat(-1)
+	assert.False(t, ok)
+	assert.GreaterOrEqual(t, othersTicks(), int64(0))
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+)
+
+// corpusSet is a tree and its manifest, as the servers and tools read them.
+type corpusSet struct {
+	Name     string
+	Tree     string // absolute folder of the tree
+	Manifest string // absolute manifest file
+	Tasks    string // task statements cited by the manifest, "" for none
+	Embedded bool   // the corpus server serves it from its binary
+	Files    int
+	Bytes    int64
+	Entries  int
+	manifest *manifest.Manifest
+	// Generation is how long `proveit gencorpus` took, for a generated corpus.
+	Generation time.Duration
+}
+
+// seasonCorpus is the checked-in season-1 tree of the repository at root,
+// served from the binary.
+func seasonCorpus(root string) (*corpusSet, error) {
+	c := &corpusSet{
+		Name:     "season 1",
+		Tree:     filepath.Join(root, "corpus/conformite"),
+		Manifest: filepath.Join(root, "manifest/conformite.json"),
+		Tasks:    filepath.Join(root, "corpus/saison-1/taches.json"),
+		Embedded: true,
+	}
+	return c, c.load()
+}
+
+// generateCorpus writes a synthetic corpus with `proveit gencorpus`.
+func (b *bench) generateCorpus(n int) (*corpusSet, error) {
+	dir := filepath.Join(b.work, "generated")
+	b.log("generating a corpus of %d resources", n)
+	start := time.Now()
+	cmd := exec.Command(b.proveit, "gencorpus", "-n", fmt.Sprint(n), "-o", dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("proveit gencorpus: %v: %s", err, out)
+	}
+	c := &corpusSet{
+		Name:       fmt.Sprintf("generated, %d resources", n),
+		Tree:       filepath.Join(dir, corpus.Track),
+		Manifest:   filepath.Join(dir, corpus.Track+".json"),
+		Generation: time.Since(start),
+	}
+	// Write the new files out now, so that their writeback does not run
+	// during the first measurements.
+	syscall.Sync()
+	return c, c.load()
+}
+
+// load reads the manifest and sizes the tree.
+func (c *corpusSet) load() error {
+	for _, p := range []*string{&c.Tree, &c.Manifest, &c.Tasks} {
+		if *p != "" {
+			abs, err := filepath.Abs(*p)
+			if err != nil {
+				return err
+			}
+			*p = abs
+		}
+	}
+	data, err := os.ReadFile(c.Manifest)
+	if err != nil {
+		return err
+	}
+	if c.manifest, err = manifest.Decode(data); err != nil {
+		return err
+	}
+	c.Entries = len(c.manifest.Resources)
+	return filepath.WalkDir(c.Tree, func(_ string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		c.Files++
+		c.Bytes += info.Size()
+		return err
+	})
+}
+
+// documents are the paths served with a file's bytes.
+func (c *corpusSet) documents() []string {
+	var paths []string
+	for _, e := range c.manifest.Resources {
+		if e.Kind == manifest.Document {
+			paths = append(paths, e.Path)
+		}
+	}
+	return paths
+}
+
+// Shares of the request mix besides the resources themselves.
+const (
+	absentShare    = 0.05
+	forbiddenShare = 0.05
+)
+
+// writeMix writes the request mix of a corpus, in the targets format of
+// tools/loadgen and mix.lua: every resource once, with the secret; absent
+// references (the manifest's, then made-up ids) and the same number of
+// requests without the secret (the 403 path), shuffled with a fixed seed.
+func (b *bench) writeMix(c *corpusSet) (string, error) {
+	docs := c.documents()
+	var lines []string
+	for _, p := range docs {
+		lines = append(lines, "+ "+p)
+	}
+	var absent []string
+	for _, e := range c.manifest.Resources {
+		if e.Kind == manifest.Absent {
+			absent = append(absent, e.Path)
+		}
+	}
+	extra := max(1, int(float64(len(docs))*absentShare))
+	for i := 0; len(absent) < extra; i++ {
+		absent = append(absent, fmt.Sprintf("/%s/ABSENT-%06d", corpus.Collections[i%len(corpus.Collections)], i))
+	}
+	for _, p := range absent[:extra] {
+		lines = append(lines, "+ "+p)
+	}
+	forbidden := max(1, int(float64(len(docs))*forbiddenShare))
+	for i := range forbidden {
+		lines = append(lines, "- "+docs[i*len(docs)/forbidden])
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	rng.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+	file := filepath.Join(b.work, strings.ReplaceAll(c.Name, " ", "-")+".mix")
+	return file, os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+//go:embed mix.lua
+var mixScript []byte
+
+// closedResult is what mix.lua prints when a wrk run is done.
+type closedResult struct {
+	Requests      int64   `json:"requests"`
+	DurationUS    int64   `json:"duration_us"`
+	Bytes         int64   `json:"bytes"`
+	ConnectErrors int64   `json:"connect_errors"`
+	ReadErrors    int64   `json:"read_errors"`
+	WriteErrors   int64   `json:"write_errors"`
+	Timeouts      int64   `json:"timeouts"`
+	Non2xx3xx     int64   `json:"non_2xx_3xx"`
+	P50US         int64   `json:"p50_us"`
+	P99US         int64   `json:"p99_us"`
+	P999US        int64   `json:"p999_us"`
+	MaxUS         int64   `json:"max_us"`
+	MeanUS        float64 `json:"mean_us"`
+}
+
+// RPS is the throughput of the run.
+func (r *closedResult) RPS() float64 {
+	return float64(r.Requests) / (float64(r.DurationUS) / 1e6)
+}
+
+// Errors counts the requests that got no answer.
+func (r *closedResult) Errors() int64 {
+	return r.ConnectErrors + r.ReadErrors + r.WriteErrors + r.Timeouts
+}
+
+// openResult is what tools/loadgen prints.
+type openResult struct {
+	Rate      float64        `json:"rate"`
+	Sent      int            `json:"sent"`
+	Completed int            `json:"completed"`
+	Errors    int            `json:"errors"`
+	Status    map[string]int `json:"status"`
+	Achieved  float64        `json:"achieved_rate"`
+	P50       float64        `json:"p50_ms"`
+	P99       float64        `json:"p99_ms"`
+	P999      float64        `json:"p999_ms"`
+	Max       float64        `json:"max_ms"`
+}
+
+// serverRun is one setup on one corpus.
+type serverRun struct {
+	Setup   setup
+	Skipped string // why the setup did not run
+	Startup time.Duration
+	RSS     int64 // after start-up, before load
+	PeakRSS int64 // VmHWM over every run
+	// Go runtime of a Caddy server after the closed-loop run: the live heap
+	// (after a forced collection) and the memory obtained from the OS.
+	LiveHeap, GoSys int64
+	Closed          *closedResult
+	Open            *openResult
+	// CPU, in cores, that other processes of the machine used during the
+	// runs kept.
+	ClosedOther, OpenOther float64
+}
+
+// closedLoop starts a setup, warms it up, then drives it with wrk at a
+// fixed connection count; a run disturbed by other processes is measured
+// again.
+func (b *bench) closedLoop(c *corpusSet, st setup, mix string) *serverRun {
+	sr := &serverRun{Setup: st}
+	s, err := b.startServer(c, st)
+	if err != nil {
+		sr.Skipped = err.Error()
+		b.log("%s", sr.Skipped)
+		return sr
+	}
+	defer s.Stop()
+	sr.Startup, sr.RSS = s.Startup, s.RSS()
+	if _, err := b.runWrk(s, mix, b.warmup); err != nil {
+		sr.Skipped = err.Error()
+		return sr
+	}
+	sr.ClosedOther = -1
+	for attempt := 1; attempt <= attempts; attempt++ {
+		var r *closedResult
+		other, err := foreignCPU(func() error {
+			var err error
+			r, err = b.runWrk(s, mix, b.duration)
+			return err
+		})
+		if err != nil {
+			sr.Skipped = err.Error()
+			return sr
+		}
+		if sr.ClosedOther < 0 || other < sr.ClosedOther {
+			sr.Closed, sr.ClosedOther = r, other
+		}
+		if other <= quietEnough {
+			break
+		}
+		b.log("other processes took %.2f cores during the run: measuring again", other)
+	}
+	sr.PeakRSS = s.PeakRSS()
+	sr.LiveHeap, sr.GoSys = s.heapStats(true)
+	return sr
+}
+
+// openLoop starts the setup again and drives it at a fixed rate; a run
+// disturbed by other processes is measured again.
+func (b *bench) openLoop(c *corpusSet, sr *serverRun, mix string, rate float64) {
+	sr.OpenOther = -1
+	for attempt := 1; attempt <= attempts; attempt++ {
+		s, err := b.startServer(c, sr.Setup)
+		if err != nil {
+			b.log("%v", err)
+			return
+		}
+		var r *openResult
+		other, err := foreignCPU(func() error {
+			var err error
+			r, err = b.runLoadgen(s, mix, rate)
+			return err
+		})
+		sr.PeakRSS = max(sr.PeakRSS, s.PeakRSS())
+		sr.Startup = min(sr.Startup, s.Startup) // the quickest start: others' disk writes may slow one
+		s.Stop()
+		if err != nil {
+			b.log("loadgen: %v", err)
+			return
+		}
+		if sr.OpenOther < 0 || other < sr.OpenOther {
+			sr.Open, sr.OpenOther = r, other
+		}
+		if other <= quietEnough {
+			return
+		}
+		b.log("other processes took %.2f cores during the run: measuring again", other)
+	}
+}
+
+// runWrk drives a server with wrk, pinned to the load CPU.
+func (b *bench) runWrk(s *server, mix string, d time.Duration) (*closedResult, error) {
+	script := filepath.Join(b.work, "mix.lua")
+	if err := os.WriteFile(script, mixScript, 0o644); err != nil {
+		return nil, err
+	}
+	seconds := fmt.Sprintf("%ds", int(math.Ceil(d.Seconds())))
+	out, err := b.loadCommand(d, []string{"BENCH_SECRET=" + b.secret},
+		b.wrk, "-t1", fmt.Sprintf("-c%d", b.conns), "-d"+seconds, "--timeout", "5s",
+		"-s", script, "http://"+s.Addr, "--", mix)
+	if err != nil {
+		return nil, fmt.Errorf("wrk: %v: %s", err, tail(string(out), 500))
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, `{"requests"`) {
+			var r closedResult
+			return &r, json.Unmarshal([]byte(line), &r)
+		}
+	}
+	return nil, fmt.Errorf("wrk printed no result: %s", tail(string(out), 500))
+}
+
+// runLoadgen drives a server at a fixed rate with tools/loadgen.
+func (b *bench) runLoadgen(s *server, mix string, rate float64) (*openResult, error) {
+	out, err := b.loadCommand(b.openDuration, []string{"BENCH_SECRET=" + b.secret},
+		b.loadgen, "-addr", s.Addr, "-targets", mix, "-rate", fmt.Sprint(rate),
+		"-duration", b.openDuration.String(), "-conns", fmt.Sprint(b.conns))
+	if err != nil {
+		return nil, fmt.Errorf("%v: %s", err, tail(string(out), 500))
+	}
+	var r openResult
+	return &r, json.Unmarshal(out, &r)
+}
+
+// loadCommand runs a load generator pinned to the load CPU, bounded in time.
+func (b *bench) loadCommand(d time.Duration, env []string, name string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d+30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "taskset", append([]string{"-c", b.loadCPU, name}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return append(out, stderr.Bytes()...), err
+	}
+	return out, nil
+}
+
+// fixedRate is the rate of the open-loop runs: half the closed-loop
+// throughput of the slowest server, rounded down to a hundred.
+func fixedRate(runs []*serverRun) float64 {
+	slowest := math.Inf(1)
+	for _, r := range runs {
+		if r.Closed != nil {
+			slowest = min(slowest, r.Closed.RPS())
+		}
+	}
+	if math.IsInf(slowest, 1) {
+		return 1000
+	}
+	return max(100, math.Floor(slowest/2/100)*100)
+}

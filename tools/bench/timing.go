@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// toolTiming is one operation done three ways over the same tree.
+type toolTiming struct {
+	Go, Python, Floor time.Duration // medians, pinned to one CPU
+	GoAllCPUs         time.Duration // proveit free to use every CPU
+}
+
+// toolRun is the manifest tool measured on one corpus.
+type toolRun struct {
+	Manifest, Verify toolTiming
+	// Agree says that Python's manifest is byte for byte Go's, hence every
+	// hash of it.
+	Agree bool
+}
+
+// timeTools times manifest generation and full verification: proveit,
+// the Python reference and sha256sum over the same files, each pinned to
+// the server CPU, the median of b.repeat runs after one to warm the cache.
+func (b *bench) timeTools(c *corpusSet) (*toolRun, error) {
+	dir, err := os.MkdirTemp(b.work, "tools-")
+	if err != nil {
+		return nil, err
+	}
+	goOut, pyOut, sums := filepath.Join(dir, "go.json"), filepath.Join(dir, "python.json"), filepath.Join(dir, "SHA256SUMS")
+	py := func(args ...string) []string {
+		args = append([]string{b.reference}, args...)
+		if c.Tasks != "" {
+			args = append(args, "--tasks", c.Tasks)
+		}
+		return append([]string{b.python}, args...)
+	}
+	manifest := []string{b.proveit, "manifest", "-tree", c.Tree, "-manifest", goOut, "-tasks", c.Tasks}
+	verify := []string{b.proveit, "verify", "-tree", c.Tree, "-manifest", c.Manifest, "-tasks", c.Tasks}
+	hashAll := []string{"sh", "-c", `cd "$1" && find . -type f -print0 | xargs -0 sha256sum > "$2"`, "sh", c.Tree, sums}
+	checkAll := []string{"sh", "-c", `cd "$1" && sha256sum -c --quiet "$2"`, "sh", c.Tree, sums}
+
+	r := &toolRun{}
+	b.log("%s: timing manifest generation (proveit, Python, sha256sum)", c.Name)
+	if _, err := b.timed(b.serverCPU, hashAll); err != nil { // warms the page cache
+		return nil, err
+	}
+	all := fmt.Sprintf("0-%d", runtime.NumCPU()-1)
+	for _, t := range []struct {
+		into *time.Duration
+		cpus string
+		cmd  []string
+	}{
+		{&r.Manifest.Go, b.serverCPU, manifest},
+		{&r.Manifest.GoAllCPUs, all, manifest},
+		{&r.Manifest.Python, b.serverCPU, py("manifest", c.Tree, pyOut)},
+		{&r.Manifest.Floor, b.serverCPU, hashAll},
+		{&r.Verify.Go, b.serverCPU, verify},
+		{&r.Verify.GoAllCPUs, all, verify},
+		{&r.Verify.Python, b.serverCPU, py("verify", c.Tree, c.Manifest)},
+		{&r.Verify.Floor, b.serverCPU, checkAll},
+	} {
+		if *t.into, err = b.median(t.cpus, t.cmd); err != nil {
+			return nil, err
+		}
+	}
+	goBytes, err := os.ReadFile(goOut)
+	if err != nil {
+		return nil, err
+	}
+	pyBytes, err := os.ReadFile(pyOut)
+	if err != nil {
+		return nil, err
+	}
+	checkedIn, err := os.ReadFile(c.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	r.Agree = bytes.Equal(goBytes, pyBytes) && bytes.Equal(goBytes, checkedIn)
+	return r, nil
+}
+
+// median runs a command b.repeat times and returns the median wall time.
+func (b *bench) median(cpus string, cmd []string) (time.Duration, error) {
+	var times []time.Duration
+	for range max(b.repeat, 1) {
+		d, err := b.timed(cpus, cmd)
+		if err != nil {
+			return 0, err
+		}
+		times = append(times, d)
+	}
+	slices.Sort(times)
+	return times[len(times)/2], nil
+}
+
+// timed runs a command pinned to the given CPUs and returns its wall time.
+func (b *bench) timed(cpus string, args []string) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "taskset", append([]string{"-c", cpus}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, tail(out.String(), 1000))
+	}
+	return time.Since(start), nil
+}
+
+// goBenchmarks runs the module's Go benchmarks (request path, canonical
+// encoder, manifest), pinned to the server CPU, and returns their lines.
+func (b *bench) goBenchmarks() ([]string, error) {
+	b.log("Go benchmarks")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "taskset", "-c", b.serverCPU, b.goTool, "test", "-run", "^$", "-bench", ".", "-benchmem",
+		"./caddy-module/", "./manifest/...")
+	out, err := cmd.CombinedOutput()
+	var lines []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "Benchmark") {
+			lines = append(lines, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	if err != nil {
+		return lines, fmt.Errorf("%v: %s", err, tail(string(out), 1000))
+	}
+	return lines, nil
+}
+
+// lookPath finds a command, or a file given by path.
+func lookPath(name string) (string, error) {
+	if strings.Contains(name, "/") {
+		if _, err := os.Stat(name); err != nil {
+			return "", err
+		}
+		return filepath.Abs(name)
+	}
+	return exec.LookPath(name)
+}

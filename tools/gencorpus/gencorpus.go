@@ -1,0 +1,261 @@
+// Package gencorpus generates synthetic corpus trees of any size with the
+// schema of the conformity track (CONTRACT.md section 3), for benchmarks:
+// entities, agréments, attestations, avenants, the paged public lists, pages
+// of beneficial owners and of the restrictive-measures list, in French, with
+// strings, booleans and null only, each file laid out as the real ones are
+// (json.dumps(obj, ensure_ascii=False, indent=2) + "\n"). The referentiel and
+// the fixed bodies /_systeme/* are the real ones, copied from the embedded
+// corpus. A few entities cite an attestation that has no file, so the
+// manifest has absent entries too.
+//
+// The same size and seed always give the same bytes, and so the same
+// manifest.
+package gencorpus
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing/fstest"
+	"time"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+)
+
+// MinResources is the smallest tree generated: the referentiel, the four
+// fixed bodies, the first page of every list and a few entities.
+const MinResources = 20
+
+// Page sizes of the paged collections.
+const (
+	listPageSize     = 25
+	measuresPageSize = 8
+)
+
+// Options say what to generate.
+type Options struct {
+	// Resources is the exact number of files in the tree.
+	Resources int
+	// Seed picks one corpus among those of that size.
+	Seed uint64
+}
+
+// Tree generates the files of a corpus, keyed by name relative to the
+// tree's root ("agrements/AGR-000001.json").
+func Tree(o Options) (fstest.MapFS, error) {
+	if o.Resources < MinResources {
+		return nil, fmt.Errorf("gencorpus: %d resources asked, at least %d needed", o.Resources, MinResources)
+	}
+	g, err := newGenerator(o)
+	if err != nil {
+		return nil, err
+	}
+	g.generate()
+	if len(g.files) != o.Resources {
+		panic(fmt.Sprintf("gencorpus: generated %d files for %d resources", len(g.files), o.Resources))
+	}
+	return g.files, nil
+}
+
+// Result describes a corpus written by Write.
+type Result struct {
+	Tree     string // folder of the tree
+	Manifest string // manifest file
+	Files    int
+	Bytes    int64 // total size of the tree's files
+	Entries  int   // manifest entries (files and absent references)
+}
+
+// Write generates a corpus into dir: its tree in dir/conformite and its
+// manifest, built by manifest.Build, in dir/conformite.json. The tree folder
+// must not exist yet.
+func Write(dir string, o Options) (*Result, error) {
+	files, err := Tree(o)
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.Build(files, corpus.Track, manifest.DefaultOrigin, nil)
+	if err != nil {
+		return nil, fmt.Errorf("gencorpus: manifest of the generated tree: %w", err)
+	}
+	r := &Result{
+		Tree:     filepath.Join(dir, corpus.Track),
+		Manifest: filepath.Join(dir, corpus.Track+".json"),
+		Files:    len(files),
+		Entries:  len(m.Resources),
+	}
+	if _, err := os.Stat(r.Tree); !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("gencorpus: %s already exists: choose an empty folder", r.Tree)
+	}
+	for name, f := range files {
+		path := filepath.Join(r.Tree, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
+			return nil, err
+		}
+		r.Bytes += int64(len(f.Data))
+	}
+	return r, os.WriteFile(r.Manifest, m.Encode(), 0o644)
+}
+
+// activity is one activity code of the referentiel, with what it requires
+// and its public list.
+type activity struct {
+	code      string
+	required  []string // attestation types
+	firstPage string   // path of the first page of its public list
+	entries   []listEntry
+}
+
+type generator struct {
+	rng        *rand.Rand
+	files      fstest.MapFS
+	activities []*activity
+	measures   string // path of the first page of the restrictive-measures list
+	budget     int    // files left for entities and their documents
+	extraPages int    // restrictive-measures pages beyond the first
+	next       map[string]int
+}
+
+func newGenerator(o Options) (*generator, error) {
+	g := &generator{
+		rng:   rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
+		files: fstest.MapFS{},
+		next:  map[string]int{},
+	}
+	if err := g.copyFixed(); err != nil {
+		return nil, err
+	}
+	// What every tree holds whatever its size: the files copied, the first
+	// page of every list; a share of the rest goes to restrictive measures.
+	fixed := len(g.files) + len(g.activities) + 1
+	g.extraPages = (o.Resources - fixed) / 500
+	g.budget = o.Resources - fixed - g.extraPages
+	return g, nil
+}
+
+// copyFixed copies the real referentiel and fixed bodies, and reads the
+// activities, their required attestations and their lists from the former.
+func (g *generator) copyFixed() error {
+	tree := corpus.Embedded()
+	names := []string{corpus.FileOf(corpus.Referentiel)}
+	for path := range corpus.SystemStatus {
+		names = append(names, corpus.FileOf(path))
+	}
+	for _, name := range names {
+		data, err := fs.ReadFile(tree, name)
+		if err != nil {
+			return err
+		}
+		g.files[name] = &fstest.MapFile{Data: data}
+	}
+	ref, err := manifest.CheckBody(g.files[corpus.FileOf(corpus.Referentiel)].Data)
+	if err != nil {
+		return fmt.Errorf("gencorpus: referentiel: %w", err)
+	}
+	required, _ := ref.Get("attestations_requises")
+	lists, _ := ref.Get("listes_agrees")
+	measures, _ := ref.Get("mesures_restrictives")
+	requiredTable, _ := required.(pyjson.Object)
+	listTable, _ := lists.(pyjson.Object)
+	g.measures, _ = measures.(string)
+	for _, m := range requiredTable {
+		a := &activity{code: m.Key}
+		types, _ := m.Value.(pyjson.Array)
+		for _, t := range types {
+			s, _ := t.(string)
+			a.required = append(a.required, s)
+		}
+		first, _ := listTable.Get(m.Key)
+		a.firstPage, _ = first.(string)
+		if len(a.required) == 0 || a.firstPage == "" {
+			return fmt.Errorf("gencorpus: referentiel: activity %q lacks attestations or a list", m.Key)
+		}
+		g.activities = append(g.activities, a)
+	}
+	if len(g.activities) == 0 || g.measures == "" {
+		return fmt.Errorf("gencorpus: referentiel names no activity or no restrictive-measures list")
+	}
+	return nil
+}
+
+// generate adds entities while their documents fit the budget, then the
+// pages of the lists; what is left of the budget goes to restrictive
+// measures, so the tree has exactly the size asked.
+func (g *generator) generate() {
+	for {
+		e := g.drawEntity()
+		if e.cost > g.budget {
+			break
+		}
+		g.budget -= e.cost
+		g.commit(e)
+	}
+	for _, a := range g.activities {
+		g.writeList(a)
+	}
+	g.writeMeasures(1 + g.extraPages + g.budget)
+}
+
+// id allocates the next identifier of a family: AGR-000001, AGR-000002...
+func (g *generator) id(prefix string) string {
+	g.next[prefix]++
+	return fmt.Sprintf("%s-%06d", prefix, g.next[prefix])
+}
+
+// put writes a document at its canonical path.
+func (g *generator) put(path string, doc any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		panic(err) // strings, booleans and slices of them: cannot fail
+	}
+	g.files[corpus.FileOf(path)] = &fstest.MapFile{Data: buf.Bytes()}
+}
+
+func (g *generator) pick(words []string) string { return words[g.rng.IntN(len(words))] }
+
+func (g *generator) chance(p float64) bool { return g.rng.Float64() < p }
+
+// day draws a date in [from, from+days).
+func (g *generator) day(from string, days int) time.Time {
+	t, err := time.Parse(time.DateOnly, from)
+	if err != nil {
+		panic(err)
+	}
+	return t.AddDate(0, 0, g.rng.IntN(days))
+}
+
+func date(t time.Time) string { return t.Format(time.DateOnly) }
+
+func ptr(s string) *string { return &s }
+
+// pagePath is the path of page n (from 1) of a paged resource.
+func pagePath(first string, n int) string {
+	if n == 1 {
+		return first
+	}
+	return first + "-p" + strconv.Itoa(n)
+}
+
+// initials abbreviates an activity code: change-manuel is CM.
+func initials(code string) string {
+	var b strings.Builder
+	for _, word := range strings.Split(code, "-") {
+		b.WriteString(strings.ToUpper(word[:1]))
+	}
+	return b.String()
+}
