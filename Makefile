@@ -18,7 +18,7 @@ FUZZ_JSON_EXECS ?= 100000x
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.run/*') go.mod go.sum
 CORPUS_FILES := $(shell find corpus manifest -type f -not -name '*.go')
 
-.PHONY: all build run test vet unit fuzz lint solve verify manifest clean
+.PHONY: all build run test vet unit fuzz lint solve verify manifest bench clean
 
 all: build
 
