@@ -95,3 +95,20 @@ func foreignCPU(load func() error) (float64, error) {
 	elapsed := time.Since(start).Seconds()
 	return max(0, float64(othersTicks()-before)/ticksPerSecond/elapsed), err
 }
+
+// quietWait bounds how long waitQuiet waits for the other processes to calm
+// down before a run is measured again.
+const quietWait = 3 * time.Minute
+
+// waitQuiet waits, up to quietWait, until the machine's other processes
+// take less than quietEnough CPU over a few seconds.
+func (b *bench) waitQuiet() {
+	deadline := time.Now().Add(quietWait)
+	for time.Now().Before(deadline) {
+		other, _ := foreignCPU(func() error { time.Sleep(3 * time.Second); return nil })
+		if other <= quietEnough {
+			return
+		}
+	}
+	b.log("other processes are still busy after %s: measuring anyway", quietWait)
+}

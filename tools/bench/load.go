@@ -110,7 +110,8 @@ func (b *bench) closedLoop(c *corpusSet, st setup, mix string) *serverRun {
 		if other <= quietEnough {
 			break
 		}
-		b.log("other processes took %.2f cores during the run: measuring again", other)
+		b.log("other processes took %.2f cores during the run: measuring again once they calm down", other)
+		b.waitQuiet()
 	}
 	sr.PeakRSS = s.PeakRSS()
 	sr.LiveHeap, sr.GoSys = s.heapStats(true)
@@ -146,7 +147,8 @@ func (b *bench) openLoop(c *corpusSet, sr *serverRun, mix string, rate float64) 
 		if other <= quietEnough {
 			return
 		}
-		b.log("other processes took %.2f cores during the run: measuring again", other)
+		b.log("other processes took %.2f cores during the run: measuring again once they calm down", other)
+		b.waitQuiet()
 	}
 }
 

@@ -84,7 +84,9 @@ func (r *report) markdown() []byte {
 		"Open loop: `tools/loadgen` at a fixed rate below saturation (half the slowest server's closed-loop rate on the season corpus), "+
 		"%d connections, for %s; its latencies count from when each request was due, so a server that falls behind shows its queue. "+
 		"Peak RSS is `VmHWM` of the server process over start-up and both runs. Start-up is from `exec` to the first right answer, "+
-		"verification of the tree against the manifest included.",
+		"verification of the tree against the manifest included. "+
+		"On this shared virtual machine the same server's throughput varies by up to about 20%% from one run of `make bench` to the next, "+
+		"even with the machine otherwise idle: compare the rows of one run, and run again before reading much into a smaller gap.",
 		b.conns, b.duration, b.warmup, b.conns, b.openDuration)
 	p("")
 	for _, c := range r.Corpora {
@@ -141,8 +143,8 @@ func (r *report) servingTable(w *bytes.Buffer, c *corpusRun) {
 	p("*non-2xx* is the share of answers wrk counted outside 2xx and 3xx in the closed-loop run: the %.0f%% of calls without the secret (403), "+
 		"and for `file_server`, which has no `existe: false` answer, the absent references too (404); `respond` answers 200 to everything. "+
 		"*others' CPU* is the CPU, in cores, that the machine's other processes took during the closed-loop / fixed-rate run (the machine is shared; "+
-		"kernel threads, such as the writeback of the servers' log files, are not counted): a run where they took more than %.2f is measured again, "+
-		"up to %d times, and the quietest is kept.", forbiddenShare*100, quietEnough, attempts)
+		"kernel threads, such as the writeback of the servers' log files, are not counted): a run where they took more than %.2f is measured again "+
+		"once they calm down, up to %d times, and the quietest is kept.", forbiddenShare*100, quietEnough, attempts)
 	p("")
 	for _, s := range c.Servers {
 		p("- **%s**: %s.", s.Setup.Name, s.Setup.Note)
