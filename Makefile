@@ -92,10 +92,7 @@ BENCH_TOOLS := wrk nginx
 $(BIN)/bench: $(GO_SOURCES) tools/bench/mix.lua
 	$(GO) build -o $@ ./tools/bench
 
-$(BIN)/loadgen: $(GO_SOURCES)
-	$(GO) build -o $@ ./tools/loadgen
-
-bench: build $(BIN)/bench $(BIN)/loadgen
+bench: build $(BIN)/bench
 	@missing=$$(for t in $(BENCH_TOOLS); do command -v $$t >/dev/null || test -x /usr/sbin/$$t || echo $$t; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -105,7 +102,7 @@ bench: build $(BIN)/bench $(BIN)/loadgen
 	    echo "make bench needs $$missing: apt-get install -y $$missing (as root)"; exit 1; \
 	  fi; \
 	fi
-	PATH="$$PATH:/usr/sbin" $(BIN)/bench -caddy $(CADDY) -proveit $(PROVEIT) -loadgen $(BIN)/loadgen -go $(GO) -out docs/performance.md $(BENCH_FLAGS)
+	PATH="$$PATH:/usr/sbin" $(BIN)/bench -caddy $(CADDY) -proveit $(PROVEIT) -go $(GO) -out docs/performance.md $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(BIN) $(RUN_DIR)

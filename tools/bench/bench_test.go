@@ -51,8 +51,9 @@ Showing nodes accounting for 2.78s, 39.27% of 7.08s total
 // once with the secret, and the shares of absent references and of calls
 // without the secret.
 func TestWriteMix(t *testing.T) {
-	c, err := seasonCorpus("../..")
+	corpora, err := checkedInCorpora("../..")
 	require.NoError(t, err)
+	c := corpora[0]
 	b := &bench{work: t.TempDir()}
 	file, err := b.writeMix(c)
 	require.NoError(t, err)

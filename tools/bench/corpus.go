@@ -29,17 +29,26 @@ type corpusSet struct {
 	Generation time.Duration
 }
 
-// seasonCorpus is the checked-in season-1 tree of the repository at root,
-// served from the binary.
-func seasonCorpus(root string) (*corpusSet, error) {
-	c := &corpusSet{
-		Name:     "season 1",
-		Tree:     filepath.Join(root, "corpus/conformite"),
-		Manifest: filepath.Join(root, "manifest/conformite.json"),
-		Tasks:    filepath.Join(root, "corpus/saison-1/taches.json"),
-		Embedded: true,
+// checkedIn are the corpora of the repository, each served from the
+// binary: the first is the one the profile and the fixed rate come from.
+var checkedIn = []corpusSet{
+	{Name: "season 1", Tree: "corpus/conformite", Manifest: "manifest/conformite.json", Tasks: "corpus/saison-1/taches.json", Embedded: true},
+}
+
+// checkedInCorpora loads the checked-in corpora of the repository at root.
+func checkedInCorpora(root string) ([]*corpusSet, error) {
+	var corpora []*corpusSet
+	for _, c := range checkedIn {
+		c.Tree, c.Manifest = filepath.Join(root, c.Tree), filepath.Join(root, c.Manifest)
+		if c.Tasks != "" {
+			c.Tasks = filepath.Join(root, c.Tasks)
+		}
+		if err := c.load(); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		corpora = append(corpora, &c)
 	}
-	return c, c.load()
+	return corpora, nil
 }
 
 // generateCorpus writes a synthetic corpus with `proveit gencorpus`.

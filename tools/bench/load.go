@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/arkforge/proveit-corpus/tools/loadgen"
 )
 
 //go:embed mix.lua
@@ -44,20 +46,6 @@ func (r *closedResult) Errors() int64 {
 	return r.ConnectErrors + r.ReadErrors + r.WriteErrors + r.Timeouts
 }
 
-// openResult is what tools/loadgen prints.
-type openResult struct {
-	Rate      float64        `json:"rate"`
-	Sent      int            `json:"sent"`
-	Completed int            `json:"completed"`
-	Errors    int            `json:"errors"`
-	Status    map[string]int `json:"status"`
-	Achieved  float64        `json:"achieved_rate"`
-	P50       float64        `json:"p50_ms"`
-	P99       float64        `json:"p99_ms"`
-	P999      float64        `json:"p999_ms"`
-	Max       float64        `json:"max_ms"`
-}
-
 // serverRun is one setup on one corpus.
 type serverRun struct {
 	Setup   setup
@@ -69,7 +57,7 @@ type serverRun struct {
 	// (after a forced collection) and the memory obtained from the OS.
 	LiveHeap, GoSys int64
 	Closed          *closedResult
-	Open            *openResult
+	Open            *loadgen.Result
 	// CPU, in cores, that other processes of the machine used during the
 	// runs kept.
 	ClosedOther, OpenOther float64
@@ -87,31 +75,22 @@ func (b *bench) closedLoop(c *corpusSet, st setup, mix string) *serverRun {
 		return sr
 	}
 	defer s.Stop()
-	sr.Startup, sr.RSS = s.Startup, s.RSS()
+	sr.Startup, sr.RSS = s.Startup(), s.RSS()
 	if _, err := b.runWrk(s, mix, b.warmup); err != nil {
 		sr.Skipped = err.Error()
 		return sr
 	}
-	sr.ClosedOther = -1
-	for attempt := 1; attempt <= attempts; attempt++ {
+	sr.Closed, sr.ClosedOther, err = quietest(b, func() (*closedResult, float64, error) {
 		var r *closedResult
-		other, err := foreignCPU(func() error {
-			var err error
+		other, err := foreignCPU(func() (err error) {
 			r, err = b.runWrk(s, mix, b.duration)
 			return err
 		})
-		if err != nil {
-			sr.Skipped = err.Error()
-			return sr
-		}
-		if sr.ClosedOther < 0 || other < sr.ClosedOther {
-			sr.Closed, sr.ClosedOther = r, other
-		}
-		if other <= quietEnough {
-			break
-		}
-		b.log("other processes took %.2f cores during the run: measuring again once they calm down", other)
-		b.waitQuiet()
+		return r, other, err
+	})
+	if err != nil {
+		sr.Skipped = err.Error()
+		return sr
 	}
 	sr.PeakRSS = s.PeakRSS()
 	sr.LiveHeap, sr.GoSys = s.heapStats(true)
@@ -121,31 +100,42 @@ func (b *bench) closedLoop(c *corpusSet, st setup, mix string) *serverRun {
 // openLoop starts the setup again and drives it at a fixed rate; a run
 // disturbed by other processes is measured again.
 func (b *bench) openLoop(c *corpusSet, sr *serverRun, mix string, rate float64) {
-	sr.OpenOther = -1
-	for attempt := 1; attempt <= attempts; attempt++ {
+	var err error
+	sr.Open, sr.OpenOther, err = quietest(b, func() (*loadgen.Result, float64, error) {
 		s, err := b.startServer(c, sr.Setup)
 		if err != nil {
-			b.log("%v", err)
-			return
+			return nil, 0, err
 		}
-		var r *openResult
-		other, err := foreignCPU(func() error {
-			var err error
+		defer s.Stop()
+		var r *loadgen.Result
+		other, err := foreignCPU(func() (err error) {
 			r, err = b.runLoadgen(s, mix, rate)
 			return err
 		})
 		sr.PeakRSS = max(sr.PeakRSS, s.PeakRSS())
-		sr.Startup = min(sr.Startup, s.Startup) // the quickest start: others' disk writes may slow one
-		s.Stop()
+		sr.Startup = min(sr.Startup, s.Startup()) // the quickest start: others' disk writes may slow one
+		return r, other, err
+	})
+	if err != nil {
+		b.log("%s: open loop: %v", sr.Setup.Name, err)
+	}
+}
+
+// quietest runs measure, which returns a result and the CPU other
+// processes took meanwhile, again while they took more than quietEnough (up
+// to attempts, and within the retry budget), and keeps the quietest run.
+func quietest[T any](b *bench, measure func() (T, float64, error)) (best T, bestOther float64, err error) {
+	bestOther = -1
+	for attempt := 1; ; attempt++ {
+		r, other, err := measure()
 		if err != nil {
-			b.log("loadgen: %v", err)
-			return
+			return best, bestOther, err
 		}
-		if sr.OpenOther < 0 || other < sr.OpenOther {
-			sr.Open, sr.OpenOther = r, other
+		if bestOther < 0 || other < bestOther {
+			best, bestOther = r, other
 		}
-		if other <= quietEnough {
-			return
+		if other <= quietEnough || attempt == attempts || !b.mayRetry() {
+			return best, bestOther, nil
 		}
 		b.log("other processes took %.2f cores during the run: measuring again once they calm down", other)
 		b.waitQuiet()
@@ -159,7 +149,7 @@ func (b *bench) runWrk(s *server, mix string, d time.Duration) (*closedResult, e
 		return nil, err
 	}
 	seconds := fmt.Sprintf("%ds", int(math.Ceil(d.Seconds())))
-	out, err := b.loadCommand(d, []string{"BENCH_SECRET=" + b.secret},
+	out, err := b.loadCommand(d, []string{loadgen.SecretEnv + "=" + b.secret},
 		b.wrk, "-t1", fmt.Sprintf("-c%d", b.conns), "-d"+seconds, "--timeout", "5s",
 		"-s", script, "http://"+s.Addr, "--", mix)
 	if err != nil {
@@ -174,15 +164,17 @@ func (b *bench) runWrk(s *server, mix string, d time.Duration) (*closedResult, e
 	return nil, fmt.Errorf("wrk printed no result: %s", tail(string(out), 500))
 }
 
-// runLoadgen drives a server at a fixed rate with tools/loadgen.
-func (b *bench) runLoadgen(s *server, mix string, rate float64) (*openResult, error) {
-	out, err := b.loadCommand(b.openDuration, []string{"BENCH_SECRET=" + b.secret},
-		b.loadgen, "-addr", s.Addr, "-targets", mix, "-rate", fmt.Sprint(rate),
+// runLoadgen drives a server at a fixed rate with package loadgen, run by
+// this program itself (its loadgen command) so that it can be pinned to the
+// load CPU.
+func (b *bench) runLoadgen(s *server, mix string, rate float64) (*loadgen.Result, error) {
+	out, err := b.loadCommand(b.openDuration, []string{loadgen.SecretEnv + "=" + b.secret},
+		b.self, loadgenCommand, "-addr", s.Addr, "-targets", mix, "-rate", fmt.Sprint(rate),
 		"-duration", b.openDuration.String(), "-conns", fmt.Sprint(b.conns))
 	if err != nil {
 		return nil, fmt.Errorf("%v: %s", err, tail(string(out), 500))
 	}
-	var r openResult
+	var r loadgen.Result
 	return &r, json.Unmarshal(out, &r)
 }
 

@@ -1,9 +1,7 @@
 package servertest
 
 import (
-	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,17 +16,26 @@ import (
 // is set: CI installs nginx (.ci/run), so there its absence is a fault.
 func NginxBinary(t testing.TB) string {
 	t.Helper()
-	if path, err := exec.LookPath("nginx"); err == nil {
+	if path, err := lookNginx(); err == nil {
 		return path
-	}
-	if _, err := os.Stat("/usr/sbin/nginx"); err == nil {
-		return "/usr/sbin/nginx"
 	}
 	if os.Getenv("CI") != "" {
 		t.Fatal("nginx is not installed, and CI is set: .ci/run installs it (apt-get install -y nginx)")
 	}
 	t.Skip("nginx is not installed (apt-get install -y nginx); CI fails here instead of skipping")
 	return ""
+}
+
+// lookNginx finds nginx on PATH or at /usr/sbin/nginx, where Debian puts
+// it out of a user's PATH.
+func lookNginx() (string, error) {
+	if path, err := exec.LookPath("nginx"); err == nil {
+		return path, nil
+	}
+	if _, err := os.Stat("/usr/sbin/nginx"); err != nil {
+		return "", fmt.Errorf("nginx is not installed (apt-get install -y nginx)")
+	}
+	return "/usr/sbin/nginx", nil
 }
 
 // NginxVersion is the version of nginx ("1.22.1").
@@ -51,63 +58,90 @@ type NginxOptions struct {
 	Port int
 	// Lifetime bounds how long nginx may live (default 10 minutes).
 	Lifetime time.Duration
+	// Workers is the number of worker processes (default 2).
+	Workers int
+	// Binary is nginx; Start defaults to NginxBinary(t), Launch to nginx on
+	// PATH or /usr/sbin/nginx.
+	Binary string
+	// Dir holds nginx's configuration, logs and temporary files; Start
+	// defaults to a temporary folder of the test, Launch requires it.
+	Dir string
+	// CPUs pins nginx to these CPUs (a taskset list); empty: not pinned.
+	CPUs string
 }
 
 // Nginx is a running nginx: its master in the foreground, a child of the
 // test, with its logs and temporary files in a folder of its own.
 type Nginx struct {
+	*Process
 	URL    string // http://127.0.0.1:PORT
 	Port   int
 	Dir    string
+	binary string
 	conf   string
-	cmd    *exec.Cmd
-	output *syncBuffer
-	done   chan struct{}
 }
 
 // StartNginx checks the configuration with nginx -t, then runs nginx and
-// waits until it answers. As root, nginx runs in a PID namespace of its own:
-// its workers die with the master however the test ends (a worker whose
-// master is killed would otherwise keep serving the port).
+// waits until it answers; the test fails if it does not, and nginx is
+// stopped when the test ends.
 func StartNginx(t testing.TB, o NginxOptions) *Nginx {
 	t.Helper()
-	bin := NginxBinary(t)
-	dir := t.TempDir()
-	n := &Nginx{URL: fmt.Sprintf("http://127.0.0.1:%d", o.Port), Port: o.Port, Dir: dir, done: make(chan struct{})}
-	var err error
-	if n.conf, err = writeNginxConf(dir, o.Vhost); err != nil {
+	if o.Binary == "" {
+		o.Binary = NginxBinary(t)
+	}
+	if o.Dir == "" {
+		o.Dir = t.TempDir()
+	}
+	n, err := LaunchNginx(o)
+	if n != nil {
+		t.Cleanup(n.Stop)
+	}
+	if err != nil {
 		t.Fatal(err)
-	}
-	if out, err := exec.Command(bin, nginxArgs(dir, n.conf, "-t")...).CombinedOutput(); err != nil {
-		t.Fatalf("nginx -t: %v\n%s", err, out)
-	}
-	lifetime := o.Lifetime
-	if lifetime == 0 {
-		lifetime = 10 * time.Minute
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), lifetime)
-	n.cmd = exec.CommandContext(ctx, bin, nginxArgs(dir, n.conf)...)
-	n.cmd.Dir = dir
-	n.output = &syncBuffer{}
-	n.cmd.Stdout, n.cmd.Stderr = n.output, n.output
-	n.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if os.Geteuid() == 0 {
-		n.cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWPID
-	}
-	if err := n.cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	go func() {
-		_ = n.cmd.Wait()
-		cancel()
-		close(n.done)
-	}()
-	t.Cleanup(n.Stop)
-	if err := waitAnswers(&http.Client{Timeout: time.Second}, n.URL, n.done, 30*time.Second); err != nil {
-		t.Fatalf("nginx did not start: %v\n%s\n%s", err, n.output.String(), n.readLog(n.ErrorLog()))
 	}
 	return n
+}
+
+// LaunchNginx checks the configuration with nginx -t, then runs nginx and
+// waits until it answers, for callers without a test; the caller stops it.
+// As root, nginx runs in a PID namespace of its own: its workers die with
+// the master however the caller ends (a worker whose master is killed
+// would otherwise keep serving the port).
+func LaunchNginx(o NginxOptions) (*Nginx, error) {
+	if o.Binary == "" {
+		var err error
+		if o.Binary, err = lookNginx(); err != nil {
+			return nil, err
+		}
+	}
+	if o.Dir == "" {
+		return nil, fmt.Errorf("no folder for nginx's files (NginxOptions.Dir)")
+	}
+	n := &Nginx{URL: fmt.Sprintf("http://127.0.0.1:%d", o.Port), Port: o.Port, Dir: o.Dir, binary: o.Binary}
+	var err error
+	if n.conf, err = writeNginxConf(o.Dir, o.Vhost, o.Workers); err != nil {
+		return nil, err
+	}
+	if out, err := exec.Command(o.Binary, nginxArgs(o.Dir, n.conf, "-t")...).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("nginx -t: %v\n%s", err, out)
+	}
+	n.Process, err = launch{
+		bin:      o.Binary,
+		args:     nginxArgs(o.Dir, n.conf),
+		env:      baseEnv(o.Dir),
+		dir:      o.Dir,
+		cpus:     o.CPUs,
+		lifetime: o.Lifetime,
+		newPID:   os.Geteuid() == 0,
+	}.start()
+	if err != nil {
+		return nil, err
+	}
+	if err := n.waitAnswers(n.URL, readyLimit); err != nil {
+		n.Stop()
+		return n, fmt.Errorf("nginx did not start: %v\n%s\n%s", err, n.Output(), n.readLog(n.ErrorLog()))
+	}
+	return n, nil
 }
 
 // CheckNginx runs nginx -t on a vhost, as StartNginx would include it, and
@@ -116,7 +150,7 @@ func CheckNginx(t testing.TB, vhost string) (string, error) {
 	t.Helper()
 	bin := NginxBinary(t)
 	dir := t.TempDir()
-	conf, err := writeNginxConf(dir, vhost)
+	conf, err := writeNginxConf(dir, vhost, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,56 +164,43 @@ func nginxArgs(dir, conf string, extra ...string) []string {
 	return append([]string{"-p", dir, "-e", filepath.Join(dir, "error.log"), "-c", conf, "-g", global}, extra...)
 }
 
-// writeNginxConf writes the main configuration around a vhost. The error log
-// stays at notice: at info nginx quotes the start of an invalid header line,
-// which may be the secret's.
-func writeNginxConf(dir, vhost string) (string, error) {
+// writeNginxConf writes the main configuration around a vhost: workers
+// worker processes (0: two), the access log written to a file as Debian's
+// default does, every file in dir. The error log stays at notice: at info
+// nginx quotes the start of an invalid header line, which may be the
+// secret's.
+func writeNginxConf(dir, vhost string, workers int) (string, error) {
 	for _, sub := range []string{"body", "proxy", "fastcgi", "uwsgi", "scgi"} {
 		if err := os.MkdirAll(filepath.Join(dir, "temp", sub), 0o700); err != nil {
 			return "", err
 		}
 	}
+	if workers == 0 {
+		workers = 2
+	}
 	user := ""
 	if os.Geteuid() == 0 {
-		// Workers read the test's temporary folders, which only root may enter.
+		// Workers read the caller's temporary folders, which only root may enter.
 		user = "user root;\n"
 	}
 	conf := filepath.Join(dir, "nginx.conf")
-	text := fmt.Sprintf(`# Written by servertest: a private nginx for one test.
-%sworker_processes 2;
-error_log %[2]s/error.log notice;
+	text := fmt.Sprintf(`# Written by servertest: a private nginx.
+%sworker_processes %d;
+error_log %[3]s/error.log notice;
 events {
     worker_connections 1024;
 }
 http {
-    access_log %[2]s/access.log;
-    client_body_temp_path %[2]s/temp/body;
-    proxy_temp_path %[2]s/temp/proxy;
-    fastcgi_temp_path %[2]s/temp/fastcgi;
-    uwsgi_temp_path %[2]s/temp/uwsgi;
-    scgi_temp_path %[2]s/temp/scgi;
-    include %[3]s;
+    access_log %[3]s/access.log;
+    client_body_temp_path %[3]s/temp/body;
+    proxy_temp_path %[3]s/temp/proxy;
+    fastcgi_temp_path %[3]s/temp/fastcgi;
+    uwsgi_temp_path %[3]s/temp/uwsgi;
+    scgi_temp_path %[3]s/temp/scgi;
+    include %[4]s;
 }
-`, user, dir, vhost)
+`, user, workers, dir, vhost)
 	return conf, os.WriteFile(conf, []byte(text), 0o644)
-}
-
-// waitAnswers waits until url answers anything, or the process is done.
-func waitAnswers(client *http.Client, url string, done <-chan struct{}, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		select {
-		case <-done:
-			return fmt.Errorf("exited")
-		default:
-		}
-		if resp, err := client.Get(url + "/referentiel"); err == nil {
-			resp.Body.Close()
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("no answer within %s", limit)
 }
 
 // Reload checks the configuration, then has the master re-read it (SIGHUP),
@@ -187,7 +208,7 @@ func waitAnswers(client *http.Client, url string, done <-chan struct{}, limit ti
 // run. Old workers finish the requests they hold, then exit.
 func (n *Nginx) Reload(t testing.TB) error {
 	t.Helper()
-	if out, err := exec.Command(NginxBinary(t), nginxArgs(n.Dir, n.conf, "-t")...).CombinedOutput(); err != nil {
+	if out, err := exec.Command(n.binary, nginxArgs(n.Dir, n.conf, "-t")...).CombinedOutput(); err != nil {
 		return fmt.Errorf("nginx -t: %v: %s", err, out)
 	}
 	before := strings.Count(n.readLog(n.ErrorLog()), "reconfiguring")
@@ -206,27 +227,13 @@ func (n *Nginx) Reload(t testing.TB) error {
 	return fmt.Errorf("nginx did not reload within 10s")
 }
 
-// Stop ends nginx (fast shutdown) and waits for it.
-func (n *Nginx) Stop() {
-	if n.cmd.Process == nil {
-		return
-	}
-	_ = n.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-n.done:
-	case <-time.After(10 * time.Second):
-		_ = n.cmd.Process.Kill()
-		<-n.done
-	}
-}
-
 // ErrorLog is nginx's error log; AccessLog its access log.
 func (n *Nginx) ErrorLog() string  { return filepath.Join(n.Dir, "error.log") }
 func (n *Nginx) AccessLog() string { return filepath.Join(n.Dir, "access.log") }
 
 // AllLogs returns everything nginx wrote: its output and both logs.
 func (n *Nginx) AllLogs() string {
-	return n.output.String() + n.readLog(n.ErrorLog()) + n.readLog(n.AccessLog())
+	return n.Output() + n.readLog(n.ErrorLog()) + n.readLog(n.AccessLog())
 }
 
 func (n *Nginx) readLog(path string) string {

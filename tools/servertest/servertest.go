@@ -6,18 +6,12 @@
 package servertest
 
 import (
-	"bytes"
-	"context"
-	"crypto/tls"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -32,20 +26,11 @@ const BinaryEnv = "CORPUS_CADDY_BIN"
 // RepoRoot is the folder holding go.mod.
 func RepoRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	dir, err := findRepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
+	return dir
 }
 
 var (
@@ -82,12 +67,11 @@ func Binary(t testing.TB) string {
 // FreePort returns a loopback TCP port free at the time of the call.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := PickPort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // Hosts are the Host names every server started here answers; any other
@@ -107,59 +91,109 @@ type Options struct {
 	Port int
 	// Env adds or overrides environment variables of the Caddyfile.
 	Env map[string]string
-	// Caddyfile to run; empty: the repository's.
+	// Caddyfile to run; empty: the repository's. Another Caddyfile may read
+	// the same variables ({$CORPUS_SITE}, {$CORPUS_ADMIN}...).
 	Caddyfile string
 	// Lifetime bounds how long the server may live (default 10 minutes).
 	Lifetime time.Duration
 	// TLS serves HTTPS (HTTP/1.1, HTTP/2 and HTTP/3) with a certificate of
 	// Caddy's internal CA instead of cleartext HTTP/1.1 and h2c.
 	TLS bool
+	// Binary is the Caddy binary; Start defaults to Binary(t), Launch to
+	// the one CORPUS_CADDY_BIN names.
+	Binary string
+	// Dir holds the server's logs and secrets folder; Start defaults to a
+	// temporary folder of the test, Launch requires it.
+	Dir string
+	// CPUs pins the server to these CPUs (a taskset list such as "0");
+	// empty: not pinned.
+	CPUs string
 }
 
 // Server is a running corpus server.
 type Server struct {
+	*Process
 	URL        string // http://127.0.0.1:PORT
 	Port       int
 	AdminAddr  string
 	Dir        string // holds the logs and the secrets folder
 	SecretsDir string
+	binary     string
 	env        []string
 	caddyfile  string
-	cmd        *exec.Cmd
-	stderr     *syncBuffer
-	done       chan struct{}
 }
 
-// Start runs the server and waits until it answers.
+// Start runs the server and waits until it answers; the test fails if it
+// does not, and the server is stopped when the test ends.
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
-	bin := Binary(t)
-	dir := t.TempDir()
-	s := &Server{Port: o.Port, Dir: dir, SecretsDir: filepath.Join(dir, "secrets"), caddyfile: o.Caddyfile, done: make(chan struct{})}
-	if s.Port == 0 {
-		s.Port = FreePort(t)
+	if o.Binary == "" {
+		o.Binary = Binary(t)
 	}
-	if s.caddyfile == "" {
-		s.caddyfile = filepath.Join(RepoRoot(t), "Caddyfile")
+	if o.Dir == "" {
+		o.Dir = t.TempDir()
+	}
+	if o.Caddyfile == "" {
+		o.Caddyfile = filepath.Join(RepoRoot(t), "Caddyfile")
+	}
+	s, err := Launch(o)
+	if s != nil {
+		t.Cleanup(s.Stop)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Launch runs the server and waits until it answers, for callers without a
+// test (the benchmark); the caller stops it.
+func Launch(o Options) (*Server, error) {
+	if o.Binary == "" {
+		if o.Binary = os.Getenv(BinaryEnv); o.Binary == "" {
+			return nil, fmt.Errorf("no Caddy binary: set Options.Binary or %s", BinaryEnv)
+		}
+	}
+	if o.Dir == "" {
+		return nil, fmt.Errorf("no folder for the server's files (Options.Dir)")
+	}
+	if o.Caddyfile == "" {
+		root, err := findRepoRoot()
+		if err != nil {
+			return nil, err
+		}
+		o.Caddyfile = filepath.Join(root, "Caddyfile")
+	}
+	s := &Server{Port: o.Port, Dir: o.Dir, SecretsDir: filepath.Join(o.Dir, "secrets"), binary: o.Binary, caddyfile: o.Caddyfile}
+	ports := []*int{&s.Port}
+	if s.Port != 0 {
+		ports = nil
+	}
+	var otherPort, adminPort int
+	for _, p := range append(ports, &otherPort, &adminPort) {
+		var err error
+		if *p, err = PickPort(); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(s.SecretsDir, 0o700); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	for i, name := range []string{"secret", "secret.next"} {
 		if i < len(o.SecretFiles) {
 			if err := os.WriteFile(filepath.Join(s.SecretsDir, name), []byte(o.SecretFiles[i]+"\n"), 0o600); err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 		}
 	}
 	// The port of the other scheme must be a free one: Caddy refuses an
 	// http:// address on its HTTPS port and the reverse.
-	scheme, protocols, httpPort, httpsPort := "http", "h1 h2c", s.Port, FreePort(t)
+	scheme, protocols, httpPort, httpsPort := "http", "h1 h2c", s.Port, otherPort
 	if o.TLS {
-		scheme, protocols, httpPort, httpsPort = "https", "h1 h2 h3", FreePort(t), s.Port
+		scheme, protocols, httpPort, httpsPort = "https", "h1 h2 h3", otherPort, s.Port
 	}
 	s.URL = fmt.Sprintf("%s://127.0.0.1:%d", scheme, s.Port)
-	s.AdminAddr = fmt.Sprintf("127.0.0.1:%d", FreePort(t))
+	s.AdminAddr = fmt.Sprintf("127.0.0.1:%d", adminPort)
 	vars := map[string]string{
 		"CORPUS_SITE":             s.URL,
 		"CORPUS_OTHER_HOSTS":      fmt.Sprintf("%s://:%d", scheme, s.Port),
@@ -173,9 +207,6 @@ func Start(t testing.TB, o Options) *Server {
 		"CORPUS_ACCESS_OUTPUT":    "file " + s.AccessLog(),
 		"CORPUS_SERVER_OUTPUT":    "stderr",
 		"CORPUS_SECRETS_DIR":      s.SecretsDir,
-		"HOME":                    dir,
-		"XDG_DATA_HOME":           filepath.Join(dir, "data"),
-		"XDG_CONFIG_HOME":         filepath.Join(dir, "config"),
 	}
 	for i, name := range []string{"CORPUS_CHALLENGE_SECRET", "CORPUS_CHALLENGE_SECRET_NEXT"} {
 		if i < len(o.Secrets) {
@@ -185,75 +216,35 @@ func Start(t testing.TB, o Options) *Server {
 	for k, v := range o.Env {
 		vars[k] = v
 	}
-	s.AdminAddr = vars["CORPUS_ADMIN"] // a test may put it on a unix socket
-	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "CORPUS_") {
-			s.env = append(s.env, kv)
-		}
-	}
+	s.AdminAddr = vars["CORPUS_ADMIN"] // a caller may put it on a unix socket
+	s.env = baseEnv(o.Dir)
 	for k, v := range vars {
 		s.env = append(s.env, k+"="+v)
 	}
-	lifetime := o.Lifetime
-	if lifetime == 0 {
-		lifetime = 10 * time.Minute
+	var err error
+	s.Process, err = launch{
+		bin:      o.Binary,
+		args:     []string{"run", "--config", s.caddyfile, "--adapter", "caddyfile"},
+		env:      s.env,
+		dir:      o.Dir,
+		cpus:     o.CPUs,
+		lifetime: o.Lifetime,
+	}.start()
+	if err != nil {
+		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), lifetime)
-	s.cmd = exec.CommandContext(ctx, bin, "run", "--config", s.caddyfile, "--adapter", "caddyfile")
-	s.cmd.Env = s.env
-	s.cmd.Dir = dir
-	s.stderr = &syncBuffer{}
-	s.cmd.Stdout, s.cmd.Stderr = s.stderr, s.stderr
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := s.cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
+	if err := s.waitAnswers(s.URL, readyLimit); err != nil {
+		s.Stop()
+		return s, fmt.Errorf("server did not start: %v\n%s", err, s.Output())
 	}
-	go func() {
-		_ = s.cmd.Wait()
-		cancel()
-		close(s.done)
-	}()
-	t.Cleanup(func() { s.Stop() })
-	if err := s.waitReady(30 * time.Second); err != nil {
-		t.Fatalf("server did not start: %v\n%s", err, s.stderr.String())
-	}
-	return s
-}
-
-func (s *Server) waitReady(limit time.Duration) error {
-	// The readiness check only needs an answer: any certificate will do.
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	return waitAnswers(client, s.URL, s.done, limit)
-}
-
-// Stop ends the server and waits for it.
-func (s *Server) Stop() {
-	if s.cmd.Process == nil {
-		return
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
-}
-
-// Kill ends the server at once (SIGKILL), as a crash would, and waits for it.
-func (s *Server) Kill() {
-	if s.cmd.Process != nil {
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
+	return s, nil
 }
 
 // Reload asks the running server to load the Caddyfile again, with env
 // overriding its variables, exactly as an operator's `caddy reload` does.
 func (s *Server) Reload(t testing.TB, env map[string]string) error {
 	t.Helper()
-	cmd := exec.Command(Binary(t), "reload", "--config", s.caddyfile, "--adapter", "caddyfile", "--address", s.AdminAddr, "--force")
+	cmd := exec.Command(s.binary, "reload", "--config", s.caddyfile, "--adapter", "caddyfile", "--address", s.AdminAddr, "--force")
 	cmd.Env = append([]string(nil), s.env...)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -290,9 +281,6 @@ func (s *Server) TelemetryLog() string { return filepath.Join(s.Dir, "telemetry.
 // AccessLog is the file Caddy's access log goes to.
 func (s *Server) AccessLog() string { return filepath.Join(s.Dir, "access.log") }
 
-// Output is what the server printed: Caddy's own log.
-func (s *Server) Output() string { return s.stderr.String() }
-
 // AllLogs returns every log the server wrote: its output, telemetry and access log.
 func (s *Server) AllLogs(t testing.TB) string {
 	t.Helper()
@@ -306,21 +294,4 @@ func (s *Server) AllLogs(t testing.TB) string {
 		b.Write(data)
 	}
 	return b.String()
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,9 +1,13 @@
-package main
+package loadgen
 
 import (
+	"bytes"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +64,34 @@ func TestRun(t *testing.T) {
 	assert.LessOrEqual(t, r.P50, r.P99)
 	assert.LessOrEqual(t, r.P99, r.P999)
 	assert.LessOrEqual(t, r.P999, r.Max)
+}
+
+// TestMain drives a local server through the command line and checks the
+// JSON it prints, and that a bad targets file is an error naming the line.
+func TestMainCommand(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"ok": true}`))
+	}))
+	defer srv.Close()
+	addr := srv.Listener.Addr().(*net.TCPAddr).String()
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good"), filepath.Join(dir, "bad")
+	require.NoError(t, os.WriteFile(good, []byte("+ /a\n- /b\n"), 0o644))
+	require.NoError(t, os.WriteFile(bad, []byte("+ /a\nGET /b\n"), 0o644))
+
+	var stdout, stderr bytes.Buffer
+	status := Main([]string{"-addr", addr, "-targets", good, "-rate", "200", "-duration", "250ms", "-conns", "2"}, &stdout, &stderr)
+	require.Equal(t, 0, status, stderr.String())
+	var r Result
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &r))
+	assert.Equal(t, 50, r.Sent)
+	assert.Equal(t, 50, r.Completed)
+
+	stdout.Reset()
+	status = Main([]string{"-addr", addr, "-targets", bad}, &stdout, &stderr)
+	assert.Equal(t, 2, status)
+	assert.Contains(t, stderr.String(), bad+":2:")
+	assert.Empty(t, stdout.String())
 }
 
 func TestRequestHasNoSecretUnlessAuthenticated(t *testing.T) {

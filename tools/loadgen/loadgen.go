@@ -1,18 +1,19 @@
-// Command loadgen drives an HTTP/1.1 server on loopback at a fixed request
-// rate, open loop, and prints the latency distribution as JSON: the part of
-// the benchmark that wrk, which only runs closed loop, cannot do.
+// Package loadgen drives an HTTP/1.1 server on loopback at a fixed request
+// rate, open loop, and measures the latency distribution: the part of the
+// benchmark that wrk, which only runs closed loop, cannot do. Main is its
+// command-line form, which prints the result as JSON.
 //
 // Requests are due at fixed intervals whatever the server does; the latency
 // of each is measured from when it was due, not from when a connection was
 // free to send it, so a server that falls behind shows its queue in the
 // figures instead of slowing the load down (no coordinated omission).
 //
-//	loadgen -addr 127.0.0.1:8080 -targets mix.txt -rate 2000 -duration 10s -conns 50
+//	-addr 127.0.0.1:8080 -targets mix.txt -rate 2000 -duration 10s -conns 50
 //
 // Each line of the targets file is "+ /path" (sent with the secret header)
 // or "- /path" (without it); lines are sent in turn. The secret comes from
 // the environment variable BENCH_SECRET, never from the command line.
-package main
+package loadgen
 
 import (
 	"bufio"
@@ -35,28 +36,38 @@ const SecretEnv = "BENCH_SECRET"
 // SecretHeader is the header the corpus gate reads.
 const SecretHeader = "X-Challenge-Secret"
 
-func main() {
+// Main runs the command line args (flags above, without the program name)
+// and prints the result as JSON to stdout; it returns the exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
 	var c Config
-	targets := flag.String("targets", "", "file of targets, one \"+ /path\" or \"- /path\" a line")
-	flag.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "server address (loopback)")
-	flag.Float64Var(&c.Rate, "rate", 1000, "requests a second")
-	flag.DurationVar(&c.Duration, "duration", 10*time.Second, "how long requests are sent")
-	flag.IntVar(&c.Conns, "conns", 50, "connections")
-	flag.Parse()
-	requests, err := readTargets(*targets, c.Addr, os.Getenv(SecretEnv))
+	flags := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	targets := flags.String("targets", "", "file of targets, one \"+ /path\" or \"- /path\" a line")
+	flags.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "server address (loopback)")
+	flags.Float64Var(&c.Rate, "rate", 1000, "requests a second")
+	flags.DurationVar(&c.Duration, "duration", 10*time.Second, "how long requests are sent")
+	flags.IntVar(&c.Conns, "conns", 50, "connections")
+	if err := flags.Parse(args); err != nil {
+		return 2
+	}
+	requests, err := ReadTargets(*targets, c.Addr, os.Getenv(SecretEnv))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "loadgen:", err)
-		os.Exit(2)
+		fmt.Fprintln(stderr, "loadgen:", err)
+		return 2
 	}
 	c.Requests = requests
 	result, err := Run(c)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "loadgen:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "loadgen:", err)
+		return 1
 	}
-	enc := json.NewEncoder(os.Stdout)
+	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
-	_ = enc.Encode(result)
+	if err := enc.Encode(result); err != nil {
+		fmt.Fprintln(stderr, "loadgen:", err)
+		return 1
+	}
+	return 0
 }
 
 // Config is one run.
@@ -210,8 +221,8 @@ func (w *worker) do(request []byte) (int, error) {
 	return resp.StatusCode, err
 }
 
-// readTargets renders each line of the targets file as a raw request.
-func readTargets(file, addr, secret string) ([][]byte, error) {
+// ReadTargets renders each line of the targets file as a raw request.
+func ReadTargets(file, addr, secret string) ([][]byte, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,239 @@
+package servertest
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultLifetime bounds how long a server may live when its options say
+// nothing: it is killed then even if the test or benchmark is stuck.
+const DefaultLifetime = 10 * time.Minute
+
+// readyLimit bounds a server's start-up, verification of a large corpus
+// included.
+const readyLimit = 2 * time.Minute
+
+// Process is a running server process: a child that dies with the process
+// that started it (Pdeathsig) and after its lifetime at the latest, its
+// output kept in memory.
+type Process struct {
+	cmd     *exec.Cmd
+	output  *syncBuffer
+	done    chan struct{}
+	started time.Time
+	startup time.Duration
+}
+
+// launch describes a process to start.
+type launch struct {
+	bin      string
+	args     []string
+	env      []string
+	dir      string
+	cpus     string // CPU list for taskset; empty: not pinned
+	lifetime time.Duration
+	newPID   bool // a PID namespace of its own: its children die with it
+}
+
+func (l launch) start() (*Process, error) {
+	lifetime := l.lifetime
+	if lifetime == 0 {
+		lifetime = DefaultLifetime
+	}
+	name, args := l.bin, l.args
+	if l.cpus != "" {
+		// taskset execs the server: the process started is the server.
+		name, args = "taskset", append([]string{"-c", l.cpus, l.bin}, l.args...)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lifetime)
+	p := &Process{output: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.CommandContext(ctx, name, args...)
+	p.cmd.Env, p.cmd.Dir = l.env, l.dir
+	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if l.newPID {
+		p.cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWPID
+	}
+	p.started = time.Now()
+	if err := p.cmd.Start(); err != nil {
+		cancel()
+		return nil, err
+	}
+	go func() {
+		_ = p.cmd.Wait()
+		cancel()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// waitAnswers waits until url answers anything, and records the time from
+// exec to that answer.
+func (p *Process) waitAnswers(url string, limit time.Duration) error {
+	// The readiness check only needs an answer: any certificate will do.
+	transport := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true}
+	client := &http.Client{Timeout: time.Second, Transport: transport}
+	deadline := p.started.Add(limit)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.done:
+			return fmt.Errorf("exited")
+		default:
+		}
+		if resp, err := client.Get(url + "/referentiel"); err == nil {
+			resp.Body.Close()
+			p.startup = time.Since(p.started)
+			return nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return fmt.Errorf("no answer within %s", limit)
+}
+
+// Startup is the time from exec to the first answer.
+func (p *Process) Startup() time.Duration { return p.startup }
+
+// Stop ends the process (SIGTERM: a clean shutdown) and waits for it.
+func (p *Process) Stop() {
+	if p.cmd.Process == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// Kill ends the process at once (SIGKILL), as a crash would, and waits for it.
+func (p *Process) Kill() {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// Output is what the process printed.
+func (p *Process) Output() string { return p.output.String() }
+
+// PeakRSS is the peak resident set (VmHWM) of the process and of its
+// children (nginx's workers), in bytes.
+func (p *Process) PeakRSS() int64 { return p.sum("VmHWM") }
+
+// RSS is the resident set now (VmRSS) of the process and its children, in bytes.
+func (p *Process) RSS() int64 { return p.sum("VmRSS") }
+
+func (p *Process) sum(field string) int64 {
+	var total int64
+	for _, pid := range p.pids() {
+		total += procStatus(pid, field)
+	}
+	return total
+}
+
+// pids are the process and its children.
+func (p *Process) pids() []int {
+	pid := p.cmd.Process.Pid
+	pids := []int{pid}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		return pids
+	}
+	for _, f := range strings.Fields(string(data)) {
+		if child, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, child)
+		}
+	}
+	return pids
+}
+
+// procStatus reads a size field of /proc/<pid>/status, in bytes; 0 when
+// the process is gone.
+func procStatus(pid int, field string) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// PickPort returns a loopback TCP port free at the time of the call.
+func PickPort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// baseEnv is this process's environment without the corpus variables, with
+// HOME and Caddy's data and config folders inside dir.
+func baseEnv(dir string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "CORPUS_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
+		"HOME="+dir,
+		"XDG_DATA_HOME="+filepath.Join(dir, "data"),
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+	)
+}
+
+// findRepoRoot is the folder holding go.mod, above the working directory.
+func findRepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

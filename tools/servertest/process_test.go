@@ -1,0 +1,57 @@
+package servertest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestProcess starts a plain program through the harness, pinned to CPU 0,
+// and checks what the benchmark reads of it: memory, output, and that Stop
+// ends it.
+func TestProcess(t *testing.T) {
+	p, err := launch{bin: "sh", args: []string{"-c", "echo started; exec sleep 30"}, cpus: "0", lifetime: time.Minute}.start()
+	require.NoError(t, err)
+	t.Cleanup(p.Kill)
+	require.Eventually(t, func() bool { return p.Output() == "started\n" }, 10*time.Second, 10*time.Millisecond)
+	assert.Positive(t, p.RSS())
+	assert.GreaterOrEqual(t, p.PeakRSS(), p.RSS())
+	affinity, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	require.NoError(t, err)
+	assert.Contains(t, string(affinity), "Cpus_allowed_list:\t0\n", "taskset pins the server itself")
+	p.Stop()
+	select {
+	case <-p.done:
+	default:
+		t.Fatal("Stop returned before the process ended")
+	}
+	assert.Zero(t, p.RSS(), "a process gone has no memory")
+}
+
+func TestLaunchNeedsAFolder(t *testing.T) {
+	_, err := Launch(Options{Binary: "/bin/true"})
+	assert.ErrorContains(t, err, "Options.Dir")
+	_, err = LaunchNginx(NginxOptions{Binary: "/bin/true"})
+	assert.ErrorContains(t, err, "NginxOptions.Dir")
+}
+
+func TestNginxConfWorkers(t *testing.T) {
+	for _, tt := range []struct {
+		workers int
+		want    string
+	}{{0, "worker_processes 2;"}, {1, "worker_processes 1;"}} {
+		dir := t.TempDir()
+		conf, err := writeNginxConf(dir, "/v.conf", tt.workers)
+		require.NoError(t, err)
+		data, err := os.ReadFile(conf)
+		require.NoError(t, err)
+		assert.Contains(t, string(data), tt.want)
+		assert.Contains(t, string(data), "include /v.conf;")
+		assert.DirExists(t, filepath.Join(dir, "temp", "body"))
+	}
+}
