@@ -109,7 +109,10 @@ func (c *Client) render(req Request) []byte {
 		version = HTTP11
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s %s %s\r\nHost: %s\r\n", req.Method, req.Target, version, host)
+	fmt.Fprintf(&b, "%s %s %s\r\n", req.Method, req.Target, version)
+	if host != noHost {
+		fmt.Fprintf(&b, "Host: %s\r\n", host)
+	}
 	for _, h := range req.Header {
 		fmt.Fprintf(&b, "%s: %s\r\n", h[0], h[1])
 	}

@@ -65,20 +65,25 @@ func (c *Client) exchangeH2(ctx context.Context, req Request) (*Response, error)
 func (c *Client) dialH2(ctx context.Context) (net.Conn, error) {
 	addr := c.address()
 	if c.base.Scheme == "https" {
-		d := tls.Dialer{Config: &tls.Config{ServerName: c.base.Hostname(), NextProtos: []string{"h2"}, InsecureSkipVerify: c.InsecureTLS}}
+		// HTTP/1.1 is offered too, so that a server without HTTP/2 says so
+		// by choosing it, rather than by failing the handshake.
+		d := tls.Dialer{Config: &tls.Config{ServerName: c.base.Hostname(), NextProtos: []string{"h2", "http/1.1"}, InsecureSkipVerify: c.InsecureTLS}}
 		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
 			return nil, err
 		}
 		if proto := conn.(*tls.Conn).ConnectionState().NegotiatedProtocol; proto != "h2" {
 			conn.Close()
-			return nil, fmt.Errorf("the server does not speak HTTP/2 over TLS (ALPN %q)", proto)
+			return nil, fmt.Errorf("%w: HTTP/2 over TLS (ALPN chose %q)", ErrNotOffered, proto)
 		}
 		return conn, nil
 	}
 	var d net.Dialer
 	return d.DialContext(ctx, "tcp", addr)
 }
+
+// ErrNotOffered reports a server that does not offer the protocol asked for.
+var ErrNotOffered = errors.New("protocol not offered by the server")
 
 // maxH2Fragment is the largest header block fragment a frame may carry
 // before the peer's SETTINGS are known (RFC 9113 4.2).
