@@ -23,8 +23,7 @@ const SaltSize = 32
 // secret until its close.
 type Record struct {
 	ManifestSHA256 string // anchored: the identity of the corpus
-	KeySHA256      string // for the owner's records only: never published before the close
-	Commitment     string // anchored: sha256(salt || key)
+	Commitment     string // anchored: sha256(salt || key); no unsalted hash of the key exists
 	Salt           []byte // kept secret, revealed with the key
 }
 
@@ -33,7 +32,6 @@ func New(manifestBytes, key []byte) Record {
 	salt := NewSalt()
 	return Record{
 		ManifestSHA256: manifest.SHA256(manifestBytes),
-		KeySHA256:      manifest.SHA256(key),
 		Commitment:     Commit(salt, key),
 		Salt:           salt,
 	}
@@ -64,7 +62,7 @@ func Verify(saltHex, commitment string, key []byte) error {
 		return err
 	}
 	want := strings.ToLower(strings.TrimSpace(commitment))
-	if b, err := hex.DecodeString(want); err != nil || len(b) != 32 {
+	if !manifest.IsSHA256(want) {
 		return fmt.Errorf("commitment %q is not 64 hex digits", commitment)
 	}
 	if Commit(salt, key) != want {

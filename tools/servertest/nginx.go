@@ -68,6 +68,9 @@ type NginxOptions struct {
 	Dir string
 	// CPUs pins nginx to these CPUs (a taskset list); empty: not pinned.
 	CPUs string
+	// TLS: the vhost listens with ssl on Port (its certificate is the
+	// vhost's business); Start waits for an HTTPS answer.
+	TLS bool
 }
 
 // Nginx is a running nginx: its master in the foreground, a child of the
@@ -117,7 +120,11 @@ func LaunchNginx(o NginxOptions) (*Nginx, error) {
 	if o.Dir == "" {
 		return nil, fmt.Errorf("no folder for nginx's files (NginxOptions.Dir)")
 	}
-	n := &Nginx{URL: fmt.Sprintf("http://127.0.0.1:%d", o.Port), Port: o.Port, Dir: o.Dir, binary: o.Binary}
+	scheme := "http"
+	if o.TLS {
+		scheme = "https"
+	}
+	n := &Nginx{URL: fmt.Sprintf("%s://127.0.0.1:%d", scheme, o.Port), Port: o.Port, Dir: o.Dir, binary: o.Binary}
 	var err error
 	if n.conf, err = writeNginxConf(o.Dir, o.Vhost, o.Workers); err != nil {
 		return nil, err
