@@ -65,15 +65,9 @@ const (
 // success it returns the bytes of every file by canonical path, ready to be
 // served; otherwise a *MismatchError naming each problem.
 func (m *Manifest) Check(tree fs.FS, depth Depth) (map[string][]byte, error) {
-	var problems []Problem
+	problems := m.headerProblems()
 	report := func(path, file, format string, args ...any) {
 		problems = append(problems, Problem{Path: path, File: file, What: fmt.Sprintf(format, args...)})
-	}
-	if m.Request.Method != Request.Method || m.Request.Amount != Request.Amount || m.Request.Currency != Request.Currency {
-		report("", "", "request template %+v differs from Trust Layer's %+v", m.Request, Request)
-	}
-	if m.Origin == "" || strings.HasSuffix(m.Origin, "/") {
-		report("", "", "origin %q must be a scheme and host with no trailing slash", m.Origin)
 	}
 
 	contents, err := ReadTree(tree)
@@ -113,6 +107,26 @@ func (m *Manifest) Check(tree fs.FS, depth Depth) (map[string][]byte, error) {
 		return nil, &MismatchError{Problems: problems}
 	}
 	return bodies, nil
+}
+
+// CheckHeader checks what the manifest says of every entry at once: the
+// request template and the origin. It returns a *MismatchError, or nil.
+func (m *Manifest) CheckHeader() error {
+	if problems := m.headerProblems(); len(problems) > 0 {
+		return &MismatchError{Problems: problems}
+	}
+	return nil
+}
+
+func (m *Manifest) headerProblems() []Problem {
+	var problems []Problem
+	if m.Request.Method != Request.Method || m.Request.Amount != Request.Amount || m.Request.Currency != Request.Currency {
+		problems = append(problems, Problem{What: fmt.Sprintf("request template %+v differs from Trust Layer's %+v", m.Request, Request)})
+	}
+	if m.Origin == "" || strings.HasSuffix(m.Origin, "/") {
+		problems = append(problems, Problem{What: fmt.Sprintf("origin %q must be a scheme and host with no trailing slash", m.Origin)})
+	}
+	return problems
 }
 
 // checkedEntry is what checking one entry found.

@@ -1,11 +1,13 @@
 package manifest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
@@ -26,10 +28,29 @@ func RequestData(target string) pyjson.Object {
 	}
 }
 
+// requestPrefix is the canonical form of RequestData up to its target's
+// value: "target" sorts last, so only the target's string and the closing
+// brace follow it.
+var requestPrefix = func() []byte {
+	const tail = `"target":""}`
+	whole := pyjson.Canonical(RequestData(""))
+	if !bytes.HasSuffix(whole, []byte(tail)) {
+		panic("manifest: the target is not the last key of request_data's canonical form")
+	}
+	return whole[:len(whole)-len(tail)+len(`"target":`)]
+}()
+
 // RequestHash is the request_hash Trust Layer anchors for a GET of target.
 func RequestHash(target string) string {
-	return SHA256(pyjson.Canonical(RequestData(target)))
+	buf := canonicalBuffers.Get().(*[]byte)
+	defer canonicalBuffers.Put(buf)
+	*buf = append(pyjson.AppendCanonical(append((*buf)[:0], requestPrefix...), target), '}')
+	return SHA256(*buf)
 }
+
+// canonicalBuffers hold canonical forms on their way to SHA-256, so that
+// hashing a whole tree does not allocate one per body.
+var canonicalBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // ResponseHash is the response_hash Trust Layer anchors for a response body:
 // the SHA-256 of the canonical form of the parsed body, where a body parsing
@@ -49,7 +70,10 @@ func responseHashOf(v pyjson.Value) string {
 	if falsy(v) {
 		v = pyjson.Object{{Key: "error", Value: nil}}
 	}
-	return SHA256(pyjson.Canonical(v))
+	buf := canonicalBuffers.Get().(*[]byte)
+	defer canonicalBuffers.Put(buf)
+	*buf = pyjson.AppendCanonical((*buf)[:0], v)
+	return SHA256(*buf)
 }
 
 func falsy(v pyjson.Value) bool {

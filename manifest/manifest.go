@@ -16,6 +16,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
@@ -134,19 +135,85 @@ func ReadFile(path string) (*Manifest, []byte, error) {
 }
 
 // Encode writes the manifest deterministically: entries sorted by path, one
-// field order, two-space indentation, a final newline.
+// field order, two-space indentation, a final newline. The bytes are those
+// encoding/json writes for Manifest with that indentation and HTML left
+// unescaped, written directly: on a large corpus reflection would be a good
+// part of the time `proveit manifest` takes.
 func (m *Manifest) Encode() []byte {
-	sorted := *m
-	sorted.Resources = slices.Clone(m.Resources)
-	slices.SortFunc(sorted.Resources, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(sorted); err != nil {
-		panic(err) // plain strings and ints: cannot fail
+	resources := slices.Clone(m.Resources)
+	slices.SortFunc(resources, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	w := make([]byte, 0, 512+len(resources)*480)
+	w = append(w, "{\n  \"format\": "...)
+	w = appendJSONString(w, m.Format)
+	w = append(w, ",\n  \"piste\": "...)
+	w = appendJSONString(w, m.Piste)
+	w = append(w, ",\n  \"origin\": "...)
+	w = appendJSONString(w, m.Origin)
+	w = append(w, ",\n  \"request\": {\n    \"method\": "...)
+	w = appendJSONString(w, m.Request.Method)
+	w = append(w, ",\n    \"payload\": {},\n    \"amount\": "...)
+	w = pyjson.AppendFloat(w, float64(m.Request.Amount))
+	w = append(w, ",\n    \"currency\": "...)
+	w = appendJSONString(w, m.Request.Currency)
+	w = append(w, "\n  },\n  \"resources\": "...)
+	switch {
+	case resources == nil:
+		w = append(w, "null"...)
+	case len(resources) == 0:
+		w = append(w, "[]"...)
+	default:
+		w = append(w, '[')
+		for i, e := range resources {
+			if i > 0 {
+				w = append(w, ',')
+			}
+			w = append(w, "\n    {\n      \"path\": "...)
+			w = appendJSONString(w, e.Path)
+			w = append(w, ",\n      \"kind\": "...)
+			w = appendJSONString(w, string(e.Kind))
+			w = append(w, ",\n      \"status\": "...)
+			w = strconv.AppendInt(w, int64(e.Status), 10)
+			w = append(w, ",\n      \"target\": "...)
+			w = appendJSONStringPtr(w, e.Target)
+			w = append(w, ",\n      \"file\": "...)
+			w = appendJSONStringPtr(w, e.File)
+			w = append(w, ",\n      \"bytes_sha256\": "...)
+			w = appendJSONString(w, e.BytesSHA256)
+			w = append(w, ",\n      \"request_hash\": "...)
+			w = appendJSONStringPtr(w, e.RequestHash)
+			w = append(w, ",\n      \"response_hash\": "...)
+			w = appendJSONString(w, e.ResponseHash)
+			w = append(w, "\n    }"...)
+		}
+		w = append(w, "\n  ]"...)
 	}
-	return buf.Bytes()
+	return append(w, "\n}\n"...)
+}
+
+// appendJSONString writes s as encoding/json does with HTML left
+// unescaped. Printable ASCII without a quote or backslash, every string of
+// a manifest in practice, is copied as it is; anything else is left to
+// encoding/json itself.
+func appendJSONString(w []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7E || c == '"' || c == '\\' {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(s); err != nil {
+				panic(err) // a string always encodes
+			}
+			return append(w, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+		}
+	}
+	return append(append(append(w, '"'), s...), '"')
+}
+
+func appendJSONStringPtr(w []byte, s *string) []byte {
+	if s == nil {
+		return append(w, "null"...)
+	}
+	return appendJSONString(w, *s)
 }
 
 // Lookup returns the entry for a canonical path.

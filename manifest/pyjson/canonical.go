@@ -42,8 +42,12 @@ func AppendCanonical(dst []byte, v Value) []byte {
 		}
 		return append(dst, ']')
 	case Object:
-		// UTF-8 byte order is code point order, the order Python sorts str keys in.
-		members := slices.SortedFunc(slices.Values(v), func(a, b Member) int { return strings.Compare(a.Key, b.Key) })
+		// UTF-8 byte order is code point order, the order Python sorts str
+		// keys in. Members already in order (keys are unique) are not copied.
+		members := []Member(v)
+		if !slices.IsSortedFunc(members, compareKeys) {
+			members = slices.SortedFunc(slices.Values(v), compareKeys)
+		}
 		dst = append(dst, '{')
 		for i, m := range members {
 			if i > 0 {
@@ -59,10 +63,19 @@ func AppendCanonical(dst []byte, v Value) []byte {
 	}
 }
 
+func compareKeys(a, b Member) int { return strings.Compare(a.Key, b.Key) }
+
 // appendString writes s the way Python's ensure_ascii encoder does.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	for _, r := range s {
+	// The printable ASCII prefix, which is most strings whole, is copied as
+	// it is.
+	plain := 0
+	for plain < len(s) && s[plain] >= 0x20 && s[plain] <= 0x7E && s[plain] != '"' && s[plain] != '\\' {
+		plain++
+	}
+	dst = append(dst, s[:plain]...)
+	for _, r := range s[plain:] {
 		switch {
 		case r == '"':
 			dst = append(dst, '\\', '"')

@@ -182,7 +182,7 @@ func (p *parser) array(depth int) (Value, error) {
 	}
 	for {
 		p.skipSpace()
-		p.path = append(p.path, strconv.Itoa(len(arr)))
+		p.path = append(p.path, indexToken(len(arr)))
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
@@ -203,6 +203,23 @@ func (p *parser) array(depth int) (Value, error) {
 			return nil, p.fail("expected ',' or ']' in array")
 		}
 	}
+}
+
+// smallIndexes are the pointer tokens of the first array indexes, kept so
+// that parsing an array allocates no token for its error path.
+var smallIndexes = func() []string {
+	tokens := make([]string, 256)
+	for i := range tokens {
+		tokens[i] = strconv.Itoa(i)
+	}
+	return tokens
+}()
+
+func indexToken(i int) string {
+	if i < len(smallIndexes) {
+		return smallIndexes[i]
+	}
+	return strconv.Itoa(i)
 }
 
 func (p *parser) string() (string, error) {

@@ -1,0 +1,85 @@
+package manifest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+)
+
+// reflected is what encoding/json writes for a manifest, entries sorted by
+// path, with the indentation Encode promises: the reference Encode's direct
+// writer must match.
+func reflected(t *testing.T, m *manifest.Manifest) []byte {
+	t.Helper()
+	sorted := *m
+	sorted.Resources = slices.Clone(m.Resources)
+	slices.SortFunc(sorted.Resources, func(a, b manifest.Entry) int { return strings.Compare(a.Path, b.Path) })
+	m = &sorted
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	require.NoError(t, enc.Encode(m))
+	return buf.Bytes()
+}
+
+func TestEncodeIsEncodingJSON(t *testing.T) {
+	season, err := manifest.Decode(manifest.Embedded())
+	require.NoError(t, err)
+	str := func(s string) *string { return &s }
+	odd := []string{"a\"b\\c", "<&>", "\u2028\u2029", "tab\there\nnew\rline\b\f\x01", "Lefèvre 🙂", "\x7f", "bad\xffutf8", ""}
+	var strange []manifest.Entry
+	for i, s := range odd {
+		strange = append(strange, manifest.Entry{Path: "/p" + s, Kind: manifest.Kind(s), Status: 200 + i, Target: str(s), File: str(s),
+			BytesSHA256: s, RequestHash: str(s), ResponseHash: s})
+	}
+	tests := []struct {
+		name string
+		m    manifest.Manifest
+	}{
+		{"the season's manifest", *season},
+		{"strings encoding/json escapes", manifest.Manifest{Format: "f\"", Piste: "é", Origin: "https://x/<y>", Request: manifest.Request, Resources: strange}},
+		{"no resources", manifest.Manifest{Format: manifest.Format, Resources: []manifest.Entry{}}},
+		{"nil resources", manifest.Manifest{Format: manifest.Format}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, string(reflected(t, &tt.m)), string(tt.m.Encode()))
+		})
+	}
+	assert.Equal(t, manifest.Embedded(), season.Encode(), "the checked-in manifest encodes to its own bytes")
+}
+
+// TestDirReadsLikeDirFS reads a tree through Dir and through os.DirFS: the
+// same files, the same bytes, and the same refusal of a name that is not
+// a canonical resource.
+func TestDirReadsLikeDirFS(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.CopyFS(root, corpus.Embedded()))
+	want, err := manifest.ReadTree(os.DirFS(root))
+	require.NoError(t, err)
+	got, err := manifest.ReadTree(manifest.Dir(root))
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	for _, f := range got {
+		assert.Equal(t, len(f.Bytes), cap(f.Bytes), "%s: read into a slice of exactly its size", f.Name)
+	}
+
+	_, err = manifest.Dir(root).ReadFile("../x.json")
+	assert.Error(t, err)
+	_, err = manifest.Dir(root).ReadFile("missing.json")
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	require.NoError(t, os.Mkdir(filepath.Join(root, "folder.json"), 0o755))
+	_, err = manifest.Dir(root).ReadFile("folder.json")
+	assert.ErrorContains(t, err, "not a regular file")
+}
