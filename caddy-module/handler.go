@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -125,7 +126,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	for _, host := range h.Hosts {
 		h.hosts[strings.ToLower(host)] = true
 	}
-	m, manifestBytes, err := readManifest(manifestPath)
+	manifestBytes, err := readManifest(manifestPath)
 	if err != nil {
 		return err
 	}
@@ -133,8 +134,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := checkPin(strings.TrimSpace(pin), served); err != nil {
 		return err
 	}
-	bodies, err := m.Check(h.corpusFS(root), manifest.Bytes)
+	m, bodies, err := manifest.Load(manifestBytes, h.corpusFS(root), manifest.Bytes)
 	if err != nil {
+		if manifestPath != "" {
+			return fmt.Errorf("refusing to serve %s: %w", manifestPath, err)
+		}
 		return fmt.Errorf("refusing to serve: %w", err)
 	}
 	h.resources = make(map[string]*response, len(bodies))
@@ -201,31 +205,30 @@ func (h *Handler) provisionSecrets(repl *caddy.Replacer) error {
 	return nil
 }
 
-// readManifest reads the manifest file, or the embedded one for an empty path.
-func readManifest(path string) (*manifest.Manifest, []byte, error) {
+// readManifest reads the manifest file's bytes, or the embedded one's for
+// an empty path.
+func readManifest(path string) ([]byte, error) {
 	if path == "" {
-		data := manifest.Embedded()
-		m, err := manifest.Decode(data)
-		return m, data, err
+		return manifest.Embedded(), nil
 	}
-	m, data, err := manifest.ReadFile(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading manifest: %w", err)
+		return nil, fmt.Errorf("reading manifest: %w", err)
 	}
-	return m, data, nil
+	return data, nil
 }
 
-// corpusFS opens the tree through afero: the folder on disk, read-only, or
-// the corpus embedded in the binary.
+// corpusFS is the tree to serve: the one a test put in place, the folder on
+// disk (read only, in the fewest system calls), or the corpus embedded in
+// the binary.
 func (h *Handler) corpusFS(root string) fs.FS {
-	if h.tree == nil {
-		if root == "" {
-			h.tree = &afero.FromIOFS{FS: corpus.Embedded()}
-		} else {
-			h.tree = afero.NewReadOnlyFs(afero.NewBasePathFs(afero.NewOsFs(), root))
-		}
+	switch {
+	case h.tree != nil:
+		return afero.NewIOFS(h.tree)
+	case root != "":
+		return manifest.Dir(root)
 	}
-	return afero.NewIOFS(h.tree)
+	return corpus.Embedded()
 }
 
 // Validate checks the configuration that provisioning resolved.

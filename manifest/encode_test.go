@@ -83,3 +83,27 @@ func TestDirReadsLikeDirFS(t *testing.T) {
 	_, err = manifest.Dir(root).ReadFile("folder.json")
 	assert.ErrorContains(t, err, "not a regular file")
 }
+
+// TestLoadIsDecodeThenCheck: reading the tree while the manifest is decoded
+// changes nothing of the outcome.
+func TestLoadIsDecodeThenCheck(t *testing.T) {
+	m, err := manifest.Decode(manifest.Embedded())
+	require.NoError(t, err)
+	want, err := m.Check(corpus.Embedded(), manifest.Bytes)
+	require.NoError(t, err)
+	loaded, got, err := manifest.Load(manifest.Embedded(), corpus.Embedded(), manifest.Bytes)
+	require.NoError(t, err)
+	assert.Equal(t, m, loaded)
+	assert.Equal(t, want, got)
+
+	_, _, err = manifest.Load([]byte(`{"format": "other"}`), corpus.Embedded(), manifest.Bytes)
+	assert.ErrorContains(t, err, "format")
+
+	root := t.TempDir()
+	require.NoError(t, os.CopyFS(root, corpus.Embedded()))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "referentiel.json"), []byte(`{"changed": true}`), 0o644))
+	_, _, err = manifest.Load(manifest.Embedded(), manifest.Dir(root), manifest.Bytes)
+	var mismatch *manifest.MismatchError
+	require.ErrorAs(t, err, &mismatch)
+	assert.Contains(t, err.Error(), "referentiel.json: bytes changed")
+}
