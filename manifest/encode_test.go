@@ -107,3 +107,54 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 	require.ErrorAs(t, err, &mismatch)
 	assert.Contains(t, err.Error(), "referentiel.json: bytes changed")
 }
+
+// TestDecodeIsEncodingJSON decodes documents the direct reader takes and
+// documents it leaves to encoding/json: every one must read as
+// encoding/json reads it, or fail where it fails.
+func TestDecodeIsEncodingJSON(t *testing.T) {
+	season := manifest.Embedded()
+	edit := func(old, new string) string { return strings.Replace(string(season), old, new, 1) }
+	firstPath := `"path": "/_systeme/400"`
+	docs := map[string]string{
+		"as written":                string(season),
+		"compact":                   compact(t, season),
+		"an escape in a string":     edit(`"piste": "conformite"`, `"piste": "conform\u0069te"`),
+		"an unknown field":          edit(firstPath, firstPath+`, "later": [1, {"x": null}]`),
+		"a field in capitals":       edit(`"piste"`, `"PISTE"`),
+		"a duplicate field":         edit(firstPath, firstPath+`, "path": "/_systeme/400"`),
+		"status as a float":         edit(`"status": 400`, `"status": 400.0`),
+		"status with a leading 0":   edit(`"status": 400`, `"status": 0400`),
+		"amount with an exponent":   edit(`"amount": 0.0`, `"amount": 0e0`),
+		"a non-empty payload":       edit(`"payload": {}`, `"payload": {"a": 1}`),
+		"null resources":            `{"format": "proveit-corpus-manifest/1", "resources": null}`,
+		"a string that never ends":  string(season[:len(season)/2]),
+		"data after the object":     string(season) + "{}",
+		"a missing comma":           edit(`"kind": "systeme",`, `"kind": "systeme"`),
+		"invalid UTF-8 in a string": edit(`"piste": "conformite"`, "\"piste\": \"conf\xffrmite\""),
+		"a control character":       edit(`"piste": "conformite"`, "\"piste\": \"conf\trmite\""),
+	}
+	for name, doc := range docs {
+		t.Run(name, func(t *testing.T) {
+			var want manifest.Manifest
+			wantErr := json.Unmarshal([]byte(doc), &want)
+			got, err := manifest.Decode([]byte(doc))
+			if wantErr != nil {
+				assert.Error(t, err)
+				return
+			}
+			if err != nil {
+				// Decode's own checks (format, order, fixed bodies) may
+				// refuse what encoding/json reads.
+				assert.NotContains(t, err.Error(), "invalid character")
+				return
+			}
+			assert.Equal(t, want, *got)
+		})
+	}
+}
+
+func compact(t *testing.T, data []byte) string {
+	var buf bytes.Buffer
+	require.NoError(t, json.Compact(&buf, data))
+	return buf.String()
+}

@@ -91,12 +91,8 @@ func Embedded() []byte {
 // later versions may add fields, never change the meaning of these.
 func Decode(data []byte) (*Manifest, error) {
 	var m Manifest
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&m); err != nil {
+	if err := decodeJSON(data, &m); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("manifest: data after the JSON object")
 	}
 	if m.Format != Format {
 		return nil, fmt.Errorf("manifest: format %q, want %q", m.Format, Format)
