@@ -104,3 +104,15 @@ func TestReadProcStat(t *testing.T) {
 	assert.False(t, ok)
 	assert.GreaterOrEqual(t, othersTicks(), int64(0))
 }
+
+func TestTotalSamplesAndMicrosPerRequest(t *testing.T) {
+	assert.Equal(t, 7.96, totalSamples("Duration: 8.01s, Total samples = 7.96s (99.42%)"))
+	assert.Equal(t, 0.25, totalSamples("Duration: 1s, Total samples = 250ms (25%)"))
+	assert.Zero(t, totalSamples("no header"))
+	// 8 s of samples over 8 s at 20,000 requests/s: 50 µs a request, 10 of
+	// them in a part of 20%.
+	pr := &profileResult{Seconds: 8, Samples: 8, RPS: 20_000}
+	assert.InDelta(t, 50, pr.MicrosPerRequest(100), 1e-9)
+	assert.InDelta(t, 10, pr.MicrosPerRequest(20), 1e-9)
+	assert.Zero(t, (&profileResult{}).MicrosPerRequest(50))
+}

@@ -157,7 +157,7 @@ func (b *bench) run() error {
 			b.rate = run.Rate // the same fixed rate for every corpus
 		}
 	}
-	if r.Profile, err = b.profile(season); err != nil {
+	if r.Profiles, err = b.profiles(season); err != nil {
 		b.log("profile: %v", err)
 		r.ProfileError = err.Error()
 	}

@@ -15,10 +15,14 @@ import (
 	"time"
 )
 
-// profileResult is a CPU profile of the corpus server under load.
+// profileResult is a CPU profile of a server under load.
 type profileResult struct {
 	Setup   string
 	Seconds int
+	// Samples is the CPU time the profile sampled, in seconds; RPS the
+	// load's throughput meanwhile: together, CPU time per request.
+	Samples float64
+	RPS     float64
 	// Shares are the cumulative shares of CPU time of the parts of the
 	// request path, in the order of shareParts.
 	Shares []share
@@ -43,7 +47,9 @@ var shareParts = []struct {
 	{"socket reads (requests)", []string{`^net\.\(\*conn\)\.Read$`}},
 	{"log file writes", []string{`^os\.\(\*File\)\.Write$`}},
 	{"net/http: reading and parsing requests", []string{`^net/http\.\(\*conn\)\.readRequest$`}},
-	{"Caddy's server and middleware chain (module included)", []string{`caddyhttp\.\(\*Server\)\.ServeHTTP$`}},
+	{"Caddy's server and middleware chain (handler included)", []string{`caddyhttp\.\(\*Server\)\.ServeHTTP$`}},
+	{"Caddy's routes (site subroute, named route, handler included)", []string{`caddyhttp\.\(\*Subroute\)\.ServeHTTP$`}},
+	{"Caddy's `respond` handler", []string{`caddyhttp\.\(\*StaticResponse\)\.ServeHTTP$`}},
 	{"access log (Caddy's logRequest: zap JSON encoding, filter, write)", []string{`caddyhttp\.\(\*Server\)\.logRequest$`}},
 	{"the module's ServeHTTP (telemetry included)", []string{`caddy-module\.\(\*Handler\)\.ServeHTTP$`}},
 	{"the module's telemetry record (encoding and write)", []string{`caddy-module\.\(\*Handler\)\.log$`}},
@@ -51,10 +57,26 @@ var shareParts = []struct {
 	{"memory allocation (mallocgc)", []string{`^runtime\.mallocgc$`}},
 }
 
-// profile runs the corpus server with the shipped Caddyfile under wrk and
-// takes a CPU profile through Caddy's admin endpoint (/debug/pprof/profile).
-func (b *bench) profile(c *corpusSet) (*profileResult, error) {
-	st := setups()[0]
+// profiles profiles the corpus server with the shipped Caddyfile, then the
+// `respond` floor, under the same load.
+func (b *bench) profiles(c *corpusSet) ([]*profileResult, error) {
+	var results []*profileResult
+	for _, st := range setups() {
+		if st.Key != keyCorpus && st.Key != keyRespond {
+			continue
+		}
+		r, err := b.profile(c, st)
+		if err != nil {
+			return results, err
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+// profile runs a Caddy setup under wrk and takes a CPU profile through
+// Caddy's admin endpoint (/debug/pprof/profile).
+func (b *bench) profile(c *corpusSet, st setup) (*profileResult, error) {
 	b.log("profiling %s under load for %s", st.Name, b.profileTime)
 	mix, err := b.writeMix(c)
 	if err != nil {
@@ -68,7 +90,8 @@ func (b *bench) profile(c *corpusSet) (*profileResult, error) {
 	seconds := int(b.profileTime.Seconds())
 	var wg sync.WaitGroup
 	var loadErr error
-	wg.Go(func() { _, loadErr = b.runWrk(s, mix, b.profileTime+3*time.Second) })
+	var load *closedResult
+	wg.Go(func() { load, loadErr = b.runWrk(s, mix, b.profileTime+3*time.Second) })
 	time.Sleep(time.Second)
 	file := filepath.Join(b.work, "cpu.pprof")
 	fetchErr := fetch(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", s.Admin, seconds), file, b.profileTime+30*time.Second)
@@ -87,7 +110,7 @@ func (b *bench) profile(c *corpusSet) (*profileResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &profileResult{Setup: st.Name, Seconds: seconds, Top: flat}
+	r := &profileResult{Setup: st.Name, Seconds: seconds, Top: flat, Samples: totalSamples(cum), RPS: load.RPS()}
 	shares := parseTop(cum)
 	for _, p := range shareParts {
 		var pct float64
@@ -134,6 +157,28 @@ func (b *bench) pprof(file string, args ...string) (string, error) {
 		return "", fmt.Errorf("go tool pprof: %v", err)
 	}
 	return string(out), nil
+}
+
+// totalSamples reads the sampled CPU time, in seconds, from the header of
+// pprof's -top listing ("Total samples = 7.96s").
+func totalSamples(listing string) float64 {
+	m := regexp.MustCompile(`Total samples = ([0-9.]+)(ms|s)`).FindStringSubmatch(listing)
+	if m == nil {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	if m[2] == "ms" {
+		v /= 1000
+	}
+	return v
+}
+
+// MicrosPerRequest is the CPU time a part took per request, in µs.
+func (pr *profileResult) MicrosPerRequest(percent float64) float64 {
+	if pr.RPS == 0 || pr.Seconds == 0 {
+		return 0
+	}
+	return percent / 100 * pr.Samples * 1e6 / (pr.RPS * float64(pr.Seconds))
 }
 
 // parseTop reads pprof's -top listing: function name to cumulative percent.

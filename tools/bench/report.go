@@ -16,9 +16,10 @@ type report struct {
 	Config            *bench
 	Generation        time.Duration
 	Corpora           []*corpusRun
-	Profile           *profileResult
-	ProfileError      string
-	GoBench           []string
+	// Profiles are the corpus server's, then the floor's, under load.
+	Profiles     []*profileResult
+	ProfileError string
+	GoBench      []string
 }
 
 // corpusRun is what was measured on one corpus.
@@ -158,28 +159,48 @@ func (r *report) profileSection(w *bytes.Buffer) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 	p("## Where the time goes")
 	p("")
-	if r.Profile == nil {
-		p("No profile was taken: %s.", r.ProfileError)
+	if r.ProfileError != "" {
+		p("Profiling failed: %s.", oneLine(r.ProfileError))
 		p("")
+	}
+	if len(r.Profiles) == 0 {
 		return
 	}
-	p("%s", r.Profile.sentence())
+	shipped := r.Profiles[0]
+	p("%s", shipped.sentence())
 	p("")
-	p("CPU profile of *%s* on the season corpus under the closed-loop load, %d s, from Caddy's admin endpoint `/debug/pprof/profile`. "+
-		"Cumulative shares of the CPU time (a part includes what it calls, so parts overlap):", r.Profile.Setup, r.Profile.Seconds)
+	p("CPU profiles on the season corpus under the closed-loop load, %d s each, from Caddy's admin endpoint `/debug/pprof/profile`. "+
+		"Cumulative shares of the CPU time (a part includes what it calls, so parts overlap), and that CPU time per request: "+
+		"the profile's samples divided by the requests wrk counted in the same run.", shipped.Seconds)
 	p("")
-	p("| part | share of CPU |")
-	p("|---|--:|")
-	for _, s := range r.Profile.Shares {
-		p("| %s | %.1f%% |", s.Part, s.Percent)
+	header, rule := "| part |", "|---|"
+	for _, pr := range r.Profiles {
+		header += fmt.Sprintf(" %s: share | µs/request |", pr.Setup)
+		rule += "--:|--:|"
+	}
+	p("%s", header)
+	p("%s", rule)
+	row := "| all |"
+	for _, pr := range r.Profiles {
+		row += fmt.Sprintf(" 100%% (%.0f requests/s) | %.1f |", pr.RPS, pr.MicrosPerRequest(100))
+	}
+	p("%s", row)
+	for i, s := range shipped.Shares {
+		line := "| " + s.Part + " |"
+		for _, pr := range r.Profiles {
+			line += fmt.Sprintf(" %.1f%% | %.1f |", pr.Shares[i].Percent, pr.MicrosPerRequest(pr.Shares[i].Percent))
+		}
+		p("%s", line)
 	}
 	p("")
-	p("Heaviest functions by own time (`go tool pprof -top`):")
-	p("")
-	p("```")
-	p("%s", strings.TrimSpace(r.Profile.Top))
-	p("```")
-	p("")
+	for _, pr := range r.Profiles {
+		p("Heaviest functions of *%s* by own time (`go tool pprof -top`):", pr.Setup)
+		p("")
+		p("```")
+		p("%s", strings.TrimSpace(pr.Top))
+		p("```")
+		p("")
+	}
 }
 
 // sentence says where the time goes, from the shares.
