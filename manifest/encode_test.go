@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,6 +83,17 @@ func TestDirReadsLikeDirFS(t *testing.T) {
 	require.NoError(t, os.Mkdir(filepath.Join(root, "folder.json"), 0o755))
 	_, err = manifest.Dir(root).ReadFile("folder.json")
 	assert.ErrorContains(t, err, "not a regular file")
+
+	// Files smaller than, as large as and larger than the buffer of one read.
+	for _, size := range []int{0, 1, 64<<10 - 1, 64 << 10, 64<<10 + 1, 300_000} {
+		want := bytes.Repeat([]byte{'x'}, size)
+		name := fmt.Sprintf("size-%d.json", size)
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), want, 0o644))
+		got, err := manifest.Dir(root).ReadFile(name)
+		require.NoError(t, err, size)
+		assert.Equal(t, want, got, size)
+		assert.Equal(t, size, cap(got), "%d: read into a slice of exactly its size", size)
+	}
 }
 
 // TestLoadIsDecodeThenCheck: reading the tree while the manifest is decoded

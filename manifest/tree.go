@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 	"syscall"
 
 	"github.com/arkforge/proveit-corpus/corpus"
@@ -63,8 +64,8 @@ func ReadTree(tree fs.FS) (map[string]File, error) {
 }
 
 // Dir is a corpus tree in a folder on disk: os.DirFS, with files read in
-// the fewest system calls (open, fstat, one read, close), which on a tree
-// of many small files is most of the time spent reading it.
+// the fewest system calls (open, one read, close), which on a tree of many
+// small files is most of the time spent reading it.
 type Dir string
 
 // Open opens a file of the tree, as os.DirFS does.
@@ -75,46 +76,74 @@ func (d Dir) ReadDir(name string) ([]fs.DirEntry, error) {
 	return os.DirFS(string(d)).(fs.ReadDirFS).ReadDir(name)
 }
 
+// smallFile bounds the files read in one read into a reused buffer; a
+// larger one is sized with fstat first.
+const smallFile = 64 << 10
+
+var readBuffers = sync.Pool{New: func() any { return new([smallFile]byte) }}
+
 // ReadFile reads a file of the tree into a slice of exactly its size.
+// Only regular files are for it: ReadTree refuses any other entry before
+// reading.
 func (d Dir) ReadFile(name string) ([]byte, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
 	path := string(d) + "/" + name
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	// O_NONBLOCK: a FIFO put in the tree must not block the open; a
+	// regular file ignores it.
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	defer syscall.Close(fd)
+	// A read of a regular file returns less than asked only at its end:
+	// a file that does not fill the buffer has been read whole.
+	buf := readBuffers.Get().(*[smallFile]byte)
+	defer readBuffers.Put(buf)
+	n, err := readFull(fd, buf[:])
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	if n < smallFile {
+		return append(make([]byte, 0, n), buf[:n]...), nil
+	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
-	}
 	// One byte more than the size: a read that fills it means the file
-	// grew since fstat, and it is read again whole rather than cut. A read
-	// of a regular file returns less than asked only at its end.
+	// grew since fstat, and it is read again whole rather than cut.
 	data := make([]byte, st.Size+1)
+	copy(data, buf[:n])
+	m, err := readFull(fd, data[n:])
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	if n+m > int(st.Size) {
+		return os.ReadFile(path)
+	}
+	return data[: n+m : n+m], nil
+}
+
+// readFull reads until buf is full or the file ends.
+func readFull(fd int, buf []byte) (int, error) {
 	n := 0
-	for n < len(data) {
-		m, err := syscall.Read(fd, data[n:])
-		if err == syscall.EINTR {
+	for n < len(buf) {
+		m, err := syscall.Read(fd, buf[n:])
+		switch {
+		case err == syscall.EINTR:
 			continue
-		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
-		}
-		if m == 0 {
-			break
+		case err == syscall.EISDIR:
+			return n, errors.New("not a regular file")
+		case err != nil:
+			return n, err
+		case m == 0:
+			return n, nil
 		}
 		n += m
 	}
-	if n > int(st.Size) {
-		return os.ReadFile(path)
-	}
-	return data[:n:n], nil
+	return n, nil
 }
 
 // readExact reads a file into a slice of exactly its size: the bytes may be
