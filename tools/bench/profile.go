@@ -49,7 +49,7 @@ var shareParts = []struct {
 	{"net/http: reading and parsing requests", []string{`^net/http\.\(\*conn\)\.readRequest$`}},
 	{"Caddy's server and middleware chain (handler included)", []string{`caddyhttp\.\(\*Server\)\.ServeHTTP$`}},
 	{"Caddy's routes (site subroute, named route, handler included)", []string{`caddyhttp\.\(\*Subroute\)\.ServeHTTP$`}},
-	{"Caddy's `respond` handler", []string{`caddyhttp\.\(\*StaticResponse\)\.ServeHTTP$`}},
+	{"Caddy's `respond` handler", []string{`caddyhttp\.StaticResponse\.ServeHTTP$`, `caddyhttp\.\(\*StaticResponse\)\.ServeHTTP$`}},
 	{"access log (Caddy's logRequest: zap JSON encoding, filter, write)", []string{`caddyhttp\.\(\*Server\)\.logRequest$`}},
 	{"the module's ServeHTTP (telemetry included)", []string{`caddy-module\.\(\*Handler\)\.ServeHTTP$`}},
 	{"the module's telemetry record (encoding and write)", []string{`caddy-module\.\(\*Handler\)\.log$`}},

@@ -46,7 +46,8 @@ func setups() []setup {
 				"timeouts and listener wrappers (`proveit_guard`): the floor of any Caddy handler",
 			startRespond},
 		{keyFileServer, "Caddy `file_server`, gated",
-			"the same binary, a plain Caddyfile: `@ok header X-Challenge-Secret`, the contract's headers, stock `file_server` over the tree",
+			"the same binary, a plain Caddyfile: `@ok header X-Challenge-Secret`, the contract's headers, stock `file_server` over the tree, " +
+				"the shipped protocols without the listener wrappers",
 			startFileServer},
 		{keyNginx, "nginx, generated vhost",
 			"nginx from Debian, one worker (peak RSS adds the master's), access log written to a file; the vhost `proveit nginx -root` generates, " +
@@ -207,8 +208,16 @@ func startRespond(b *bench, c *corpusSet, dir string) (*server, error) {
 
 // fileServerCaddyfile is stock Caddy serving the tree: gated on the secret
 // header (read from the environment at run time), with the contract's
-// headers, the 403 body for a call without the secret.
-const fileServerCaddyfile = floorOptions + `
+// headers, the 403 body for a call without the secret. It runs with
+// Caddy's own server options: the guard would close the connection of
+// each of its empty 404 answers.
+const fileServerCaddyfile = `{
+	admin {$CORPUS_ADMIN}
+	servers {
+		protocols {$CORPUS_PROTOCOLS}
+	}
+}
+
 {$CORPUS_SITE} {
 	bind 127.0.0.1
 	root * %s
