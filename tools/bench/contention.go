@@ -103,7 +103,7 @@ const quietWait = 20 * time.Second
 // retryBudget is the part of the run after which a disturbed run is kept as
 // it is, so that the whole benchmark ends within its bound: its figures
 // then carry the CPU others took.
-const retryBudget = 3 * time.Minute
+const retryBudget = 2 * time.Minute
 
 // mayRetry says whether a disturbed run may still be measured again.
 func (b *bench) mayRetry() bool {

@@ -86,7 +86,7 @@ func main() {
 	flag.IntVar(&b.conns, "conns", 50, "connections of the closed-loop and open-loop runs")
 	flag.DurationVar(&b.duration, "duration", 10*time.Second, "length of each closed-loop run")
 	flag.DurationVar(&b.warmup, "warmup", 2*time.Second, "unmeasured load before each closed-loop run")
-	flag.DurationVar(&b.openDuration, "open-duration", 10*time.Second, "length of each fixed-rate run")
+	flag.DurationVar(&b.openDuration, "open-duration", 5*time.Second, "length of each fixed-rate run")
 	flag.DurationVar(&b.profileTime, "profile", 8*time.Second, "length of the CPU profile under load")
 	flag.Float64Var(&b.rate, "rate", 0, "fixed request rate; 0: half the slowest server's closed-loop rate on the season corpus")
 	flag.IntVar(&b.repeat, "repeat", 3, "runs of each timed tool (the median is kept)")

@@ -233,11 +233,11 @@ func (r *report) toolsSection(w *bytes.Buffer) {
 		"implementation of the same two operations with `json.loads`, `json.dumps(sort_keys=True, separators=(\",\", \":\"))` and `hashlib`; "+
 		"*sha256sum* hashes the same files (`find | xargs sha256sum`, then `sha256sum -c`), the floor of any tool that reads every byte. "+
 		"Python and sha256sum run on one CPU at a time; proveit spreads its work over GOMAXPROCS goroutines, so it is timed once more "+
-		"pinned to CPU %s.",
+		"pinned to CPU %s. *others' CPU* is the CPU, in cores, the machine's other processes took on average while the corpus's tools were timed.",
 		r.Config.repeat, r.Config.serverCPU)
 	p("")
-	p("| corpus | operation | proveit | Python | sha256sum | Python ÷ proveit | proveit ÷ sha256sum | proveit, one CPU | Python's manifest = proveit's |")
-	p("|---|---|--:|--:|--:|--:|--:|--:|---|")
+	p("| corpus | operation | proveit | Python | sha256sum | Python ÷ proveit | proveit ÷ sha256sum | proveit, one CPU | Python's manifest = proveit's | others' CPU |")
+	p("|---|---|--:|--:|--:|--:|--:|--:|---|--:|")
 	for _, c := range r.Corpora {
 		t := c.Tools
 		agree := "yes, byte for byte"
@@ -248,8 +248,8 @@ func (r *report) toolsSection(w *bytes.Buffer) {
 			name string
 			t    toolTiming
 		}{{"generate", t.Manifest}, {"verify", t.Verify}} {
-			p("| %s | %s | %s | %s | %s | %.2f× | %.2f× | %s | %s |", c.Corpus.Name, op.name, sec(op.t.GoAllCPUs), sec(op.t.Python), sec(op.t.Floor),
-				op.t.Python.Seconds()/op.t.GoAllCPUs.Seconds(), op.t.GoAllCPUs.Seconds()/op.t.Floor.Seconds(), sec(op.t.Go), agree)
+			p("| %s | %s | %s | %s | %s | %.2f× | %.2f× | %s | %s | %.2f |", c.Corpus.Name, op.name, sec(op.t.GoAllCPUs), sec(op.t.Python), sec(op.t.Floor),
+				op.t.Python.Seconds()/op.t.GoAllCPUs.Seconds(), op.t.GoAllCPUs.Seconds()/op.t.Floor.Seconds(), sec(op.t.Go), agree, t.Other)
 		}
 	}
 	p("")

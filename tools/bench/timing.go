@@ -23,6 +23,9 @@ type toolTiming struct {
 // toolRun is the manifest tool measured on one corpus.
 type toolRun struct {
 	Manifest, Verify toolTiming
+	// Other is the CPU, in cores, that other processes of the machine took
+	// on average while these were timed.
+	Other float64
 	// Agree says that Python's manifest is byte for byte Go's, hence every
 	// hash of it.
 	Agree bool
@@ -56,7 +59,7 @@ func (b *bench) timeTools(c *corpusSet) (*toolRun, error) {
 		return nil, err
 	}
 	all := fmt.Sprintf("0-%d", runtime.NumCPU()-1)
-	for _, t := range []struct {
+	timings := []struct {
 		into *time.Duration
 		cpus string
 		cmd  []string
@@ -69,10 +72,15 @@ func (b *bench) timeTools(c *corpusSet) (*toolRun, error) {
 		{&r.Verify.GoAllCPUs, all, verify},
 		{&r.Verify.Python, all, py("verify", c.Tree, c.Manifest)},
 		{&r.Verify.Floor, all, checkAll},
-	} {
-		if *t.into, err = b.median(t.cpus, t.cmd); err != nil {
+	}
+	for _, t := range timings {
+		var other float64
+		var d time.Duration
+		if other, err = foreignCPU(func() (err error) { d, err = b.median(t.cpus, t.cmd); return err }); err != nil {
 			return nil, err
 		}
+		*t.into = d
+		r.Other += other / float64(len(timings))
 	}
 	goBytes, err := os.ReadFile(goOut)
 	if err != nil {
