@@ -170,7 +170,7 @@ func (h *Handler) provisionSecrets(repl *caddy.Replacer) error {
 // readManifest reads the manifest file, or the embedded one for an empty path.
 func readManifest(path string) (*manifest.Manifest, []byte, error) {
 	if path == "" {
-		data := manifest.Embedded()
+		data := manifest.Embedded(corpus.Conformite)
 		m, err := manifest.Decode(data)
 		return m, data, err
 	}
@@ -186,7 +186,7 @@ func readManifest(path string) (*manifest.Manifest, []byte, error) {
 func (h *Handler) corpusFS(root string) fs.FS {
 	if h.tree == nil {
 		if root == "" {
-			h.tree = &afero.FromIOFS{FS: corpus.Embedded()}
+			h.tree = &afero.FromIOFS{FS: corpus.Conformite.Embedded()}
 		} else {
 			h.tree = afero.NewReadOnlyFs(afero.NewBasePathFs(afero.NewOsFs(), root))
 		}

@@ -43,11 +43,11 @@ var fixtureDocs = map[string]string{
 func newFixtureTree(t *testing.T) (afero.Fs, string) {
 	t.Helper()
 	tree := afero.NewMemMapFs()
-	err := fs.WalkDir(corpus.Embedded(), "_systeme", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(corpus.Conformite.Embedded(), "_systeme", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := fs.ReadFile(corpus.Embedded(), name)
+		data, err := fs.ReadFile(corpus.Conformite.Embedded(), name)
 		if err != nil {
 			return err
 		}
@@ -57,7 +57,7 @@ func newFixtureTree(t *testing.T) (afero.Fs, string) {
 	for name, body := range fixtureDocs {
 		require.NoError(t, afero.WriteFile(tree, name, []byte(body), 0o644))
 	}
-	m, err := manifest.Build(afero.NewIOFS(tree), corpus.Track, manifest.DefaultOrigin, []string{"/attestations/ATT-0404"})
+	m, err := manifest.Build(afero.NewIOFS(tree), corpus.Conformite.Name, manifest.DefaultOrigin, []string{"/attestations/ATT-0404"})
 	require.NoError(t, err)
 	manifestPath := filepath.Join(t.TempDir(), "manifest.json")
 	require.NoError(t, os.WriteFile(manifestPath, m.Encode(), 0o644))
@@ -90,7 +90,7 @@ func newHandler(t *testing.T, mutate func(*Handler)) (*Handler, *observer.Observ
 
 func systemBody(t *testing.T, path string) string {
 	t.Helper()
-	data, err := fs.ReadFile(corpus.Embedded(), corpus.FileOf(path))
+	data, err := fs.ReadFile(corpus.Conformite.Embedded(), corpus.FileOf(path))
 	require.NoError(t, err)
 	return string(data)
 }

@@ -76,7 +76,11 @@ func (m *Manifest) Check(tree fs.FS, depth Depth) (map[string][]byte, error) {
 		report("", "", "origin %q must be a scheme and host with no trailing slash", m.Origin)
 	}
 
-	contents, err := ReadTree(tree)
+	track, err := corpus.TrackNamed(m.Piste)
+	if err != nil {
+		return nil, &MismatchError{Problems: append(problems, Problem{What: "piste: " + err.Error()})}
+	}
+	contents, err := ReadTree(tree, track)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			report("", "", "extra or unreadable: %s", line)

@@ -53,8 +53,8 @@ func (b *bench) generateCorpus(n int) (*corpusSet, error) {
 	}
 	c := &corpusSet{
 		Name:       fmt.Sprintf("generated, %d resources", n),
-		Tree:       filepath.Join(dir, corpus.Track),
-		Manifest:   filepath.Join(dir, corpus.Track+".json"),
+		Tree:       filepath.Join(dir, corpus.Conformite.Name),
+		Manifest:   filepath.Join(dir, corpus.Conformite.Name+".json"),
 		Generation: time.Since(start),
 	}
 	// Write the new files out now, so that their writeback does not run

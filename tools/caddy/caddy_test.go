@@ -30,7 +30,7 @@ const (
 
 func embeddedManifest(t *testing.T) *manifest.Manifest {
 	t.Helper()
-	m, err := manifest.Decode(manifest.Embedded())
+	m, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
 	require.NoError(t, err)
 	return m
 }

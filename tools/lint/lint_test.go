@@ -202,11 +202,11 @@ func TestLintBrokenTrees(t *testing.T) {
 		{"not a .json file", func(w *world) { w.raw["notes.txt"] = "x" },
 			[]string{`notes.txt: not a .json file (rule: file-name)`}},
 		{"an id outside the grammar", func(w *world) { w.raw["agrements/AGR 2.json"] = `{"a": "x"}` },
-			[]string{`agrements/AGR 2.json: not /referentiel nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63} (rule: file-name)`}},
+			[]string{`agrements/AGR 2.json: not a rules resource (/referentiel, /regles-achat) nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63} (rule: file-name)`}},
 		{"an unknown fixed body", func(w *world) { w.raw["_systeme/500.json"] = `{"a": "x"}` },
 			[]string{`_systeme/500.json: not one of the fixed bodies 400, 403, 404, 503 (rule: file-name)`}},
 		{"outside every collection", func(w *world) { w.raw["registres/R-1.json"] = `{"a": "x"}` },
-			[]string{`registres/R-1.json: not /referentiel nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63} (rule: file-name)`}},
+			[]string{`registres/R-1.json: not a rules resource (/referentiel, /regles-achat) nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63} (rule: file-name)`}},
 
 		// dates
 		{"not a calendar date", func(w *world) { w.set(licence, "/date_debut", "2026-02-30") },
@@ -340,12 +340,12 @@ func TestLintManifest(t *testing.T) {
 	const att = "attestations/ATT-1.json"
 	build := func(t *testing.T, w *world, citations ...string) *manifest.Manifest {
 		t.Helper()
-		m, err := manifest.Build(w.tree(), corpus.Track, manifest.DefaultOrigin, citations)
+		m, err := manifest.Build(w.tree(), corpus.Conformite.Name, manifest.DefaultOrigin, citations)
 		require.NoError(t, err)
 		return m
 	}
 	tasks := func(refs ...string) *season.Tasks {
-		return &season.Tasks{Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05", References: refs}}}
+		return &season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05", References: refs}}}
 	}
 	tests := []struct {
 		name       string
@@ -366,7 +366,7 @@ func TestLintManifest(t *testing.T) {
 				`taches.json /taches/0/references/0: "/attestations/ATT-7" does not resolve: no file attestations/ATT-7.json and no absent entry in the manifest (rule: references)`,
 			}, nil},
 		{"a statement with a bad date and activity", func(w *world) *manifest.Manifest { return build(t, w) },
-			&season.Tasks{Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change", DateExamen: "2026-10-32"}}},
+			&season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change", DateExamen: "2026-10-32"}}},
 			[]string{
 				`taches.json /taches/0/activite: activite "change" is not an activity of /referentiel (rule: vocabulary)`,
 				`taches.json /taches/0/date_examen: date "2026-10-32" is not a calendar date (rule: dates)`,

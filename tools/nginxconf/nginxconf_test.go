@@ -24,8 +24,8 @@ import (
 // under dir.
 func frontalOptions(dir string) Options {
 	return Options{
-		Manifest: manifest.Embedded(),
-		Tree:     corpus.Embedded(),
+		Manifest: manifest.Embedded(corpus.Conformite),
+		Tree:     corpus.Conformite.Embedded(),
 		Upstream: "127.0.0.1:18081",
 		Listen:   []string{"127.0.0.1:18080"},
 		Hosts:    servertest.Hosts,

@@ -17,12 +17,22 @@ func runVerify(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	m, data, err := manifest.ReadFile(c.manifest)
+	return forEachTrack(&c, func(t trackFiles) error { return verifyTrack(t, stdout) })
+}
+
+// verifyTrack checks one track's tree against its manifest, hash for hash,
+// and the manifest against the one the tree builds to, byte for byte.
+func verifyTrack(t trackFiles, stdout io.Writer) error {
+	m, data, err := manifest.ReadFile(t.manifest)
 	if err != nil {
 		return err
 	}
 	failed := false
-	_, err = m.Check(os.DirFS(c.tree), manifest.Full)
+	if m.Piste != t.track.Name {
+		fmt.Fprintf(stdout, "FAIL %s: piste %q, want %q\n", t.manifest, m.Piste, t.track.Name)
+		failed = true
+	}
+	_, err = m.Check(os.DirFS(t.tree), manifest.Full)
 	var mismatch *manifest.MismatchError
 	switch {
 	case errors.As(err, &mismatch):
@@ -35,16 +45,16 @@ func runVerify(args []string, stdout io.Writer) error {
 	}
 	// The manifest must also be exactly the one the tree builds to: this
 	// catches a cited absence without its entry, a stale origin, an order.
-	if rebuilt, err := buildManifest(c, m.Origin); err != nil {
+	if rebuilt, err := buildManifest(t, m.Origin); err != nil {
 		fmt.Fprintf(stdout, "FAIL cannot rebuild the manifest: %v\n", err)
 		failed = true
 	} else if !bytes.Equal(rebuilt, data) {
-		fmt.Fprintf(stdout, "FAIL %s is not byte for byte the manifest the tree builds to (run proveit manifest and review the diff)\n", c.manifest)
+		fmt.Fprintf(stdout, "FAIL %s is not byte for byte the manifest the tree builds to (run proveit manifest and review the diff)\n", t.manifest)
 		failed = true
 	}
 	if failed {
 		return errFailed
 	}
-	fmt.Fprintf(stdout, "OK %d entries of %s match %s (manifest sha256 %s)\n", len(m.Resources), c.manifest, c.tree, manifest.SHA256(data))
+	fmt.Fprintf(stdout, "OK %d entries of %s match %s (manifest sha256 %s)\n", len(m.Resources), t.manifest, t.tree, manifest.SHA256(data))
 	return nil
 }

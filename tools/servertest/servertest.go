@@ -272,12 +272,12 @@ func (s *Server) Reload(t testing.TB, env map[string]string) error {
 func CopyCorpus(t testing.TB) (root, manifestPath string) {
 	t.Helper()
 	dir := t.TempDir()
-	root = filepath.Join(dir, corpus.Track)
-	if err := os.CopyFS(root, corpus.Embedded()); err != nil {
+	root = filepath.Join(dir, corpus.Conformite.Name)
+	if err := os.CopyFS(root, corpus.Conformite.Embedded()); err != nil {
 		t.Fatal(err)
 	}
 	manifestPath = filepath.Join(dir, "manifest.json")
-	if err := os.WriteFile(manifestPath, manifest.Embedded(), 0o644); err != nil {
+	if err := os.WriteFile(manifestPath, manifest.Embedded(corpus.Conformite), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return root, manifestPath

@@ -31,18 +31,24 @@ const (
 	MaxCalls = 12
 )
 
-// Composition of a season (specification 5.3 to 5.5).
+// Composition of a season (specification 5.3 to 5.5, and 6 for the
+// purchasing track).
 var (
-	// VerdictCounts is the published distribution of expected verdicts.
+	// VerdictCounts is the published distribution of the conformity track's
+	// expected verdicts.
 	VerdictCounts = map[Verdict]int{Conforme: 3, NonConforme: 4, Indeterminable: 3}
+	// MinNoValidOption is the number of purchasing tasks whose verdict must
+	// be aucune_option_valide.
+	MinNoValidOption = 3
 	// Families are the trap families; each appears on some task.
 	Families = []string{"P1", "P2", "P3", "P4", "P5"}
 	// MinP5 is the number of tasks that must carry P5, the family guessing fails.
 	MinP5 = 3
 )
 
-// probativeFields are the pointers an assertion may name, by collection
-// (specification 5.7); "<n>" is an array index.
+// probativeFields are the pointers an assertion may name, by collection of
+// either track (specification 5.7; CONTRACT.md section 6 for the purchasing
+// track); "<n>" is an array index, "<name>" any member name.
 var probativeFields = map[string][]string{
 	"entites":              {"/existe", "/statut", "/agrements", "/agrements/<n>", "/attestations", "/attestations/<n>", "/beneficiaires"},
 	"agrements":            {"/existe", "/entite", "/activite", "/statut", "/date_debut", "/date_fin_validite"},
@@ -51,6 +57,14 @@ var probativeFields = map[string][]string{
 	"listes/agrees":        {"/entrees/<n>/agrement", "/entrees/<n>/entite", "/entrees/<n>/statut"},
 	"beneficiaires":        {"/statut_declaration", "/entrees/<n>/nom", "/entrees/<n>/prenoms", "/entrees/<n>/date_naissance", "/page_suivante"},
 	"mesures-restrictives": {"/entrees/<n>/nom", "/entrees/<n>/prenoms", "/entrees/<n>/date_naissance"},
+
+	"catalogues":     {"/entrees/<n>/produit", "/entrees/<n>/prix_affiche_ttc", "/entrees/<n>/etat_affiche", "/page_suivante"},
+	"produits":       {"/existe", "/categorie", "/fournisseur", "/caracteristiques/<name>", "/tarif", "/disponibilite"},
+	"fournisseurs":   {"/existe", "/statut", "/conditions_livraison"},
+	"tarifs":         {"/produit", "/prix_unitaire_ttc", "/date_debut", "/date_fin_validite"},
+	"disponibilites": {"/produit", "/etat", "/quantite_disponible", "/date_releve"},
+	"livraisons": {"/fournisseur", "/zones", "/zones/<n>", "/delai_jours", "/frais_ttc", "/annexe",
+		"/zones_exclues", "/zones_exclues/<n>", "/quantite_minimum", "/quantite_maximum"},
 }
 
 // Probative reports whether an assertion may name field of resource: a
@@ -72,7 +86,11 @@ func Probative(resource, field string) bool {
 }
 
 func tokenMatches(pattern, token string) bool {
-	if pattern != "<n>" {
+	switch pattern {
+	case "<name>":
+		return token != ""
+	case "<n>":
+	default:
 		return pattern == token
 	}
 	// An RFC 6901 array index: digits, no leading zero.
@@ -158,7 +176,11 @@ func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch Fet
 	for _, id := range slices.Sorted(maps.Keys(byID)) {
 		report(id, RuleComposition, "the key has a task the statements do not")
 	}
-	return append(problems, checkComposition(key)...), nil
+	track, err := corpus.TrackNamed(tasks.Piste)
+	if err != nil {
+		return nil, err
+	}
+	return append(problems, checkComposition(track, key)...), nil
 }
 
 // checkFacts checks one task's founding facts.
@@ -174,6 +196,10 @@ func checkFacts(task season.Task, k season.KeyTask, fetch Fetcher) ([]Problem, e
 	if err != nil {
 		return nil, err
 	}
+	subject, owner := task.Entite, "the entity's"
+	if task.Track() != corpus.Conformite {
+		subject, owner = "the task's candidates", "the candidates'"
+	}
 	own := 0
 	for i, f := range k.Faits {
 		label := fmt.Sprintf("fact %d (%s %s)", i, f.Resource, f.Field)
@@ -185,7 +211,7 @@ func checkFacts(task season.Task, k season.KeyTask, fetch Fetcher) ([]Problem, e
 			own++
 		case graph.Common[f.Resource]:
 			if !graph.Concerns(f.Resource, f.Field) {
-				report(RuleCommonList, "%s: a common list's entry that does not concern %s", label, task.Entite)
+				report(RuleCommonList, "%s: a common list's entry that does not concern %s", label, subject)
 			}
 		default:
 			report(RuleGraph, "%s: not in the task's graph", label)
@@ -195,7 +221,7 @@ func checkFacts(task season.Task, k season.KeyTask, fetch Fetcher) ([]Problem, e
 		}
 	}
 	if want := (task.AssertionsMin + 1) / 2; own < want {
-		report(RuleOwn, "%d facts on the entity's own resources, want at least %d (half the minimum %d, rounded up)", own, want, task.AssertionsMin)
+		report(RuleOwn, "%d facts on %s own resources, want at least %d (half the minimum %d, rounded up)", own, owner, want, task.AssertionsMin)
 	}
 	return problems, nil
 }
@@ -226,10 +252,12 @@ func served(f season.Fact, fetch Fetcher) string {
 	return ""
 }
 
-// checkComposition checks the season's balance: the published verdict
-// counts, every family present, P5 on enough tasks, exactly one control task
-// with no family, and a family on every other task.
-func checkComposition(key *season.Key) []Problem {
+// checkComposition checks the season's balance: the track's verdicts (the
+// published counts of conformity, or a product path or
+// aucune_option_valide, at least MinNoValidOption of the latter), every
+// family present, P5 on enough tasks, exactly one control task with no
+// family, and a family on every other task.
+func checkComposition(track *corpus.Track, key *season.Key) []Problem {
 	var problems []Problem
 	report := func(task, format string, args ...any) {
 		problems = append(problems, Problem{Task: task, Rule: RuleComposition, Message: fmt.Sprintf(format, args...)})
@@ -255,11 +283,23 @@ func checkComposition(key *season.Key) []Problem {
 			controls = append(controls, k.ID)
 		}
 	}
-	for _, v := range []Verdict{Conforme, NonConforme, Indeterminable} {
-		if verdicts[v] != VerdictCounts[v] {
-			report("", "%d tasks expect %s, want %d", verdicts[v], v, VerdictCounts[v])
+	if track == corpus.Conformite {
+		for _, v := range []Verdict{Conforme, NonConforme, Indeterminable} {
+			if verdicts[v] != VerdictCounts[v] {
+				report("", "%d tasks expect %s, want %d", verdicts[v], v, VerdictCounts[v])
+			}
+			delete(verdicts, v)
 		}
-		delete(verdicts, v)
+	} else {
+		if verdicts[NoValidOption] < MinNoValidOption {
+			report("", "%d tasks expect %s, want at least %d", verdicts[NoValidOption], NoValidOption, MinNoValidOption)
+		}
+		delete(verdicts, NoValidOption)
+		for v := range verdicts {
+			if isProductPath(string(v)) {
+				delete(verdicts, v)
+			}
+		}
 	}
 	for _, v := range slices.Sorted(maps.Keys(verdicts)) {
 		report("", "%d tasks expect the unknown verdict %q", verdicts[v], v)
