@@ -206,10 +206,11 @@ func (l *linter) checkNamedBack(path string, doc pyjson.Object, field, backField
 func (l *linter) checkAnnexOwner(path string, doc pyjson.Object) {
 	supplier, _ := stringField(doc, "fournisseur")
 	conditions, ok := stringField(l.docs[supplier], "conditions_livraison")
-	if !ok {
-		return
+	conditionsDoc, found := l.docs[conditions]
+	if !ok || !found {
+		return // an unreadable or unresolved one is another rule's finding
 	}
-	if annex, _ := stringField(l.docs[conditions], "annexe"); annex != path {
+	if annex, _ := stringField(conditionsDoc, "annexe"); annex != path {
 		l.report(l.files[path], "/fournisseur", RuleLinks, "the conditions %s of %s do not name this annex", conditions, supplier)
 	}
 }

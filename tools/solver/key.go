@@ -31,6 +31,13 @@ const (
 	MaxCalls = 12
 )
 
+// Assertion bounds a statement may publish (specification 5.5, and
+// CONTRACT.md section 6): a minimum of 2 to 4, a maximum twice it.
+const (
+	MinAssertions    = 2
+	MaxAssertionsMin = 4
+)
+
 // Composition of a season (specification 5.3 to 5.5, and 6 for the
 // purchasing track).
 var (
@@ -188,6 +195,9 @@ func checkFacts(task season.Task, k season.KeyTask, fetch Fetcher) ([]Problem, e
 	var problems []Problem
 	report := func(rule, format string, args ...any) {
 		problems = append(problems, Problem{Task: task.ID, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	if task.AssertionsMin < MinAssertions || task.AssertionsMin > MaxAssertionsMin || task.AssertionsMax != 2*task.AssertionsMin {
+		report(RuleBounds, "bounds %d..%d, want a minimum of %d to %d and a maximum twice it", task.AssertionsMin, task.AssertionsMax, MinAssertions, MaxAssertionsMin)
 	}
 	if n := len(k.Faits); n < task.AssertionsMin || n > task.AssertionsMax {
 		report(RuleBounds, "%d facts, want %d to %d", n, task.AssertionsMin, task.AssertionsMax)
