@@ -32,21 +32,25 @@ $(PROVEIT): $(GO_SOURCES) $(CORPUS_FILES)
 
 # Serve the embedded corpus locally. The secret comes from
 # CORPUS_CHALLENGE_SECRET; when unset, one is generated once into
-# $(RUN_DIR)/secret (ignored by git) and reused.
+# $(RUN_DIR)/secret (ignored by git) and reused. Nothing here prints a
+# secret: the curl line names where it is, never its value.
 run: build
 	@mkdir -p $(RUN_DIR)
 	@if [ -z "$$CORPUS_CHALLENGE_SECRET" ]; then \
 	  [ -s $(RUN_DIR)/secret ] || { umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(RUN_DIR)/secret; }; \
-	  echo "Generated secret in $(RUN_DIR)/secret (kept out of git)."; \
-	fi
-	@secret=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)}; \
-	 echo "Serving the embedded corpus on http://$(CORPUS_LISTEN)"; \
-	 echo "Try:  curl -s -H \"X-Challenge-Secret: $$secret\" http://$(CORPUS_LISTEN)/referentiel"; \
-	 echo "Telemetry: $(RUN_DIR)/telemetry.log   access log: $(RUN_DIR)/access.log"
+	  echo "Secret in $(RUN_DIR)/secret (kept out of git)."; \
+	  where='$$(cat $(RUN_DIR)/secret)'; \
+	else \
+	  where='$$CORPUS_CHALLENGE_SECRET'; \
+	fi; \
+	echo "Serving the embedded corpus on http://$(CORPUS_LISTEN)"; \
+	echo "Try:  curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/referentiel"; \
+	echo "Telemetry: $(RUN_DIR)/telemetry.log"
 	@port=$${CORPUS_LISTEN##*:}; \
 	 CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
 	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$$port \
 	 CORPUS_HOSTS="$${CORPUS_HOSTS:-localhost 127.0.0.1 ::1}" CORPUS_BIND=$${CORPUS_BIND:-127.0.0.1} \
+	 CORPUS_ADMIN=$${CORPUS_ADMIN:-localhost:2019} \
 	 CORPUS_TELEMETRY_OUTPUT="file $(RUN_DIR)/telemetry.log" CORPUS_ACCESS_OUTPUT="file $(RUN_DIR)/access.log" \
 	 CORPUS_PROTOCOLS="h1 h2c" \
 	 exec $(CADDY) run --config Caddyfile --adapter caddyfile

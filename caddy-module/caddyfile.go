@@ -22,11 +22,15 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 //	proveit_corpus {
 //	    secrets     <secret|placeholder>...
-//	    root        <folder>
-//	    manifest    <file>
-//	    hosts       <host>...
-//	    maintenance [on|off]
+//	    root            <folder>
+//	    manifest        <file>
+//	    manifest_sha256 <hex|placeholder>
+//	    hosts           <host>...
+//	    maintenance     [on|off]
 //	}
+//
+// Each subdirective may be given once: a second would silently override the
+// first, so it is refused, as Caddy's own modules do.
 //
 // Write secrets as runtime placeholders ({env.NAME}, {file.PATH}), not as
 // {$NAME}: the latter is substituted when the Caddyfile is adapted and would
@@ -36,7 +40,16 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
+	seen := map[string]bool{}
 	for d.NextBlock(0) {
+		name := d.Val()
+		if name == "secret" {
+			name = "secrets"
+		}
+		if seen[name] {
+			return d.Errf("%s: already specified", name)
+		}
+		seen[name] = true
 		switch d.Val() {
 		case "secrets", "secret":
 			args := d.RemainingArgs()
@@ -50,6 +63,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 		case "manifest":
 			if !d.AllArgs(&h.Manifest) {
+				return d.ArgErr()
+			}
+		case "manifest_sha256":
+			if !d.AllArgs(&h.ManifestSHA256) {
 				return d.ArgErr()
 			}
 		case "hosts":

@@ -2,10 +2,14 @@ package corpushandler
 
 import (
 	"bytes"
+	"context"
 	"net"
+	"net/http"
+	"sync"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
 func init() {
@@ -15,10 +19,14 @@ func init() {
 // Guard is a listener wrapper that keeps replies no handler wrote off the
 // wire. Go's net/http answers a request it cannot parse (a malformed request
 // line, headers over the size limit, an unknown HTTP version or transfer
-// coding, plain HTTP on the TLS port) before any handler runs, with a short
-// text/plain body, and answers "OPTIONS *" itself with an empty 200: none is
-// a contract body. The guard drops such a reply and closes the connection
+// coding, an Expect it does not know, plain HTTP on the TLS port) before any
+// handler runs, with a short text/plain or empty body: none is a contract
+// body. The guard drops such an HTTP/1.x reply and closes the connection
 // instead, which the contract allows.
+//
+// It also hands "OPTIONS *" to the handlers, over every protocol served
+// through net/http: left alone, net/http answers it with an empty 200 of its
+// own, and over HTTP/2 no listener wrapper could tell that reply apart.
 //
 // It sees cleartext only where it stands before TLS in the listener chain:
 // on a plain-HTTP server (behind a frontal, or local), and for the reply Go
@@ -31,6 +39,32 @@ func (Guard) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
 		ID:  "caddy.listeners.proveit_guard",
 		New: func() caddy.Module { return new(Guard) },
+	}
+}
+
+// Provision makes the server the guard wraps listeners for pass "OPTIONS *"
+// on to its handlers.
+func (*Guard) Provision(ctx caddy.Context) error {
+	if srv, ok := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
+		srv.RegisterConnContext(optionsToHandlers())
+	}
+	return nil
+}
+
+// optionsToHandlers returns a connection-context hook that switches off
+// net/http's own "OPTIONS *" answer. Caddy exposes no setting for it, and its
+// http.Server is reachable only from a connection's context. The switch is
+// written once, under a sync.Once that every connection passes through
+// before its goroutine starts, so every read of it happens after the write.
+func optionsToHandlers() func(context.Context, net.Conn) context.Context {
+	var once sync.Once
+	return func(ctx context.Context, _ net.Conn) context.Context {
+		once.Do(func() {
+			if srv, ok := ctx.Value(http.ServerContextKey).(*http.Server); ok {
+				srv.DisableGeneralOptionsHandler = true
+			}
+		})
+		return ctx
 	}
 }
 
@@ -75,6 +109,16 @@ func (c guardConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
+// CloseWrite half-closes the connection when the one beneath can. net/http
+// does so after a response sent before the request body was read, so that
+// the client reads the whole answer instead of a reset.
+func (c guardConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil // net/http closes the whole connection next
+}
+
 // The shapes of reply Go writes without a handler. Every response the corpus
 // handler writes carries its JSON content type and a non-empty body.
 var (
@@ -88,7 +132,12 @@ func isGoErrorReply(p []byte) bool {
 	if bytes.HasPrefix(p, goPlainOnTLS) {
 		return true
 	}
-	if !bytes.HasPrefix(p, []byte("HTTP/1.1 ")) || bytes.HasPrefix(p, []byte("HTTP/1.1 1")) {
+	// Go answers an HTTP/1.0 request with an HTTP/1.0 status line.
+	status, ok := bytes.CutPrefix(p, []byte("HTTP/1.1 "))
+	if !ok {
+		status, ok = bytes.CutPrefix(p, []byte("HTTP/1.0 "))
+	}
+	if !ok || bytes.HasPrefix(status, []byte("1")) {
 		return false // not a response head, or an interim 1xx one
 	}
 	end := bytes.Index(p, []byte("\r\n\r\n"))
@@ -108,5 +157,6 @@ func isGoErrorReply(p []byte) bool {
 // Interface guards
 var (
 	_ caddy.ListenerWrapper = (*Guard)(nil)
+	_ caddy.Provisioner     = (*Guard)(nil)
 	_ caddyfile.Unmarshaler = (*Guard)(nil)
 )

@@ -64,6 +64,13 @@ type Handler struct {
 	// embedded in the binary.
 	Manifest string `json:"manifest,omitempty"`
 
+	// ManifestSHA256 pins the manifest: the SHA-256, in hex, of the manifest
+	// file ArkForge anchored at pre-registration. Any other manifest is
+	// refused at start and at reload. It may be a placeholder such as
+	// {env.CORPUS_MANIFEST_SHA256} or {file./etc/proveit/manifest.sha256};
+	// empty, or resolving to nothing, means no pin.
+	ManifestSHA256 string `json:"manifest_sha256,omitempty"`
+
 	// Hosts, when set, are the only Host names answered; any other gets the
 	// 400 body once past the gate. Compared without the port, ignoring case.
 	Hosts []string `json:"hosts,omitempty"`
@@ -74,10 +81,10 @@ type Handler struct {
 	// tree is the file system the corpus is read from; tests may set it.
 	tree afero.Fs
 
-	secrets     []string // resolved values, kept only to redact them from logs
 	digests     [][sha256.Size]byte
 	hosts       map[string]bool
 	resources   map[string]*response
+	citedAbsent map[string]bool // absent references the manifest lists
 	badRequest  *response
 	forbidden   *response
 	notFound    *response
@@ -110,12 +117,20 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
+	pin, err := repl.ReplaceOrErr(h.ManifestSHA256, false, true)
+	if err != nil {
+		return fmt.Errorf("manifest_sha256: %w", err)
+	}
 	h.hosts = make(map[string]bool, len(h.Hosts))
 	for _, host := range h.Hosts {
 		h.hosts[strings.ToLower(host)] = true
 	}
 	m, manifestBytes, err := readManifest(manifestPath)
 	if err != nil {
+		return err
+	}
+	served := manifest.SHA256(manifestBytes)
+	if err := checkPin(strings.TrimSpace(pin), served); err != nil {
 		return err
 	}
 	bodies, err := m.Check(h.corpusFS(root), manifest.Bytes)
@@ -128,6 +143,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			h.resources[path] = newResponse(http.StatusOK, outcomeResource, path, body, checkedSHA256(m, path))
 		}
 	}
+	h.citedAbsent = map[string]bool{}
+	for _, e := range m.Resources {
+		if e.Kind == manifest.Absent {
+			h.citedAbsent[e.Path] = true
+		}
+	}
 	h.badRequest = newResponse(http.StatusBadRequest, outcomeMalformed, "", bodies[corpus.SystemBadRequest], checkedSHA256(m, corpus.SystemBadRequest))
 	h.forbidden = newResponse(http.StatusForbidden, outcomeForbidden, "", bodies[corpus.SystemForbidden], checkedSHA256(m, corpus.SystemForbidden))
 	h.notFound = newResponse(http.StatusNotFound, outcomeNotFound, "", bodies[corpus.SystemNotFound], checkedSHA256(m, corpus.SystemNotFound))
@@ -135,7 +156,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	ctx.Logger().Info("corpus verified against its manifest",
 		zap.Int("resources", len(h.resources)),
 		zap.Int("manifest_entries", len(m.Resources)),
-		zap.String("manifest_sha256", manifest.SHA256(manifestBytes)),
+		zap.String("manifest_sha256", served),
+		zap.Bool("manifest_pinned", pin != ""),
 		zap.Int("secret_slots", len(h.digests)),
 		zap.Bool("maintenance", h.Maintenance))
 	// Loading leaves the manifest, the tree as read and the checks' work as
@@ -145,8 +167,21 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	return nil
 }
 
+// checkPin refuses a manifest whose SHA-256 is not the pinned one.
+func checkPin(pin, served string) error {
+	switch {
+	case pin == "":
+		return nil
+	case !manifest.IsSHA256(pin):
+		return fmt.Errorf("manifest_sha256: %q is not a SHA-256 in lowercase hex", pin)
+	case pin != served:
+		return fmt.Errorf("refusing to serve: the manifest's SHA-256 is %s, the pinned one is %s", served, pin)
+	}
+	return nil
+}
+
 func (h *Handler) provisionSecrets(repl *caddy.Replacer) error {
-	h.secrets, h.digests = nil, nil
+	h.digests = nil
 	for slot, configured := range h.Secrets {
 		value, err := repl.ReplaceOrErr(configured, false, true)
 		if err != nil {
@@ -158,7 +193,6 @@ func (h *Handler) provisionSecrets(repl *caddy.Replacer) error {
 		if len(value) < minSecretLength {
 			return fmt.Errorf("secret slot %d: shorter than %d bytes", slot, minSecretLength)
 		}
-		h.secrets = append(h.secrets, value)
 		h.digests = append(h.digests, sha256.Sum256([]byte(value)))
 	}
 	if len(h.digests) == 0 {
@@ -211,7 +245,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 			// Never let Caddy answer an empty 500: the 503 body stands for any fault.
 			resp = h.unavailable
 			h.write(w, resp)
-			h.telemetry.Error("handler panic", zap.String("panic", h.redact(fmt.Sprint(p))))
+			// The panic's value may quote the request: only its type is logged.
+			h.telemetry.Error("handler panic", zap.String("panic_type", fmt.Sprintf("%T", p)), zap.Stack("stack"))
 		}
 		h.log(r, resp, slot, start)
 	}()
@@ -235,8 +270,14 @@ func (h *Handler) answer(r *http.Request) (*response, int) {
 	case corpus.Resource:
 		return h.resources[path], slot
 	case corpus.AbsentReference:
+		// Telemetry names the path only when the manifest lists it: any
+		// other is free text of the caller's.
+		resource := ""
+		if h.citedAbsent[path] {
+			resource = path
+		}
 		body := corpus.AbsentBody(path)
-		return newResponse(http.StatusOK, outcomeAbsent, path, body, manifest.SHA256(body)), slot
+		return newResponse(http.StatusOK, outcomeAbsent, resource, body, manifest.SHA256(body)), slot
 	case corpus.NotFound:
 		return h.notFound, slot
 	}

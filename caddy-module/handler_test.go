@@ -3,12 +3,14 @@ package corpushandler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -254,35 +256,75 @@ func TestSecretHeaderTwiceIsRefused(t *testing.T) {
 func TestTelemetryRecord(t *testing.T) {
 	h, logs := newHandler(t, nil)
 	serve(h, request{target: "/agrements/AGR-4417", headers: withSecret(secretB)})
-	serve(h, request{target: "/agrements/AGR-4417?" + secretA, headers: withSecret(secretA)})
+	serve(h, request{target: "/attestations/ATT-0404", headers: withSecret(secretA)})
+	serve(h, request{target: "/attestations/ATT-0405", headers: withSecret(secretA)})
 	serve(h, request{target: "/referentiel"})
 	entries := logs.All()
-	require.Len(t, entries, 3)
+	require.Len(t, entries, 4)
 
 	hit := entries[0].ContextMap()
 	assert.Equal(t, "call", entries[0].Message)
 	assert.Equal(t, "resource", hit["outcome"])
 	assert.Equal(t, int64(200), hit["status"])
 	assert.Equal(t, "/agrements/AGR-4417", hit["resource"])
+	assert.NotContains(t, hit, "target_sha256", "a resource's target is its path")
 	assert.Equal(t, int64(len(fixtureDocs["agrements/AGR-4417.json"])), hit["bytes"])
 	assert.Equal(t, manifest.SHA256([]byte(fixtureDocs["agrements/AGR-4417.json"])), hit["sha256"])
 	assert.Equal(t, int64(1), hit["secret_slot"])
 	assert.Equal(t, "GET", hit["method"])
+	assert.Equal(t, "HTTP/1.1", hit["proto"])
 	assert.Contains(t, hit, "remote")
 	assert.Contains(t, hit, "duration")
 
-	redacted := entries[1].ContextMap()
-	assert.Equal(t, "/agrements/AGR-4417?[secret]", redacted["target"])
-	assert.Equal(t, "malformed", redacted["outcome"])
+	cited := entries[1].ContextMap()
+	assert.Equal(t, "absent", cited["outcome"])
+	assert.Equal(t, "/attestations/ATT-0404", cited["resource"], "an absent reference the manifest lists is named")
 
-	assert.Equal(t, int64(-1), entries[2].ContextMap()["secret_slot"])
-	assert.Equal(t, "forbidden", entries[2].ContextMap()["outcome"])
-	for _, e := range entries {
-		for _, v := range e.ContextMap() {
-			s, _ := v.(string)
-			assert.NotContains(t, s, secretA)
-			assert.NotContains(t, s, secretB)
-		}
+	uncited := entries[2].ContextMap()
+	assert.Equal(t, "absent", uncited["outcome"])
+	assert.Equal(t, "", uncited["resource"], "any other absent path is the caller's text")
+	assert.Equal(t, manifest.SHA256([]byte("/attestations/ATT-0405")), uncited["target_sha256"])
+
+	assert.Equal(t, int64(-1), entries[3].ContextMap()["secret_slot"])
+	assert.Equal(t, "forbidden", entries[3].ContextMap()["outcome"])
+}
+
+// TestTelemetryNeverHoldsTheSecret sends the secret everywhere a caller can
+// put text, with and without the gate passing, raw and percent-encoded, and
+// looks for it, whole or in part, in every record.
+func TestTelemetryNeverHoldsTheSecret(t *testing.T) {
+	encoded := strings.NewReplacer("-", "%2D", "a", "%61").Replace(secretA)
+	tests := []struct {
+		name string
+		req  request
+	}{
+		{"absent path", request{target: "/agrements/" + secretA, headers: withSecret(secretA)}},
+		{"absent path without the gate", request{target: "/agrements/" + secretA}},
+		{"query", request{target: "/agrements/AGR-4417?" + secretA, headers: withSecret(secretA)}},
+		{"path outside the corpus", request{target: "/" + secretA + "/x", headers: withSecret(secretA)}},
+		{"percent-encoded", request{target: "/agrements/" + encoded, headers: withSecret(secretA)}},
+		{"percent-encoded in a query", request{target: "/referentiel?s=" + encoded}},
+		{"Host", request{target: "/referentiel", host: secretA + ".example", headers: withSecret(secretA)}},
+		{"another header", request{target: "/referentiel", headers: map[string]string{"X-Other": secretA, SecretHeader: secretA}}},
+		{"method", request{method: secretA[:32], target: "/referentiel", headers: withSecret(secretA)}},
+		{"body", request{method: "POST", target: "/referentiel", body: secretA, headers: withSecret(secretA)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, logs := newHandler(t, nil)
+			serve(h, tt.req)
+			require.Len(t, logs.All(), 1)
+			record := logs.All()[0]
+			for key, v := range record.ContextMap() {
+				text := strings.ToLower(fmt.Sprint(v))
+				for _, leak := range []string{secretA, encoded, secretA[:16], secretA[len(secretA)-16:]} {
+					assert.NotContains(t, text, strings.ToLower(leak), "field %s", key)
+				}
+			}
+			if tt.req.method != "" && tt.req.method != "POST" {
+				assert.Equal(t, "other", record.ContextMap()["method"], "an unknown method is not written")
+			}
+		})
 	}
 }
 
@@ -310,6 +352,19 @@ func TestProvisionRefuses(t *testing.T) {
 			require.NoError(t, afero.WriteFile(h.tree, "notes.txt", []byte("x"), 0o644))
 		}, "notes.txt: not a .json file"},
 		{"missing manifest", func(t *testing.T, h *Handler) { h.Manifest = filepath.Join(t.TempDir(), "none.json") }, "reading manifest"},
+		{"another manifest than the pinned one", func(t *testing.T, h *Handler) {
+			h.ManifestSHA256 = manifest.SHA256(manifest.Embedded(corpus.Conformite))
+		}, "the pinned one is " + manifest.SHA256(manifest.Embedded(corpus.Conformite))},
+		{"a pin that is no SHA-256", func(t *testing.T, h *Handler) { h.ManifestSHA256 = "sha256:abc" }, "is not a SHA-256"},
+		{"a pin in upper case", func(t *testing.T, h *Handler) {
+			h.ManifestSHA256 = strings.ToUpper(manifest.SHA256(manifest.Embedded(corpus.Conformite)))
+		}, "is not a SHA-256"},
+		{"a manifest without its fixed bodies", func(t *testing.T, h *Handler) {
+			m, _, err := manifest.ReadFile(h.Manifest)
+			require.NoError(t, err)
+			m.Resources = slices.DeleteFunc(m.Resources, func(e manifest.Entry) bool { return e.Path == corpus.SystemUnavailable })
+			require.NoError(t, os.WriteFile(h.Manifest, m.Encode(), 0o644))
+		}, "no entry for the fixed body /_systeme/503"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -364,5 +419,58 @@ func TestBodyOfUnknownLength(t *testing.T) {
 			require.NoError(t, h.ServeHTTP(w, r, nil))
 			assert.Equal(t, tt.status, w.Code)
 		})
+	}
+}
+
+func TestManifestPin(t *testing.T) {
+	tree, manifestPath := newFixtureTree(t)
+	data, err := os.ReadFile(manifestPath)
+	require.NoError(t, err)
+	pinFile := filepath.Join(t.TempDir(), "manifest.sha256")
+	require.NoError(t, os.WriteFile(pinFile, []byte(manifest.SHA256(data)+"\n"), 0o644))
+	t.Setenv("PROVEIT_TEST_PIN", manifest.SHA256(data))
+	for _, pin := range []string{manifest.SHA256(data), "{env.PROVEIT_TEST_PIN}", "{file." + pinFile + "}", "{env.PROVEIT_TEST_UNSET_PIN}"} {
+		t.Run(pin, func(t *testing.T) {
+			h := &Handler{Secrets: []string{secretA}, Manifest: manifestPath, ManifestSHA256: pin, tree: tree}
+			_, err := provision(t, h)
+			require.NoError(t, err)
+			assert.Equal(t, 200, serve(h, request{target: "/referentiel", headers: withSecret(secretA)}).Code)
+		})
+	}
+}
+
+// panicWriter panics on the first WriteHeader, as a fault inside the handler
+// would, and records what follows.
+type panicWriter struct {
+	*httptest.ResponseRecorder
+	panicked bool
+}
+
+func (w *panicWriter) WriteHeader(code int) {
+	if !w.panicked {
+		w.panicked = true
+		panic(errors.New("fault quoting the request " + secretA))
+	}
+	w.ResponseRecorder.WriteHeader(code)
+}
+
+func TestPanicIsAnsweredWithTheUnavailableBody(t *testing.T) {
+	h, logs := newHandler(t, nil)
+	w := &panicWriter{ResponseRecorder: httptest.NewRecorder()}
+	r := httptest.NewRequest(http.MethodGet, "/referentiel", nil)
+	r.Header.Set(SecretHeader, secretA)
+	require.NoError(t, h.ServeHTTP(w, r, nil))
+	assert.True(t, w.panicked)
+	assert.Equal(t, 503, w.Code)
+	assert.Equal(t, systemBody(t, corpus.SystemUnavailable), w.Body.String())
+	assert.Equal(t, "application/json; charset=utf-8", w.Header().Get("Content-Type"))
+
+	entries := logs.All()
+	require.Len(t, entries, 2)
+	assert.Equal(t, "handler panic", entries[0].Message)
+	assert.Equal(t, "*errors.errorString", entries[0].ContextMap()["panic_type"])
+	assert.Equal(t, "unavailable", entries[1].ContextMap()["outcome"])
+	for _, e := range entries {
+		assert.NotContains(t, fmt.Sprint(e.ContextMap()), secretA)
 	}
 }

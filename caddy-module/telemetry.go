@@ -1,8 +1,9 @@
 package corpushandler
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,12 +22,22 @@ const (
 
 // log writes the telemetry record of one call on the module's own logger
 // (http.handlers.proveit_corpus), which operators route with Caddy's log
-// include. It is an internal instrument, never a source of any answer, and it
-// never holds a secret: the slot that matched is logged, not the value.
+// include. It is an internal instrument, never a source of any answer.
+//
+// It never holds a secret, wherever a caller put one, and nothing in it is
+// computed from a secret: every field is either fixed by the server (outcome,
+// status, a canonical path of the manifest, a known method) or a hash of what
+// the caller sent. The request-target is written as text only when it is a
+// path the manifest lists; any other target, the one place a caller can put
+// free text, is written as its SHA-256, which names it without revealing it.
 func (h *Handler) log(r *http.Request, resp *response, slot int, start time.Time) {
 	ce := h.telemetry.Check(zap.InfoLevel, "call")
 	if ce == nil {
 		return
+	}
+	target := zap.Skip()
+	if resp.resource == "" {
+		target = zap.String("target_sha256", hashHex(r.RequestURI))
 	}
 	// Cores encode fields before Write returns, so the array can be reused:
 	// a call then costs no allocation.
@@ -34,12 +45,12 @@ func (h *Handler) log(r *http.Request, resp *response, slot int, start time.Time
 	defer fieldPool.Put(fields)
 	*fields = [telemetryFields]zap.Field{
 		zap.String("remote", r.RemoteAddr),
-		zap.String("proto", r.Proto),
-		zap.String("method", r.Method),
-		zap.String("target", h.redact(r.RequestURI)),
+		zap.String("proto", knownProto(r.Proto)),
+		zap.String("method", knownMethod(r.Method)),
 		zap.String("outcome", resp.outcome),
 		zap.Int("status", resp.status),
 		zap.String("resource", resp.resource),
+		target,
 		zap.Int("bytes", len(resp.body)),
 		zap.String("sha256", resp.sha256),
 		zap.Duration("duration", time.Since(start)),
@@ -52,13 +63,28 @@ const telemetryFields = 11
 
 var fieldPool = sync.Pool{New: func() any { return new([telemetryFields]zap.Field) }}
 
-// redact removes any configured secret from text taken from a request, so
-// that not even a caller who knew the secret could write it into the logs.
-func (h *Handler) redact(text string) string {
-	for _, secret := range h.secrets {
-		if strings.Contains(text, secret) {
-			text = strings.ReplaceAll(text, secret, "[secret]")
-		}
+// knownMethod returns the method when it is one net/http names, and "other"
+// for any other token a caller sends.
+func knownMethod(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
 	}
-	return text
+	return "other"
+}
+
+// knownProto returns the protocol version as a constant: net/http parses it
+// from the request, so only its known values are written.
+func knownProto(proto string) string {
+	switch proto {
+	case "HTTP/1.0", "HTTP/1.1", "HTTP/2.0", "HTTP/3.0":
+		return proto
+	}
+	return "other"
+}
+
+func hashHex(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
 }

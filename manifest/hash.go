@@ -77,6 +77,20 @@ func SHA256(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// IsSHA256 reports whether s is a SHA-256 written as SHA256 writes it: 64
+// lowercase hex digits.
+func IsSHA256(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // ErrNumber is wrapped by CheckBody when a body holds a number.
 var ErrNumber = errors.New("numbers are not allowed in the corpus (strings, booleans and null only)")
 

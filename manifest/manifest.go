@@ -13,6 +13,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -112,6 +113,17 @@ func Decode(data []byte) (*Manifest, error) {
 	for i := 1; i < len(m.Resources); i++ {
 		if m.Resources[i-1].Path >= m.Resources[i].Path {
 			return nil, fmt.Errorf("manifest: resources not strictly sorted by path at %q", m.Resources[i].Path)
+		}
+	}
+	// Without its fixed bodies a server would have nothing to answer a
+	// refusal with: an empty body is never an answer.
+	for _, path := range slices.Sorted(maps.Keys(corpus.SystemStatus)) {
+		e, ok := m.Lookup(path)
+		if !ok {
+			return nil, fmt.Errorf("manifest: no entry for the fixed body %s", path)
+		}
+		if e.Kind != System || e.Status != corpus.SystemStatus[path] {
+			return nil, fmt.Errorf("manifest: %s must be of kind %q with status %d", path, System, corpus.SystemStatus[path])
 		}
 	}
 	return &m, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -83,16 +84,21 @@ func TestContractReferenceHashes(t *testing.T) {
 func TestResponseHashOfFalsyBodies(t *testing.T) {
 	substitute, err := manifest.ResponseHash([]byte(`{"error": null}`))
 	require.NoError(t, err)
-	for _, body := range []string{`{}`, `[]`, `""`, `null`, `false`, `0`, `0.0`, `-0`, ` {} `} {
+	for _, body := range []string{`{}`, `[]`, `""`, `null`, `false`, `0`, `0.0`, `-0`, `1e-400`, ` {} `} {
 		got, err := manifest.ResponseHash([]byte(body))
 		require.NoError(t, err, body)
 		assert.Equal(t, substitute, got, body)
 	}
-	for _, body := range []string{`{"a":null}`, `[0]`, `" "`, `true`, `1`, `1e-400x`} {
+	for _, body := range []string{`{"a":null}`, `[0]`, `" "`, `true`, `1`, `1e-300`} {
 		got, err := manifest.ResponseHash([]byte(body))
-		if err == nil {
-			assert.NotEqual(t, substitute, got, body)
-		}
+		require.NoError(t, err, body)
+		assert.NotEqual(t, substitute, got, body)
+	}
+	// Trust Layer anchors a substitute for a body that is not JSON; the
+	// corpus never serves one, so the hash is refused rather than guessed.
+	for _, body := range []string{``, `1e-400x`, `{"a":1,}`, "\xef\xbb\xbf{}", `NaN`} {
+		_, err := manifest.ResponseHash([]byte(body))
+		assert.Error(t, err, body)
 	}
 }
 
@@ -244,11 +250,35 @@ func TestDecodeRefuses(t *testing.T) {
 		{"unsorted", `{"format": "proveit-corpus-manifest/1", "resources": [{"path": "/b"}, {"path": "/a"}]}`, "not strictly sorted"},
 		{"duplicate", `{"format": "proveit-corpus-manifest/1", "resources": [{"path": "/a"}, {"path": "/a"}]}`, "not strictly sorted"},
 		{"trailing", `{"format": "proveit-corpus-manifest/1"} {}`, "data after"},
+		{"no fixed bodies", `{"format": "proveit-corpus-manifest/1", "resources": [{"path": "/a"}]}`, "no entry for the fixed body /_systeme/400"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := manifest.Decode([]byte(tt.data))
 			assert.ErrorContains(t, err, tt.message)
+		})
+	}
+}
+
+// TestDecodeRefusesAManifestWithoutItsFixedBodies drops or alters each
+// /_systeme entry of the checked-in manifest in turn.
+func TestDecodeRefusesAManifestWithoutItsFixedBodies(t *testing.T) {
+	for _, path := range []string{corpus.SystemBadRequest, corpus.SystemForbidden, corpus.SystemNotFound, corpus.SystemUnavailable} {
+		t.Run("without "+path, func(t *testing.T) {
+			m := checkedIn(t)
+			m.Resources = slices.DeleteFunc(m.Resources, func(e manifest.Entry) bool { return e.Path == path })
+			_, err := manifest.Decode(m.Encode())
+			assert.ErrorContains(t, err, "no entry for the fixed body "+path)
+		})
+		t.Run(path+" as a document", func(t *testing.T) {
+			m := checkedIn(t)
+			for i := range m.Resources {
+				if m.Resources[i].Path == path {
+					m.Resources[i].Kind, m.Resources[i].Status = manifest.Document, 200
+				}
+			}
+			_, err := manifest.Decode(m.Encode())
+			assert.ErrorContains(t, err, path+" must be of kind")
 		})
 	}
 }
@@ -279,6 +309,18 @@ func TestCheckBytes(t *testing.T) {
 		{"a response_hash is left to Full", func(_ fstest.MapFS, m *manifest.Manifest) {
 			m.Resources[0].ResponseHash = strings.Repeat("0", 64)
 		}, ""},
+		{"an empty fixed body the manifest agrees with", func(tree fstest.MapFS, m *manifest.Manifest) {
+			setSystemBody(tree, m, corpus.SystemUnavailable, "")
+		}, "_systeme/503.json: at (root) (byte 0): unexpected end of document"},
+		{"an empty object as fixed body", func(tree fstest.MapFS, m *manifest.Manifest) {
+			setSystemBody(tree, m, corpus.SystemForbidden, "{}")
+		}, "_systeme/403.json: at (root) (byte 0): the document must be a non-empty JSON object"},
+		{"a fixed body that is not JSON", func(tree fstest.MapFS, m *manifest.Manifest) {
+			setSystemBody(tree, m, corpus.SystemNotFound, "Not Found")
+		}, "_systeme/404.json"},
+		{"a fixed body that is an array", func(tree fstest.MapFS, m *manifest.Manifest) {
+			setSystemBody(tree, m, corpus.SystemBadRequest, `["x"]`)
+		}, "_systeme/400.json: at (root) (byte 0): the document must be a non-empty JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -291,5 +333,16 @@ func TestCheckBytes(t *testing.T) {
 				assert.ErrorContains(t, err, tt.want)
 			}
 		})
+	}
+}
+
+// setSystemBody replaces a fixed body and records its bytes in the manifest,
+// as a forger holding both would.
+func setSystemBody(tree fstest.MapFS, m *manifest.Manifest, path, body string) {
+	tree[corpus.FileOf(path)] = &fstest.MapFile{Data: []byte(body)}
+	for i := range m.Resources {
+		if m.Resources[i].Path == path {
+			m.Resources[i].BytesSHA256 = manifest.SHA256([]byte(body))
+		}
 	}
 }

@@ -189,9 +189,12 @@ func (o *Options) validate() error {
 	case (o.Upstream == "") == (o.Root == ""):
 		check(false, "exactly one of an upstream (the Caddy corpus) and a root (nginx alone) is needed")
 	case o.Upstream != "":
+		// The upstream is written unquoted into the vhost: only a DNS name
+		// or an IPv4 address and a port in 1..65535 may stand there.
 		host, port, err := net.SplitHostPort(o.Upstream)
-		_, perr := strconv.ParseUint(port, 10, 16)
-		check(err == nil && perr == nil && host != "" && !strings.ContainsAny(host, "[]"), "upstream %q: want host:port (IPv4 or a name)", o.Upstream)
+		n, perr := strconv.ParseUint(port, 10, 16)
+		check(err == nil && perr == nil && n > 0 && port == strconv.FormatUint(n, 10) && validHost.MatchString(host),
+			"upstream %q: want host:port, a DNS name or an IPv4 address and a port in 1..65535", o.Upstream)
 	default:
 		check(o.Tree == nil, "a root is read from disk: give no other tree")
 		check(plainAbsolute(o.Root), "root %q: want an absolute path without quotes, '$' or control characters", o.Root)

@@ -15,15 +15,29 @@ import (
 	"time"
 )
 
-// Request is one HTTP/1.1 request written byte for byte as given: the target
-// is sent exactly, never normalised the way an HTTP client library would.
+// Request is one request written byte for byte as given: the target is sent
+// exactly, never normalised the way an HTTP client library would.
 type Request struct {
+	// Proto is the protocol spoken: HTTP/1.1 (empty), HTTP/1.0, HTTP/2 (h2c
+	// with prior knowledge on http, ALPN h2 on https) or HTTP/3 (https only).
+	Proto  string
 	Method string
 	Target string
 	Host   string      // empty: the host of the base URL
 	Header [][2]string // in order, after Host
 	Body   string
+	// Fields, over HTTP/2 and HTTP/3 only, replace the field section built
+	// from the fields above: pseudo-headers and headers sent as given.
+	Fields [][2]string
 }
+
+// Protocols a Request may speak.
+const (
+	HTTP10 = "HTTP/1.0"
+	HTTP11 = "HTTP/1.1"
+	HTTP2  = "HTTP/2"
+	HTTP3  = "HTTP/3"
+)
 
 // Response is what came back: status, headers and the body read in full.
 type Response struct {
@@ -73,17 +87,29 @@ func (c *Client) Host() string { return c.base.Host }
 
 // Do sends one request on a fresh connection and reads the whole response.
 func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
-	return c.Exchange(ctx, c.render(req), req.Method)
+	switch req.Proto {
+	case "", HTTP11, HTTP10:
+		return c.Exchange(ctx, c.render(req), req.Method)
+	case HTTP2:
+		return c.exchangeH2(ctx, req)
+	case HTTP3:
+		return c.exchangeH3(ctx, req)
+	}
+	return nil, fmt.Errorf("protocol %q: want %s, %s, %s or %s", req.Proto, HTTP10, HTTP11, HTTP2, HTTP3)
 }
 
-// render writes a request byte for byte.
+// render writes an HTTP/1.x request byte for byte.
 func (c *Client) render(req Request) []byte {
 	host := req.Host
 	if host == "" {
 		host = c.base.Host
 	}
+	version := req.Proto
+	if version == "" {
+		version = HTTP11
+	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", req.Method, req.Target, host)
+	fmt.Fprintf(&b, "%s %s %s\r\nHost: %s\r\n", req.Method, req.Target, version, host)
 	for _, h := range req.Header {
 		fmt.Fprintf(&b, "%s: %s\r\n", h[0], h[1])
 	}
@@ -146,11 +172,16 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-func (c *Client) dial(ctx context.Context) (net.Conn, error) {
-	addr := c.base.Host
+// address is the host and port to dial.
+func (c *Client) address() string {
 	if c.base.Port() == "" {
-		addr = net.JoinHostPort(c.base.Hostname(), map[string]string{"http": "80", "https": "443"}[c.base.Scheme])
+		return net.JoinHostPort(c.base.Hostname(), map[string]string{"http": "80", "https": "443"}[c.base.Scheme])
 	}
+	return c.base.Host
+}
+
+func (c *Client) dial(ctx context.Context) (net.Conn, error) {
+	addr := c.address()
 	if c.base.Scheme == "https" {
 		d := tls.Dialer{Config: &tls.Config{ServerName: c.base.Hostname(), NextProtos: []string{"http/1.1"}, InsecureSkipVerify: c.InsecureTLS}}
 		return d.DialContext(ctx, "tcp", addr)

@@ -13,8 +13,9 @@ import (
 
 // runSeal prints the pre-registration record of each track: the manifest's
 // SHA-256 and the commitment sha256(salt || key) with a fresh salt, which is
-// printed once and written nowhere. With -verify, it checks a revealed salt
-// and key against a commitment.
+// printed once and written nowhere. Of the key it prints nothing else: an
+// unsalted hash of ten verdicts could be brute-forced. With -verify, it
+// checks a revealed salt and key against a commitment.
 func runSeal(args []string, stdout io.Writer) error {
 	fs := newFlagSet("seal")
 	var c corpusFlags
@@ -59,7 +60,6 @@ func runSeal(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  manifest         %s\n", t.manifest)
 		fmt.Fprintf(stdout, "  manifest_sha256  %s   (anchor)\n", rec.ManifestSHA256)
 		fmt.Fprintf(stdout, "  key              %s\n", t.key)
-		fmt.Fprintf(stdout, "  key_sha256       %s   (keep private: unsalted, it lets the key be brute-forced)\n", rec.KeySHA256)
 		fmt.Fprintf(stdout, "  key_commitment   %s   (anchor: sha256(salt || key))\n", rec.Commitment)
 		fmt.Fprintf(stdout, "  salt             %s\n", hex.EncodeToString(rec.Salt))
 		fmt.Fprintf(stdout, "The salt is shown here once and written nowhere: store it with the sealed key and reveal both at the season's close.\n")

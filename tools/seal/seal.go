@@ -25,8 +25,7 @@ const SaltSize = 32
 type Record struct {
 	Piste          string // the track, as its manifest names it
 	ManifestSHA256 string // anchored: the identity of the corpus
-	KeySHA256      string // for the owner's records only: never published before the close
-	Commitment     string // anchored: sha256(salt || key)
+	Commitment     string // anchored: sha256(salt || key); no unsalted hash of the key exists
 	Salt           []byte // kept secret, revealed with the key
 }
 
@@ -36,7 +35,6 @@ func New(piste string, manifestBytes, key []byte) Record {
 	return Record{
 		Piste:          piste,
 		ManifestSHA256: manifest.SHA256(manifestBytes),
-		KeySHA256:      manifest.SHA256(key),
 		Commitment:     Commit(salt, key),
 		Salt:           salt,
 	}
@@ -67,7 +65,7 @@ func Verify(saltHex, commitment string, key []byte) error {
 		return err
 	}
 	want := strings.ToLower(strings.TrimSpace(commitment))
-	if b, err := hex.DecodeString(want); err != nil || len(b) != 32 {
+	if !manifest.IsSHA256(want) {
 		return fmt.Errorf("commitment %q is not 64 hex digits", commitment)
 	}
 	if Commit(salt, key) != want {

@@ -185,6 +185,7 @@ func Start(t testing.TB, o Options) *Server {
 	for k, v := range o.Env {
 		vars[k] = v
 	}
+	s.AdminAddr = vars["CORPUS_ADMIN"] // a test may put it on a unix socket
 	for _, kv := range os.Environ() {
 		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "CORPUS_") {
 			s.env = append(s.env, kv)
