@@ -1,5 +1,5 @@
 # The corpus server of the PROVE IT challenge.
-#   make run    build everything and serve the embedded corpus on $(CORPUS_LISTEN)
+#   make run    build everything and serve both embedded corpora on $(CORPUS_LISTEN)
 #   make test   run every test
 
 SHELL := /bin/bash
@@ -43,8 +43,9 @@ run: build
 	else \
 	  where='$$CORPUS_CHALLENGE_SECRET'; \
 	fi; \
-	echo "Serving the embedded corpus on http://$(CORPUS_LISTEN)"; \
+	echo "Serving both embedded corpora (conformite, generique) on http://$(CORPUS_LISTEN)"; \
 	echo "Try:  curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/referentiel"; \
+	echo "      curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/regles-achat"; \
 	echo "Telemetry: $(RUN_DIR)/telemetry.log"
 	@port=$${CORPUS_LISTEN##*:}; \
 	 CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
