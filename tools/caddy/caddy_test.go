@@ -30,16 +30,27 @@ const (
 
 func embeddedManifest(t *testing.T) *manifest.Manifest {
 	t.Helper()
-	m, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
-	require.NoError(t, err)
-	return m
+	return embeddedManifests(t)[0]
+}
+
+// embeddedManifests are every track's, the conformity track's first: the
+// shipped Caddyfile serves them all.
+func embeddedManifests(t *testing.T) []*manifest.Manifest {
+	t.Helper()
+	var manifests []*manifest.Manifest
+	for _, track := range corpus.Tracks {
+		m, err := manifest.Decode(manifest.Embedded(track))
+		require.NoError(t, err)
+		manifests = append(manifests, m)
+	}
+	return manifests
 }
 
 func runProbe(t *testing.T, baseURL string, o probe.Options) {
 	t.Helper()
 	client, err := probe.NewClient(baseURL, 10*time.Second)
 	require.NoError(t, err)
-	checks, err := probe.Catalogue(embeddedManifest(t), o)
+	checks, err := probe.CatalogueOf(embeddedManifests(t), o)
 	require.NoError(t, err)
 	failed := 0
 	for _, r := range probe.Run(context.Background(), client, checks) {
@@ -83,7 +94,7 @@ func TestContractOverHTTP(t *testing.T) {
 		var protocols http.Protocols
 		protocols.SetUnencryptedHTTP2(true)
 		client := &http.Client{Transport: &http.Transport{Protocols: &protocols}, Timeout: 10 * time.Second}
-		for _, target := range []string{"/referentiel", "/avenants/AVN-3412", "/inconnu", "/x?y"} {
+		for _, target := range []string{"/referentiel", "/avenants/AVN-3412", "/regles-achat", "/produits/CSQ-0815", "/inconnu", "/x?y"} {
 			req, err := http.NewRequest(http.MethodGet, s.URL+target, nil)
 			require.NoError(t, err)
 			req.Header.Set(probe.SecretHeader, secret0)
@@ -119,9 +130,11 @@ func TestContractOverHTTP(t *testing.T) {
 func assertIsContractBody(t *testing.T, body []byte) {
 	t.Helper()
 	sum := manifest.SHA256(body)
-	for _, e := range embeddedManifest(t).Resources {
-		if e.BytesSHA256 == sum {
-			return
+	for _, m := range embeddedManifests(t) {
+		for _, e := range m.Resources {
+			if e.BytesSHA256 == sum {
+				return
+			}
 		}
 	}
 	obj, err := manifest.CheckBody(body)
