@@ -64,6 +64,14 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 			cited[c] = true
 		}
 	}
+	for _, path := range sortedKeys(cited) {
+		if !track.Owns(path) {
+			errs = append(errs, fmt.Errorf("%s: cited, but a resource of another track than %s: no path belongs to two manifests", path, track.Name))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	for path := range cited {
 		if _, isFile := contents[path]; !isFile {
 			m.Resources = append(m.Resources, m.absentEntry(path))

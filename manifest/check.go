@@ -91,6 +91,9 @@ func (m *Manifest) Check(tree fs.FS, depth Depth) (map[string][]byte, error) {
 	checked := make([]checkedEntry, len(m.Resources))
 	parallel(len(m.Resources), func(i int) {
 		checked[i] = m.checkEntry(m.Resources[i], contents, depth)
+		if e := m.Resources[i]; e.Kind == Absent && !track.Owns(e.Path) {
+			checked[i].problems = append(checked[i].problems, Problem{Path: e.Path, What: "absent entry of another track than " + track.Name})
+		}
 	})
 	bodies := make(map[string][]byte, len(contents))
 	cited := map[string]bool{}

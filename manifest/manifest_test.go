@@ -187,6 +187,9 @@ func TestBuildRefusesAnotherTracksResource(t *testing.T) {
 	_, err := manifest.Build(tree, corpus.Generique.Name, manifest.DefaultOrigin, nil)
 	assert.ErrorContains(t, err, "entites/ENT-1102.json: /entites/ENT-1102 belongs to the track conformite, not generique")
 
+	_, err = manifest.Build(treeCopyOf(t, corpus.Generique), corpus.Generique.Name, manifest.DefaultOrigin, []string{"/entites/ENT-0000"})
+	assert.ErrorContains(t, err, "/entites/ENT-0000: cited, but a resource of another track than generique")
+
 	_, err = manifest.Build(treeCopyOf(t, corpus.Generique), "autre", manifest.DefaultOrigin, nil)
 	assert.ErrorContains(t, err, `unknown track "autre"`)
 
