@@ -1,37 +1,15 @@
 package lint
 
 import (
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
-
-// The repository's purchasing tree, manifest and statements lint clean.
-func TestLintRealPurchasingCorpus(t *testing.T) {
-	data, err := os.ReadFile("../../manifest/generique.json")
-	require.NoError(t, err)
-	m, err := manifest.Decode(data)
-	require.NoError(t, err)
-	tasks, err := season.ReadTasks("../../" + season.TasksFile(corpus.Generique))
-	require.NoError(t, err)
-	report := Lint(os.DirFS("../../corpus/generique"), Options{
-		Track:    corpus.Generique,
-		Manifest: m, ManifestFile: "manifest/generique.json",
-		Tasks: tasks, TasksFile: season.TasksFile(corpus.Generique),
-	})
-	assert.Empty(t, findingLines(report), "the real corpus must lint clean")
-	assert.Equal(t, 1, report.Files["regles-achat"])
-	assert.Equal(t, 4, report.Files["_systeme"])
-	assert.GreaterOrEqual(t, report.Files["produits"], 60)
-	assert.Equal(t, 10, report.Tasks)
-}
 
 // purchaseDocs is a small purchasing tree that lints clean: one category
 // on two catalogue pages, a product with its tarif and availability

@@ -16,25 +16,31 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// The repository's own corpus, manifest and statements lint clean.
+// The repository's own trees, manifests and statements lint clean, track
+// by track.
 func TestLintRealCorpus(t *testing.T) {
-	data, err := os.ReadFile("../../manifest/conformite.json")
-	require.NoError(t, err)
-	m, err := manifest.Decode(data)
-	require.NoError(t, err)
-	tasks, err := season.ReadTasks("../../corpus/saison-1/taches.json")
-	require.NoError(t, err)
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) {
+			data, err := os.ReadFile("../../manifest/" + manifest.FileName(track))
+			require.NoError(t, err)
+			m, err := manifest.Decode(data)
+			require.NoError(t, err)
+			tasks, err := season.ReadTasks("../../" + season.TasksFile(track))
+			require.NoError(t, err)
 
-	report := Lint(os.DirFS("../../corpus/conformite"), Options{
-		Manifest: m, ManifestFile: "manifest/conformite.json",
-		Tasks: tasks, TasksFile: "corpus/saison-1/taches.json",
-	})
-	assert.Empty(t, findingLines(report), "the real corpus must lint clean")
-	assert.True(t, report.OK())
-	assert.Equal(t, 1, report.Files["referentiel"])
-	assert.Equal(t, 4, report.Files["_systeme"])
-	assert.Len(t, tasks.Taches, report.Tasks)
-	assert.True(t, strings.HasPrefix(report.Summary(), "OK "), report.Summary())
+			report := Lint(os.DirFS("../../corpus/"+track.Name), Options{
+				Track:    track,
+				Manifest: m, ManifestFile: "manifest/" + manifest.FileName(track),
+				Tasks: tasks, TasksFile: season.TasksFile(track),
+			})
+			assert.Empty(t, findingLines(report), "the real corpus must lint clean")
+			assert.True(t, report.OK())
+			assert.Equal(t, 1, report.Files[strings.TrimPrefix(track.Rules, "/")])
+			assert.Equal(t, 4, report.Files["_systeme"])
+			assert.Len(t, tasks.Taches, report.Tasks)
+			assert.True(t, strings.HasPrefix(report.Summary(), "OK "), report.Summary())
+		})
+	}
 }
 
 // baseDocs is a small corpus that lints clean: one entity with its

@@ -269,31 +269,13 @@ func (d document) checkField(f field, at string, v pyjson.Value) {
 		}
 		d.checkReference(at, s, d.target(f))
 	case refList:
-		list, ok := v.(pyjson.Array)
-		if !ok {
-			d.wrongType(at, "an array of references", v)
-			return
-		}
-		for i, e := range list {
-			if s, ok := e.(string); ok {
-				d.checkReference(child(at, i), s, d.target(f))
-			} else {
-				d.wrongType(child(at, i), "a reference string", e)
-			}
-		}
+		eachElement(d, at, v, "an array of references", "a reference string", func(at, s string) {
+			d.checkReference(at, s, d.target(f))
+		})
 	case entries:
-		list, ok := v.(pyjson.Array)
-		if !ok {
-			d.wrongType(at, "an array of objects", v)
-			return
-		}
-		for i, e := range list {
-			if obj, ok := e.(pyjson.Object); ok {
-				d.checkFields(obj, child(at, i), f.sub)
-			} else {
-				d.wrongType(child(at, i), "an object", e)
-			}
-		}
+		eachElement(d, at, v, "an array of objects", "an object", func(at string, obj pyjson.Object) {
+			d.checkFields(obj, at, f.sub)
+		})
 	case table:
 		if _, ok := v.(pyjson.Object); !ok {
 			d.wrongType(at, "an object", v)
@@ -305,18 +287,9 @@ func (d document) checkField(f field, at string, v pyjson.Value) {
 			d.l.checkDecimal(d.file, at, f.typ, s)
 		}
 	case textList:
-		list, ok := v.(pyjson.Array)
-		if !ok {
-			d.wrongType(at, "an array of strings"+orNull(f), v)
-			return
-		}
-		for i, e := range list {
-			if s, ok := e.(string); ok {
-				d.checkWord(f, child(at, i), f.name, s)
-			} else {
-				d.wrongType(child(at, i), "a string", e)
-			}
-		}
+		eachElement(d, at, v, "an array of strings"+orNull(f), "a string", func(at, s string) {
+			d.checkWord(f, at, f.name, s)
+		})
 	case textTable:
 		obj, ok := v.(pyjson.Object)
 		if !ok {
@@ -327,6 +300,23 @@ func (d document) checkField(f field, at string, v pyjson.Value) {
 			if _, ok := m.Value.(string); !ok {
 				d.wrongType(child(at, m.Key), "a string", m.Value)
 			}
+		}
+	}
+}
+
+// eachElement checks that v is an array of T, and each element with check;
+// want and wantElem say what was expected in findings.
+func eachElement[T pyjson.Value](d document, at string, v pyjson.Value, want, wantElem string, check func(at string, e T)) {
+	list, ok := v.(pyjson.Array)
+	if !ok {
+		d.wrongType(at, want, v)
+		return
+	}
+	for i, e := range list {
+		if elem, ok := e.(T); ok {
+			check(child(at, i), elem)
+		} else {
+			d.wrongType(child(at, i), wantElem, e)
 		}
 	}
 }
