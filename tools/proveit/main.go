@@ -30,6 +30,7 @@ var commands = map[string]command{
 	"solve":    {"answer the season's tasks with the reference solver and check the key", runSolve},
 	"seal":     {"print the pre-registration record (manifest hash, key commitment) or -verify one", runSeal},
 	"probe":    {"check a live server against the contract and the manifest", runProbe},
+	"score":    {"replay the scoring of submissions from the manifest, the frozen tree and the key", runScore},
 	"nginx":    {"write the nginx vhost that serves the corpus under the contract", runNginx},
 
 	// Benchmarks (docs/performance.md).
@@ -61,6 +62,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	case errors.Is(err, errFailed):
 		return 1
+	case isBadInput(err):
+		fmt.Fprintf(stderr, "proveit %s: %v\n", args[0], err)
+		return 2
 	default:
 		fmt.Fprintf(stderr, "proveit %s: %v\n", args[0], err)
 		return 1
