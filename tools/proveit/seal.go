@@ -13,7 +13,7 @@ import (
 
 // runSeal prints the pre-registration record: the manifest's SHA-256 and the
 // commitment sha256(salt || key) with a fresh salt, which is printed once and
-// written nowhere. With -verify, it checks a revealed salt and key against a
+// written nowhere. It never prints an unsalted hash of the key. With -verify, it checks a revealed salt and key against a
 // commitment.
 func runSeal(args []string, stdout io.Writer) error {
 	fs := newFlagSet("seal")
@@ -52,7 +52,6 @@ func runSeal(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "  manifest         %s\n", *manifestFile)
 	fmt.Fprintf(stdout, "  manifest_sha256  %s   (anchor)\n", rec.ManifestSHA256)
 	fmt.Fprintf(stdout, "  key              %s\n", *keyFile)
-	fmt.Fprintf(stdout, "  key_sha256       %s   (keep private: unsalted, it lets the key be brute-forced)\n", rec.KeySHA256)
 	fmt.Fprintf(stdout, "  key_commitment   %s   (anchor: sha256(salt || key))\n", rec.Commitment)
 	fmt.Fprintf(stdout, "  salt             %s\n", hex.EncodeToString(rec.Salt))
 	fmt.Fprintf(stdout, "The salt is shown here once and written nowhere: store it with the sealed key and reveal both at the season's close.\n")
