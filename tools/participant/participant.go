@@ -15,7 +15,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -121,18 +120,12 @@ type Submission struct {
 	Narrative   string                `json:"narrative"`
 }
 
-// Assertion is a claim and the proofs it cites.
+// Assertion is a claim, a (resource, JSON pointer, value) triple, and the
+// proofs it cites.
 type Assertion struct {
-	ID       string   `json:"id"`
-	Claim    Claim    `json:"claim"`
-	ProofIDs []string `json:"proof_ids"`
-}
-
-// Claim is a (resource, JSON pointer, value) triplet.
-type Claim struct {
-	Resource string          `json:"resource"`
-	Field    string          `json:"field"`
-	Value    json.RawMessage `json:"value"`
+	ID       string      `json:"id"`
+	Claim    season.Fact `json:"claim"`
+	ProofIDs []string    `json:"proof_ids"`
 }
 
 // Disclosure opens a proof's two hash commitments.
@@ -184,7 +177,7 @@ func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Re
 		}
 		sub.Assertions = append(sub.Assertions, Assertion{
 			ID:       fmt.Sprintf("a%d", i+1),
-			Claim:    Claim{Resource: f.Resource, Field: f.Field, Value: pyjson.Canonical(v)},
+			Claim:    season.Fact{Resource: f.Resource, Field: f.Field, Value: pyjson.Canonical(v)},
 			ProofIDs: []string{p.ID},
 		})
 		sub.Disclosures[p.ID] = p.Disclosure

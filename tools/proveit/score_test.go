@@ -218,7 +218,7 @@ func TestScoreChainEndToEnd(t *testing.T) {
 		}, statut: score.Rendered, assertion: "a1", want: score.InstrumentFault, fondes: 9},
 		{name: "assertion past the ceiling", task: "conf-08", alter: func(t *testing.T, sub *participant.Submission, _ map[string]score.ProofOutcome) {
 			sub.Assertions = append(sub.Assertions, participant.Assertion{ID: "a9",
-				Claim:    participant.Claim{Resource: "/entites/ENT-8263", Field: "/existe", Value: json.RawMessage(`true`)},
+				Claim:    season.Fact{Resource: "/entites/ENT-8263", Field: "/existe", Value: json.RawMessage(`true`)},
 				ProofIDs: []string{proofOf(sub, 0)}})
 		}, statut: score.RejectedEntry, motif: "above the ceiling of 8", fondes: 9},
 		{name: "field outside the probative table", task: "conf-01", alter: func(t *testing.T, sub *participant.Submission, _ map[string]score.ProofOutcome) {

@@ -12,7 +12,6 @@
 package score
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -86,16 +85,9 @@ type TaskReport struct {
 	Motif          *string           `json:"motif"`
 	Verdict        *string           `json:"verdict"`
 	VerdictExact   bool              `json:"verdict_exact"`
-	VerdictFonde   *bool             `json:"verdict_fonde"` // null while a cited proof awaits anchoring
-	FaitsManquants []Fact            `json:"faits_manquants"`
+	VerdictFonde   *bool             `json:"verdict_fonde"`   // null while a cited proof awaits anchoring
+	FaitsManquants []season.Fact     `json:"faits_manquants"` // as the key writes them, without their forms
 	Assertions     []AssertionReport `json:"assertions"`
-}
-
-// Fact is a (resource, JSON pointer, value) triplet of the key.
-type Fact struct {
-	Resource string          `json:"resource"`
-	Field    string          `json:"field"`
-	Value    json.RawMessage `json:"value"`
 }
 
 // AssertionReport is one assertion's outcome.
@@ -236,12 +228,14 @@ type Parsed struct {
 
 func normalize(tr *TaskReport) {
 	if tr.FaitsManquants == nil {
-		tr.FaitsManquants = []Fact{}
+		tr.FaitsManquants = []season.Fact{}
 	}
 	if tr.Assertions == nil {
 		tr.Assertions = []AssertionReport{}
 	}
-	if tr.Statut != Rendered && tr.VerdictFonde == nil {
+	if tr.Statut != Rendered {
+		// A task that is not rendered counts as an inexact verdict.
+		tr.VerdictExact = false
 		tr.VerdictFonde = ptr(false)
 	}
 }
@@ -257,7 +251,6 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 	}
 	if err := s.entryCheck(t, p); err != nil {
 		tr.Statut, tr.Motif = RejectedEntry, ptr(sub.File+" "+err.Error())
-		tr.VerdictExact = false
 		return tr, nil
 	}
 	graph, err := s.Track.Graph(t.ID, s.Fetch)
@@ -287,13 +280,11 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 	if counted < t.Min {
 		tr.Statut = NotRendered
 		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions counted (instrument faults left out), below the minimum of %d", sub.File, counted, t.Min))
-		tr.VerdictExact = false
 		return tr, nil
 	}
 	if own, want := ownCount(sub, graph), (t.Min+1)/2; own < want {
 		tr.Statut = RejectedAtClose
 		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions on the entity's own resources, want at least %d (half the minimum %d, rounded up)", sub.File, own, want, t.Min))
-		tr.VerdictExact = false
 		return tr, nil
 	}
 	tr.Statut = Rendered
@@ -441,7 +432,7 @@ func (s *Scorer) valueAt(resource, field string) (pyjson.Value, bool, error) {
 
 // missingFacts lists the key's facts that no supported assertion carries,
 // in any of the forms the key lists for it.
-func (s *Scorer) missingFacts(k season.KeyTask, sub *Submission, reports []AssertionReport) []Fact {
+func (s *Scorer) missingFacts(k season.KeyTask, sub *Submission, reports []AssertionReport) []season.Fact {
 	carried := map[string]bool{}
 	for i, a := range sub.Assertions {
 		if reports[i].Statut == Supported {
@@ -452,12 +443,12 @@ func (s *Scorer) missingFacts(k season.KeyTask, sub *Submission, reports []Asser
 		v, err := pyjson.Parse(f.Value)
 		return err == nil && carried[triplet(f.Resource, f.Field, pyjson.Canonical(v))]
 	}
-	var missing []Fact
+	var missing []season.Fact
 	for _, f := range k.Faits {
 		if isCarried(f) || slices.ContainsFunc(f.FormesEquivalentes, isCarried) {
 			continue
 		}
-		missing = append(missing, Fact{Resource: f.Resource, Field: f.Field, Value: f.Value})
+		missing = append(missing, season.Fact{Resource: f.Resource, Field: f.Field, Value: f.Value})
 	}
 	return missing
 }
