@@ -48,6 +48,8 @@ type Catalogue struct {
 	GrammaireID    string       `json:"grammaire_id"`
 	Ressources     []Resource   `json:"ressources"`
 	Collections    []Collection `json:"collections"`
+	// RegleReference: a reference is called exactly as written.
+	RegleReference string `json:"regle_reference"`
 	// Exemple is the worked example: the statements' first reference.
 	Exemple        Example   `json:"exemple"`
 	FormesRefusees []Refused `json:"formes_refusees"`
@@ -123,7 +125,8 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 			Gabarit: string(pyjson.Canonical(manifest.RequestData("{target}"))),
 			Hachage: "sha256(canonical_json(request_data)), canonical_json = json.dumps(request_data, sort_keys=True, separators=(\",\", \":\")), ensure_ascii=True",
 		},
-		GrammaireID: IDGrammar,
+		GrammaireID:    IDGrammar,
+		RegleReference: "une référence s'appelle exactement comme l'écrit un énoncé ou un document servi : l'origine suivie du chemin, sans rien ajouter, retirer ni normaliser",
 	}
 	collections := map[string]*Collection{}
 	for _, e := range m.Resources {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/score"
@@ -29,9 +30,10 @@ func runScore(args []string, stdout io.Writer) error {
 	tree := fs.String("tree", "", "the track's frozen tree (default corpus/<piste>)")
 	saltHex := fs.String("salt", "", "the revealed salt: with -commitment, the key must open it")
 	commitment := fs.String("commitment", "", "the anchored key commitment, with -salt")
+	anchored := fs.String("manifest-sha256", "", "the anchored SHA-256 of the manifest: refuse to score another")
 	format := fs.String("format", "json", "json or text")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: proveit score -taches FILE -key FILE [-proofs FILE] [-manifest FILE] [-tree DIR] [-salt HEX -commitment HEX] [-format json|text] SUBMISSION.json...")
+		fmt.Fprintln(fs.Output(), "usage: proveit score -taches FILE -key FILE [-proofs FILE] [-manifest FILE] [-tree DIR] [-manifest-sha256 HEX] [-salt HEX -commitment HEX] [-format json|text] SUBMISSION.json...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -72,6 +74,9 @@ func runScore(args []string, stdout io.Writer) error {
 	m, manifestBytes, err := manifest.ReadFile(*manifestFile)
 	if err != nil {
 		return badInput(err)
+	}
+	if sum := manifest.SHA256(manifestBytes); *anchored != "" && !strings.EqualFold(strings.TrimSpace(*anchored), sum) {
+		return bad("%s: sha256 %s is not the anchored %s", *manifestFile, sum, *anchored)
 	}
 	if m.Piste != track.Piste() {
 		return bad("%s /piste: the manifest is of the track %q, the statements of %q", *manifestFile, m.Piste, track.Piste())

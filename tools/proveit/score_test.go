@@ -20,6 +20,7 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/servertest"
+	"github.com/arkforge/proveit-corpus/tools/solver"
 )
 
 const (
@@ -171,6 +172,11 @@ func TestScoreChainEndToEnd(t *testing.T) {
 		assert.Zero(t, *r.Overclaim.Taux)
 		// The published distribution's best: non_conforme on 4 tasks of 10.
 		assert.Equal(t, score.ConstantAnswerFigure{Verdict: "non_conforme", Reussite: 4}, r.Constant)
+		best := 0
+		for _, n := range solver.VerdictCounts {
+			best = max(best, n)
+		}
+		assert.Equal(t, best, r.Constant.Reussite, "the row is the published distribution's best")
 	})
 
 	t.Run("without proofs outcome", func(t *testing.T) {
@@ -323,6 +329,7 @@ func TestScoreBadInput(t *testing.T) {
 		{"no submission", base, "no submission given"},
 		{"manifest of another track", append(base, "-manifest", otherTrack, sub), `the manifest is of the track "generique"`},
 		{"key not opening the commitment", append(base, "-salt", otherSalt, "-commitment", commitment, sub), "do not open the commitment"},
+		{"manifest not the anchored one", append(base, "-manifest-sha256", strings.Repeat("0", 64), sub), "is not the anchored " + strings.Repeat("0", 64)},
 		{"salt without commitment", append(base, "-salt", otherSalt, sub), "-salt and -commitment go together"},
 		{"unknown track", []string{"score", "-taches", keyPath, "-key", keyPath, sub}, "is not a track this scorer knows"},
 	}
@@ -334,7 +341,9 @@ func TestScoreBadInput(t *testing.T) {
 		})
 	}
 
-	code, out, errOut := runCLI(append(base, "-salt", hex.EncodeToString(salt), "-commitment", commitment, sub)...)
+	manifestBytes, err := os.ReadFile(manifestPath)
+	require.NoError(t, err)
+	code, out, errOut := runCLI(append(base, "-salt", hex.EncodeToString(salt), "-commitment", commitment, "-manifest-sha256", manifest.SHA256(manifestBytes), sub)...)
 	require.Equal(t, 0, code, errOut)
 	var r score.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &r))

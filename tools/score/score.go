@@ -497,7 +497,11 @@ func (r *Report) Text() string {
 			}
 		}
 		for _, f := range t.FaitsManquants {
-			fmt.Fprintf(&b, "         fait manquant: %s %s = %s\n", f.Resource, f.Field, f.Value)
+			value := f.Value
+			if v, err := pyjson.Parse(f.Value); err == nil {
+				value = pyjson.Canonical(v)
+			}
+			fmt.Fprintf(&b, "         fait manquant: %s %s = %s\n", f.Resource, f.Field, value)
 		}
 	}
 	taux := "-"
