@@ -74,7 +74,9 @@ func walkChain(t *testing.T) *chain {
 	c.refused, err = unsent.Call(tasks.Taches[0].Entite)
 	require.NoError(t, err)
 	require.Equal(t, 403, c.refused.Status)
-	assert.NotContains(t, s.AllLogs(t), secret, "no log holds the secret")
+	if strings.Contains(s.AllLogs(t), secret) {
+		t.Error("a log of the server holds the secret") // never print it
+	}
 	return c
 }
 

@@ -150,15 +150,15 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 		known[t.ID] = true
 	}
 	for _, p := range subs {
-		switch {
-		case !known[p.Submission.TaskID]:
+		id := p.Submission.TaskID
+		if !known[id] {
 			orphans = append(orphans, p)
-		default:
-			if _, dup := byTask[p.Submission.TaskID]; dup {
-				return nil, fmt.Errorf("%s: a second submission for %s: give only the last one, which replaces the others", p.Submission.File, p.Submission.TaskID)
-			}
-			byTask[p.Submission.TaskID] = p
+			continue
 		}
+		if _, dup := byTask[id]; dup {
+			return nil, fmt.Errorf("%s: a second submission for %s: give only the last one, which replaces the others", p.Submission.File, id)
+		}
+		byTask[id] = p
 	}
 	keys := map[string]season.KeyTask{}
 	for _, k := range s.Key.Taches {
