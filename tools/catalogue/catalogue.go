@@ -30,9 +30,6 @@ import (
 // Format identifies the catalogue's JSON shape.
 const Format = "proveit-corpus-catalogue/1"
 
-// IDGrammar is the grammar of an <id>, as corpus.ValidID checks it.
-const IDGrammar = "[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
-
 // idPlaceholder stands for the id in a URL template.
 const idPlaceholder = "{id}"
 
@@ -125,7 +122,7 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 			Gabarit: string(pyjson.Canonical(manifest.RequestData("{target}"))),
 			Hachage: "sha256(canonical_json(request_data)), canonical_json = json.dumps(request_data, sort_keys=True, separators=(\",\", \":\")), ensure_ascii=True",
 		},
-		GrammaireID:    IDGrammar,
+		GrammaireID:    corpus.IDGrammar,
 		RegleReference: "une référence s'appelle exactement comme l'écrit un énoncé ou un document servi : l'origine suivie du chemin, sans rien ajouter, retirer ni normaliser",
 	}
 	collections := map[string]*Collection{}

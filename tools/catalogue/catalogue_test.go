@@ -84,6 +84,10 @@ func TestTemplates(t *testing.T) {
 	c, m, _ := build(t)
 	ids := []string{"A", "ENT-0007-p2", "a.b_c-D9", strings.Repeat("x", 64)}
 	outside := []string{"", "-A", ".A", "A/B", strings.Repeat("x", 65), "A%41"}
+	grammar := regexp.MustCompile("^" + c.GrammaireID + "$")
+	for _, id := range append(ids, outside...) {
+		assert.Equal(t, corpus.ValidID(id), grammar.MatchString(id), "the published grammar says of %q what ValidID says", id)
+	}
 	require.NotEmpty(t, c.Collections)
 	for _, col := range c.Collections {
 		rest, ok := strings.CutPrefix(col.Gabarit, m.Origin)
