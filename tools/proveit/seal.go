@@ -13,8 +13,7 @@ import (
 
 // runSeal prints the pre-registration record: the manifest's SHA-256 and the
 // commitment sha256(salt || key) with a fresh salt, which is printed once and
-// written nowhere. Of the key it prints nothing else: an unsalted hash of ten
-// verdicts could be brute-forced. With -verify, it checks a revealed salt and key against a
+// written nowhere. It never prints an unsalted hash of the key. With -verify, it checks a revealed salt and key against a
 // commitment.
 func runSeal(args []string, stdout io.Writer) error {
 	fs := newFlagSet("seal")

@@ -23,11 +23,13 @@ const SaltSize = 32
 // secret until its close.
 type Record struct {
 	ManifestSHA256 string // anchored: the identity of the corpus
-	Commitment     string // anchored: sha256(salt || key); no unsalted hash of the key exists
+	Commitment     string // anchored: sha256(salt || key)
 	Salt           []byte // kept secret, revealed with the key
 }
 
-// New seals a manifest and a key with a fresh salt.
+// New seals a manifest and a key with a fresh salt. The record holds no
+// unsalted hash of the key: from one, a key of ten verdicts among three is
+// found by brute force.
 func New(manifestBytes, key []byte) Record {
 	salt := NewSalt()
 	return Record{
