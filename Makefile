@@ -18,7 +18,7 @@ FUZZ_JSON_EXECS ?= 100000x
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.run/*') go.mod go.sum
 CORPUS_FILES := $(shell find corpus manifest -type f -not -name '*.go')
 
-.PHONY: all build run test vet unit fuzz lint solve verify manifest bench clean
+.PHONY: all build run test vet unit fuzz lint solve verify manifest catalogue catalogue-check bench clean
 
 all: build
 
@@ -57,8 +57,9 @@ run: build
 	 exec $(CADDY) run --config Caddyfile --adapter caddyfile
 
 # Every test: static checks, unit and integration tests (which start the real
-# binary), the manifest and corpus checks, then each fuzz target briefly.
-test: vet verify lint solve unit fuzz
+# binary, the end-to-end scoring chain among them), the manifest, catalogue
+# and corpus checks, then each fuzz target briefly.
+test: vet verify catalogue-check lint solve unit fuzz
 
 vet:
 	$(GO) vet ./...
@@ -82,6 +83,15 @@ solve: $(PROVEIT)
 
 manifest: $(PROVEIT)
 	$(PROVEIT) manifest
+
+# The public catalogue of each track (docs/catalogue), and its check: the
+# checked-in files are the ones built, and nothing published at the opening
+# names an absent reference or holds the manifest.
+catalogue: $(PROVEIT)
+	$(PROVEIT) catalogue
+
+catalogue-check: $(PROVEIT)
+	$(PROVEIT) catalogue -check
 
 # Benchmarks, written to docs/performance.md: the corpus server against
 # Caddy's respond and file_server and nginx, the manifest tool against a

@@ -36,6 +36,10 @@ var SystemStatus = map[string]int{
 // maxIDLength bounds an id: one leading alphanumeric and up to 63 more.
 const maxIDLength = 64
 
+// IDGrammar is the grammar ValidID checks, as a regular expression, for
+// documents and messages.
+const IDGrammar = "[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+
 // ErrMalformed is returned for a request target the contract answers with 400.
 var ErrMalformed = errors.New("malformed request target")
 
@@ -74,7 +78,7 @@ func isPathChar(c byte) bool {
 	return strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0
 }
 
-// ValidID reports whether id matches [A-Za-z0-9][A-Za-z0-9._-]{0,63}.
+// ValidID reports whether id matches IDGrammar.
 func ValidID(id string) bool {
 	if id == "" || len(id) > maxIDLength || !isAlnum(id[0]) {
 		return false
@@ -134,7 +138,7 @@ func PathOf(file string) (string, error) {
 	case strings.HasPrefix(path, SystemPrefix):
 		return "", fmt.Errorf("%s: not one of the fixed bodies 400, 403, 404, 503", file)
 	default:
-		return "", fmt.Errorf("%s: not a rules resource (%s) nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63}", file, strings.Join(rulesPaths(), ", "))
+		return "", fmt.Errorf("%s: not a rules resource (%s) nor /<collection>/<id> with an id in %s", file, strings.Join(rulesPaths(), ", "), IDGrammar)
 	}
 }
 

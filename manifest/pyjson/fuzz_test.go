@@ -2,6 +2,10 @@ package pyjson_test
 
 import (
 	"bytes"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
@@ -9,8 +13,9 @@ import (
 
 // FuzzParseCanonical checks that the canonical form of anything Parse accepts
 // is pure ASCII, parses again, and is its own canonical form.
-// Infinity, which json.dumps writes for a float that overflowed, is the one
-// canonical output that is not JSON.
+// Infinity, which json.dumps writes for a float literal that overflowed, is
+// the one canonical output that is not JSON: only a document holding such a
+// number skips the reparse.
 func FuzzParseCanonical(f *testing.F) {
 	for _, seed := range []string{
 		`{"nom": "Lefèvre", "x": "\u2028\u007f", "n": [1e16, 0.0, -0, 1E-5]}`,
@@ -24,13 +29,13 @@ func FuzzParseCanonical(f *testing.F) {
 			return
 		}
 		canonical := pyjson.Canonical(v)
-		if bytes.Contains(canonical, []byte("Infinity")) {
-			return // an overflowing float prints as Python prints it, which is not JSON
-		}
 		for _, c := range canonical {
 			if c < 0x20 || c > 0x7e {
 				t.Fatalf("canonical form of %q holds byte %#x", data, c)
 			}
+		}
+		if overflows(v) {
+			return // an overflowing float prints as Python prints it, Infinity, which is not JSON
 		}
 		again, err := pyjson.Parse(canonical)
 		if err != nil {
@@ -40,4 +45,36 @@ func FuzzParseCanonical(f *testing.F) {
 			t.Fatalf("canonical form of %q is not stable", data)
 		}
 	})
+}
+
+// overflows reports whether v holds a float literal beyond float64's range,
+// which Python reads as inf. An integer literal never does: Python keeps
+// every digit.
+func overflows(v pyjson.Value) bool {
+	switch v := v.(type) {
+	case pyjson.Number:
+		f, _ := strconv.ParseFloat(string(v), 64)
+		return strings.ContainsAny(string(v), ".eE") && math.IsInf(f, 0)
+	case pyjson.Array:
+		return slices.ContainsFunc(v, overflows)
+	case pyjson.Object:
+		return slices.ContainsFunc(v, func(m pyjson.Member) bool { return overflows(m.Value) })
+	}
+	return false
+}
+
+func TestOverflows(t *testing.T) {
+	for doc, want := range map[string]bool{
+		`1e400`: true, `[-1.5e999]`: true, `{"a": {"b": 1E400}}`: true,
+		`"Infinity"`: false, `{"Infinity": "1e400"}`: false, `1e300`: false,
+		`1` + strings.Repeat("0", 400): false, `[0.0, -0]`: false,
+	} {
+		v, err := pyjson.Parse([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		if got := overflows(v); got != want {
+			t.Errorf("overflows(%s) = %v, want %v", doc, got, want)
+		}
+	}
 }

@@ -87,7 +87,7 @@ func indexOf(list []string, s string) int {
 // against the real binary with the shipped Caddyfile, access log on.
 func TestContractOverHTTP(t *testing.T) {
 	s := servertest.Start(t, servertest.Options{Secrets: []string{secret0, secret1}})
-	runProbe(t, s.URL, probe.Options{Secrets: []string{secret0, secret1}})
+	runProbe(t, s.URL, probe.Options{Secrets: []string{secret0, secret1}, Protocols: []string{probe.HTTP10, probe.HTTP2}})
 	runProbe(t, s.URL, probe.Options{Secrets: []string{secret1}, SkipResources: true})
 
 	t.Run("HTTP/2 cleartext", func(t *testing.T) {
@@ -213,49 +213,6 @@ func TestRefusesToStart(t *testing.T) {
 	}
 }
 
-// TestRepliesNoHandlerWrote covers the requests Go or Caddy's server answer
-// before the corpus handler runs. On a cleartext listener the guard drops
-// Go's replies and closes the connection; Caddy's own refusals go through
-// handle_errors to the handler. Either way, nothing but a contract body or a
-// closed connection comes back.
-func TestRepliesNoHandlerWrote(t *testing.T) {
-	s := servertest.Start(t, servertest.Options{Secrets: []string{secret0}})
-	withSecret := "X-Challenge-Secret: " + secret0 + "\r\nConnection: close\r\n"
-	tests := []struct {
-		name    string
-		request string
-		status  string // "" for a closed connection
-		body    string // system path of the contract body
-	}{
-		{"malformed request line", "GARBAGE\r\n\r\n", "", ""},
-		{"oversized headers", "GET /referentiel HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n", "", ""},
-		{"unsupported HTTP version", "GET /referentiel HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", "", ""},
-		{"unknown transfer coding", "GET /referentiel HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n", "", ""},
-		{"OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n" + withSecret + "\r\n", "", ""},
-		{"over-long method", strings.Repeat("G", 40) + " /referentiel HTTP/1.1\r\nHost: 127.0.0.1\r\n" + withSecret + "\r\n", "400", corpus.SystemBadRequest},
-		{"over-long method, no secret", strings.Repeat("G", 40) + " /referentiel HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", "403", corpus.SystemForbidden},
-		{"empty Host", "GET /referentiel HTTP/1.1\r\nHost:\r\n" + withSecret + "\r\n", "400", corpus.SystemBadRequest},
-		{"invalid Host", "GET /referentiel HTTP/1.1\r\nHost: ...\r\n" + withSecret + "\r\n", "400", corpus.SystemBadRequest},
-	}
-	m := embeddedManifest(t)
-	client, err := probe.NewClient(s.URL, 10*time.Second)
-	require.NoError(t, err)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resp, err := client.Exchange(context.Background(), []byte(tt.request), http.MethodGet)
-			if tt.status == "" {
-				assert.ErrorIs(t, err, probe.ErrClosed, "want a closed connection")
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.status, strconv.Itoa(resp.Status))
-			assert.Empty(t, probe.HeaderProblems(resp.Header))
-			want, _ := m.Lookup(tt.body)
-			assert.Equal(t, want.BytesSHA256, manifest.SHA256(resp.Body), "body: %s", resp.Body)
-		})
-	}
-}
-
 // TestShippedCaddyfile checks the binary's own commands on the production
 // Caddyfile: the module is listed, the file adapts without any environment
 // and without the secret's value, and validates once a secret is given.
@@ -297,7 +254,8 @@ func TestTLSAndHTTPVersions(t *testing.T) {
 	client, err := probe.NewClient(s.URL, 10*time.Second)
 	require.NoError(t, err)
 	client.InsecureTLS = true
-	checks, err := probe.Catalogue(embeddedManifest(t), probe.Options{Secrets: []string{secret0}, SkipResources: true})
+	checks, err := probe.Catalogue(embeddedManifest(t), probe.Options{Secrets: []string{secret0}, SkipResources: true,
+		Protocols: []string{probe.HTTP10, probe.HTTP2, probe.HTTP3}})
 	require.NoError(t, err)
 	for _, r := range probe.Run(context.Background(), client, checks) {
 		assert.Empty(t, r.Problems, "HTTP/1.1 over TLS: %s", r.Check.Name)

@@ -47,6 +47,7 @@ type reportFigures struct {
 	hostile      string
 	beforeCaddy  map[string]int
 	faults       []fault
+	matrix       []matrixCell
 }
 
 var figures = &reportFigures{beforeCaddy: map[string]int{}}
@@ -84,6 +85,12 @@ func (f *reportFigures) setHostile(s string) {
 	f.hostile = s
 }
 
+func (f *reportFigures) setMatrix(cells []matrixCell) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.matrix = cells
+}
+
 func (f *reportFigures) setNginxVersion(v string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -100,7 +107,7 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 		recorded[x.Name] = true
 	}
 	for _, name := range faultsRecorded {
-		if !recorded[name] || len(f.probes) < 3 || f.differential == "" || f.hostile == "" {
+		if !recorded[name] || len(f.probes) < 3 || f.differential == "" || f.hostile == "" || len(f.matrix) == 0 {
 			return fmt.Errorf("the run did not measure everything (%q, the probe, the differential): run the whole package", name)
 		}
 	}
@@ -163,19 +170,77 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 		p("- **%s. %s** (%s). %s", r.id, r.title, seen, r.text)
 	}
 	p("")
-	p("## What Caddy alone answers before its handler")
+	p("## Before the handler: every protocol")
 	p("")
-	p("Requests Go or Caddy's server refuse before the corpus handler runs get no contract body from Caddy alone. " +
-		"Trust Layer, which builds its requests with an HTTP library, sends none of them; in front of Caddy, nginx " +
-		"turns each into the 400 body. Seen in this run:")
+	p("Go's `net/http`, its HTTP/2 server, quic-go and Caddy's server each answer some requests before any handler " +
+		"runs. `TestPreHandlerMatrix` sends each such request, with the secret, over every protocol each topology " +
+		"serves, and requires a contract body with the contract's headers, or a closed connection. Measured in this run:")
 	p("")
-	for _, kind := range slices.Sorted(maps.Keys(f.beforeCaddy)) {
-		p("- %s: %d", kind, f.beforeCaddy[kind])
+	f.writeMatrix(p)
+	p("")
+	p("A cell marked *left open* is a reply of the protocol stack's own that no code of this project's can rewrite " +
+		"(inside TLS, in HTTP/2 frames, in QUIC streams; README, \"What comes before the handler\"). Trust Layer, " +
+		"which builds its requests with an HTTP library, sends none of these requests; the nginx frontal, which " +
+		"terminates TLS and speaks HTTP/1.x only, answers every one of them with a contract body.")
+	if len(f.beforeCaddy) > 0 {
+		p("")
+		p("Among the hostile requests of the differential, Caddy alone answered before its handler:")
+		p("")
+		for _, kind := range slices.Sorted(maps.Keys(f.beforeCaddy)) {
+			p("- %s: %d", kind, f.beforeCaddy[kind])
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// writeMatrix renders the matrix: a row a request, a column a channel.
+func (f *reportFigures) writeMatrix(p func(string, ...any)) {
+	var channels []string
+	cells := map[[2]string]matrixCell{}
+	var requests []string
+	for _, c := range f.matrix {
+		ch := c.channel.String()
+		if !slices.Contains(channels, ch) {
+			channels = append(channels, ch)
+		}
+		if !slices.Contains(requests, c.request) {
+			requests = append(requests, c.request)
+		}
+		cells[[2]string{c.request, ch}] = c
+	}
+	p("| request | %s |", strings.Join(channels, " | "))
+	p("|---|%s", strings.Repeat("---|", len(channels)))
+	for _, r := range requests {
+		row := make([]string, len(channels))
+		for i, ch := range channels {
+			row[i] = cells[[2]string{r, ch}].verdict()
+		}
+		p("| %s | %s |", r, strings.Join(row, " | "))
+	}
+}
+
+// verdict names a cell's answer in a few words.
+func (c matrixCell) verdict() string {
+	a := c.answer
+	switch {
+	case c.note != "":
+		return "n/a (" + c.note + ")"
+	case a.Closed:
+		return "closed"
+	case a.Raw != nil:
+		return "left open: not HTTP"
+	}
+	if _, open := insideCaddyOnly[c.channel.String()+" × "+c.request]; open && a.Header.Get("Content-Type") != "application/json; charset=utf-8" {
+		kind := a.Header.Get("Content-Type")
+		if len(a.Body) == 0 {
+			kind = "empty body"
+		}
+		return fmt.Sprintf("**left open**: %d, %s", a.Status, kind)
+	}
+	return fmt.Sprintf("%d body", a.Status)
 }
 
 // faultsRecorded are the faults a full run records.

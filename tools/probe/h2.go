@@ -46,16 +46,12 @@ func (c *Client) fieldsOf(req Request) [][2]string {
 // (prior knowledge on http, ALPN h2 on https) and reads its answer. A stream
 // or connection ended without a whole answer is ErrClosed.
 func (c *Client) exchangeH2(ctx context.Context, req Request) (*Response, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	conn, err := c.dialH2(ctx)
+	conn, cancel, err := c.connect(ctx, c.dialH2)
 	if err != nil {
 		return nil, err
 	}
+	defer cancel()
 	defer conn.Close()
-	if deadline, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(deadline)
-	}
 	if err := writeH2Request(conn, c.fieldsOf(req), req.Body); err != nil {
 		return nil, ErrClosed // the server closed before taking the whole request
 	}
@@ -65,20 +61,25 @@ func (c *Client) exchangeH2(ctx context.Context, req Request) (*Response, error)
 func (c *Client) dialH2(ctx context.Context) (net.Conn, error) {
 	addr := c.address()
 	if c.base.Scheme == "https" {
-		d := tls.Dialer{Config: &tls.Config{ServerName: c.base.Hostname(), NextProtos: []string{"h2"}, InsecureSkipVerify: c.InsecureTLS}}
+		// HTTP/1.1 is offered too, so that a server without HTTP/2 says so
+		// by choosing it, rather than by failing the handshake.
+		d := tls.Dialer{Config: &tls.Config{ServerName: c.base.Hostname(), NextProtos: []string{"h2", "http/1.1"}, InsecureSkipVerify: c.InsecureTLS}}
 		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
 			return nil, err
 		}
 		if proto := conn.(*tls.Conn).ConnectionState().NegotiatedProtocol; proto != "h2" {
 			conn.Close()
-			return nil, fmt.Errorf("the server does not speak HTTP/2 over TLS (ALPN %q)", proto)
+			return nil, fmt.Errorf("%w: HTTP/2 over TLS (ALPN chose %q)", ErrNotOffered, proto)
 		}
 		return conn, nil
 	}
 	var d net.Dialer
 	return d.DialContext(ctx, "tcp", addr)
 }
+
+// ErrNotOffered reports a server that does not offer the protocol asked for.
+var ErrNotOffered = errors.New("protocol not offered by the server")
 
 // maxH2Fragment is the largest header block fragment a frame may carry
 // before the peer's SETTINGS are known (RFC 9113 4.2).

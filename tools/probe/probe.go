@@ -40,6 +40,9 @@ type Options struct {
 	Maintenance bool
 	// SkipResources leaves out the per-entry checks of the manifest.
 	SkipResources bool
+	// Protocols the server serves besides HTTP/1.1 (HTTP10, HTTP2, HTTP3):
+	// the contract's rows are checked over each of them too.
+	Protocols []string
 }
 
 // SecretHeader is the header the gate reads.
@@ -47,6 +50,9 @@ const SecretHeader = "X-Challenge-Secret"
 
 // UnknownHost is a Host no corpus server serves.
 const UnknownHost = "unknown-host.invalid"
+
+// noHost, as a Request's Host, sends no Host header at all: HTTP/1.0 allows it.
+const noHost = "\x00"
 
 // Catalogue lists the checks for a server holding manifest m.
 func Catalogue(m *manifest.Manifest, o Options) ([]Check, error) {
@@ -98,11 +104,17 @@ func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
 	if len(o.Secrets) == 0 {
 		return nil, fmt.Errorf("no secret given")
 	}
+	for _, proto := range o.Protocols {
+		if proto != HTTP10 && proto != HTTP2 && proto != HTTP3 {
+			return nil, fmt.Errorf("protocol %q: want %s, %s or %s", proto, HTTP10, HTTP2, HTTP3)
+		}
+	}
 	secret := o.Secrets[0]
 	get := func(target string, header ...[2]string) Request {
 		return Request{Method: http.MethodGet, Target: target, Header: append([][2]string{{SecretHeader, secret}}, header...)}
 	}
 	sample := tracks[0].Rules
+	probeAbsent := "/" + tracks[0].Collections[0] + "/SONDE-0"
 
 	// 1. The gate, before anything else.
 	add("gate: no secret", Request{Method: http.MethodGet, Target: sample}, corpus.SystemForbidden, false)
@@ -165,7 +177,25 @@ func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
 		add("404: "+shorten(target), get(target), corpus.SystemNotFound, true)
 	}
 
-	// 5. Absent references, and every entry of the manifest.
+	// 5. The same rows over every other protocol served, and what those
+	// protocols let a caller send that HTTP/1.1 does not.
+	for _, proto := range o.Protocols {
+		over := func(req Request) Request { req.Proto = proto; return req }
+		add(proto+": gate", over(Request{Method: http.MethodGet, Target: sample}), corpus.SystemForbidden, false)
+		add(proto+": resource", over(get(sample)), sample, true)
+		add(proto+": absent reference", over(get(probeAbsent)), probeAbsent, true)
+		add(proto+": 404", over(get("/inconnu")), corpus.SystemNotFound, true)
+		add(proto+": 400 query", over(get(sample+"?a=1")), corpus.SystemBadRequest, true)
+		add(proto+": 400 OPTIONS *", over(Request{Method: http.MethodOptions, Target: "*", Header: [][2]string{{SecretHeader, secret}}}), corpus.SystemBadRequest, true)
+		add(proto+": 400 POST with a body", over(Request{Method: http.MethodPost, Target: sample, Header: [][2]string{{SecretHeader, secret}}, Body: "{}"}), corpus.SystemBadRequest, true)
+		add(proto+": 400 unknown Host", over(Request{Method: http.MethodGet, Target: sample, Host: UnknownHost, Header: [][2]string{{SecretHeader, secret}}}), corpus.SystemBadRequest, true)
+		if proto == HTTP10 {
+			add(proto+": no Host", Request{Proto: proto, Method: http.MethodGet, Target: sample, Host: noHost, Header: [][2]string{{SecretHeader, secret}}}, corpus.SystemBadRequest, true)
+		}
+	}
+
+	// 6. Absent references on every collection of the tracks served, and every
+	// entry of each manifest.
 	for _, t := range tracks {
 		for _, c := range t.Collections {
 			add("absent: unlisted in "+c, get("/"+c+"/SONDE-ABSENTE.0_1"), "/"+c+"/SONDE-ABSENTE.0_1", true)

@@ -1,7 +1,8 @@
 // Command proveit is the corpus's toolbox: it builds and verifies the
-// manifest, prints the hashes of one resource as a scorer replays them, lints
-// the corpus, solves the season's tasks, seals the answer key, probes a live
-// server and writes the nginx vhost.
+// manifest, writes the public catalogue, prints the hashes of one resource as
+// a scorer replays them, lints the corpus, solves the season's tasks, seals
+// the answer key, replays a season's scoring, probes a live server and
+// writes the nginx vhost.
 //
 // Usage: proveit <command> [flags]; proveit <command> -h for its flags.
 package main
@@ -28,14 +29,16 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"manifest": {"build the manifest of a corpus tree", runManifest},
-	"verify":   {"verify a corpus tree against its manifest", runVerify},
-	"hash":     {"print the hashes Trust Layer anchors for one path or URL", runHash},
-	"lint":     {"check every file rule of the corpus contract on a tree", runLint},
-	"solve":    {"answer the season's tasks with the reference solver and check the key", runSolve},
-	"seal":     {"print the pre-registration record (manifest hash, key commitment) or -verify one", runSeal},
-	"probe":    {"check a live server against the contract and the manifest", runProbe},
-	"nginx":    {"write the nginx vhost that serves the corpus under the contract", runNginx},
+	"manifest":  {"build the manifest of a corpus tree", runManifest},
+	"catalogue": {"write each track's public catalogue, or -check it and the opening's publication policy", runCatalogue},
+	"verify":    {"verify a corpus tree against its manifest", runVerify},
+	"hash":      {"print the hashes Trust Layer anchors for one path or URL", runHash},
+	"lint":      {"check every file rule of the corpus contract on a tree", runLint},
+	"solve":     {"answer the season's tasks with the reference solver and check the key", runSolve},
+	"seal":      {"print the pre-registration record (manifest hash, key commitment) or -verify one", runSeal},
+	"probe":     {"check a live server against the contract and the manifest", runProbe},
+	"score":     {"replay the scoring of submissions from the manifest, the frozen tree and the key", runScore},
+	"nginx":     {"write the nginx vhost that serves the corpus under the contract", runNginx},
 
 	// Benchmarks (docs/performance.md).
 	"gencorpus": {"write a synthetic corpus of N resources and its manifest, for benchmarks", runGencorpus},
@@ -66,6 +69,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	case errors.Is(err, errFailed):
 		return 1
+	case isBadInput(err):
+		fmt.Fprintf(stderr, "proveit %s: %v\n", args[0], err)
+		return 2
 	default:
 		fmt.Fprintf(stderr, "proveit %s: %v\n", args[0], err)
 		return 1

@@ -22,6 +22,8 @@ func runProbe(args []string, stdout io.Writer) error {
 	secretFiles := fs.String("secret-files", "", "comma-separated files each holding one secret (default: $CORPUS_CHALLENGE_SECRET and $CORPUS_CHALLENGE_SECRET_NEXT)")
 	maintenance := fs.Bool("maintenance", false, "the server is in maintenance: expect the 503 body past the gate")
 	timeout := fs.Duration("timeout", 10*time.Second, "timeout of each request")
+	protocols := fs.String("protocols", "", "comma-separated protocols served besides HTTP/1.1, each checked too: "+
+		strings.Join([]string{probe.HTTP10, probe.HTTP2, probe.HTTP3}, ", ")+" (HTTP/3 on https only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -41,7 +43,11 @@ func runProbe(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	checks, err := probe.CatalogueOf(manifests, probe.Options{Secrets: secrets, Maintenance: *maintenance})
+	o := probe.Options{Secrets: secrets, Maintenance: *maintenance}
+	if *protocols != "" {
+		o.Protocols = strings.Split(*protocols, ",")
+	}
+	checks, err := probe.CatalogueOf(manifests, o)
 	if err != nil {
 		return err
 	}

@@ -109,6 +109,11 @@ type Fact struct {
 	Resource string          `json:"resource"`
 	Field    string          `json:"field"`
 	Value    json.RawMessage `json:"value"`
+	// FormesEquivalentes are other triples that state the same fact (one
+	// element of an array rather than the whole array, for instance): an
+	// assertion of any of them founds the verdict as the fact itself would
+	// (specification 5.5 and 5.7).
+	FormesEquivalentes []Fact `json:"formes_equivalentes,omitempty"`
 }
 
 // Verdicts are the three answers a conformity task admits.

@@ -23,6 +23,7 @@ const (
 	RuleGraph       = "graph"        // a fact's resource is in the task's graph (specification 5.2)
 	RuleOwn         = "own-resource" // enough facts are on the entity's own resources
 	RuleCommonList  = "common-list"  // a fact on a common list is on an entry concerning the entity
+	RuleForms       = "forms"        // an equivalent form is a plain triple, with no forms of its own
 )
 
 // Calls a task may take (specification 5.6).
@@ -210,24 +211,36 @@ func checkFacts(task season.Task, k season.KeyTask, fetch Fetcher) ([]Problem, e
 	if task.Track() != corpus.Conformite {
 		subject, owner = "the task's candidates", "the candidates'"
 	}
-	own := 0
-	for i, f := range k.Faits {
-		label := fmt.Sprintf("fact %d (%s %s)", i, f.Resource, f.Field)
+	// check applies to a fact, or to one of its equivalent forms, the rules
+	// an assertion of it must meet.
+	check := func(label string, f season.Fact) {
 		if !Probative(f.Resource, f.Field) {
 			report(RuleProbative, "%s: not a probative field of its collection", label)
 		}
-		switch {
-		case graph.Own[f.Resource]:
-			own++
-		case graph.Common[f.Resource]:
-			if !graph.Concerns(f.Resource, f.Field) {
+		if !graph.Own[f.Resource] {
+			switch {
+			case !graph.Common[f.Resource]:
+				report(RuleGraph, "%s: not in the task's graph", label)
+			case !graph.Concerns(f.Resource, f.Field):
 				report(RuleCommonList, "%s: a common list's entry that does not concern %s", label, subject)
 			}
-		default:
-			report(RuleGraph, "%s: not in the task's graph", label)
 		}
 		if msg := served(f, fetch); msg != "" {
 			report(RuleServed, "%s: %s", label, msg)
+		}
+	}
+	own := 0
+	for i, f := range k.Faits {
+		label := fmt.Sprintf("fact %d (%s %s)", i, f.Resource, f.Field)
+		check(label, f)
+		if graph.Own[f.Resource] {
+			own++
+		}
+		for j, form := range f.FormesEquivalentes {
+			check(fmt.Sprintf("%s, equivalent form %d (%s %s)", label, j, form.Resource, form.Field), form)
+			if len(form.FormesEquivalentes) > 0 {
+				report(RuleForms, "%s, equivalent form %d: a form lists no forms of its own", label, j)
+			}
 		}
 	}
 	if want := (task.AssertionsMin + 1) / 2; own < want {

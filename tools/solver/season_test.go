@@ -399,3 +399,29 @@ func uniq(paths []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// An equivalent form of a fact meets the rules the fact does: a form served
+// with another value, or outside the task's graph, is a problem of the key.
+func TestKeyEquivalentForms(t *testing.T) {
+	tasks, key, fetch := readSeason(t)
+	results, err := SolveSeason(tasks, fetch)
+	require.NoError(t, err)
+	fact := &key.Taches[2].Faits[0] // conf-03: the attestations the entity lists
+	require.Equal(t, "/attestations", fact.Field)
+	fact.FormesEquivalentes = []season.Fact{{Resource: fact.Resource, Field: "/attestations/1", Value: json.RawMessage(`"/attestations/ATT-7702"`)}}
+	problems, err := CheckKey(tasks, key, results, fetch)
+	require.NoError(t, err)
+	assert.Empty(t, problems, "a form served exactly, in the graph")
+
+	fact.FormesEquivalentes = append(fact.FormesEquivalentes,
+		season.Fact{Resource: fact.Resource, Field: "/attestations/0", Value: json.RawMessage(`"/attestations/ATT-7702"`)},
+		season.Fact{Resource: "/entites/ENT-1102", Field: "/statut", Value: json.RawMessage(`"active"`)})
+	problems, err = CheckKey(tasks, key, results, fetch)
+	require.NoError(t, err)
+	var rules []string
+	for _, p := range problems {
+		assert.Contains(t, p.Message, "equivalent form")
+		rules = append(rules, p.Rule)
+	}
+	assert.ElementsMatch(t, []string{RuleServed, RuleGraph}, rules, "%v", problems)
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/tools/probe"
+	"github.com/arkforge/proveit-corpus/tools/servertest"
+)
+
+// unit reads the systemd unit the README documents: its Exec lines, split
+// into words, and its Environment assignments.
+func unit(t *testing.T) (exec map[string][]string, env map[string]string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(servertest.RepoRoot(t), "deploy", "proveit-corpus.service"))
+	require.NoError(t, err)
+	defer f.Close()
+	exec, env = map[string][]string{}, map[string]string{}
+	scanner := bufio.NewScanner(f)
+	for scanner.Scan() {
+		key, value, ok := strings.Cut(strings.TrimSpace(scanner.Text()), "=")
+		switch {
+		case !ok || strings.HasPrefix(key, "#"):
+		case strings.HasPrefix(key, "Exec"):
+			exec[key] = strings.Fields(value)
+		case key == "Environment":
+			name, v, _ := strings.Cut(value, "=")
+			env[name] = v
+		}
+	}
+	require.NoError(t, scanner.Err())
+	return exec, env
+}
+
+var echoesSecret = regexp.MustCompile(`(?i)(echo|printf)[^\n]*\$\{?CORPUS_CHALLENGE_SECRET`)
+
+// TestNoDocumentedCommandPrintsASecret: `caddy run --environ` prints every
+// variable of the environment, the secret's included.
+func TestNoDocumentedCommandPrintsASecret(t *testing.T) {
+	root := servertest.RepoRoot(t)
+	for _, doc := range []string{"README.md", "Makefile", "Caddyfile", "deploy/proveit-corpus.service"} {
+		text, err := os.ReadFile(filepath.Join(root, doc))
+		require.NoError(t, err)
+		assert.False(t, strings.Contains(string(text), "--environ"), "%s documents --environ, which prints the secret", doc)
+		assert.False(t, echoesSecret.Match(text), "%s echoes the secret's variable", doc)
+	}
+	exec, env := unit(t)
+	assert.Equal(t, []string{"run", "--config", "/etc/proveit/Caddyfile", "--adapter", "caddyfile"}, exec["ExecStart"][1:])
+	assert.Equal(t, []string{"reload", "--config", "/etc/proveit/Caddyfile", "--adapter", "caddyfile",
+		"--address", "unix//run/proveit/admin.sock", "--force"}, exec["ExecReload"][1:])
+	for name := range env {
+		assert.NotContains(t, name, "SECRET_", "the unit's environment holds no secret")
+	}
+}
+
+// TestDocumentedStartWritesNoSecret runs the server as the systemd unit does
+// (its command, its environment, secrets in files, the admin endpoint on a
+// unix socket), with Caddy's log at DEBUG and the access log switched on,
+// sends the secret everywhere a caller can put it, reloads through the
+// socket, and then looks for the secret in everything the server wrote.
+func TestDocumentedStartWritesNoSecret(t *testing.T) {
+	_, unitEnv := unit(t)
+	dir, err := os.MkdirTemp("", "proveit-") // a unix socket path is short: not under the test's folder
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	socket := filepath.Join(dir, "admin.sock")
+	env := map[string]string{
+		"CORPUS_LOG_LEVEL":  "DEBUG",
+		"CORPUS_ACCESS_LOG": "on",
+		"CORPUS_ADMIN":      "unix/" + socket + "|0600",
+	}
+	for name, value := range unitEnv {
+		if name != "CORPUS_SECRETS_DIR" && !strings.HasPrefix(name, "XDG_") { // the test's own folders stand in for these
+			env[name] = value
+		}
+	}
+	secret := "documented-start-" + strings.Repeat("5ecre7", 6)
+	s := servertest.Start(t, servertest.Options{SecretFiles: []string{secret}, Env: env})
+
+	info, err := os.Stat(socket)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "only the owner may use the admin socket")
+
+	encoded := url.PathEscape(secret[:10]) + "%" + strings.ToUpper(strings.TrimPrefix(url.QueryEscape(secret[10:11]), "%")) + secret[11:]
+	client, err := probe.NewClient(s.URL, 10*time.Second)
+	require.NoError(t, err)
+	host := client.Host()
+	withSecret := probe.SecretHeader + ": " + secret + "\r\n"
+	raw := []string{
+		"GET /agrements/" + secret + " HTTP/1.1\r\nHost: " + host + "\r\n" + withSecret + "\r\n",
+		"GET /agrements/" + secret + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
+		"GET /referentiel?" + secret + " HTTP/1.1\r\nHost: " + host + "\r\n" + withSecret + "\r\n",
+		"GET /" + encoded + " HTTP/1.1\r\nHost: " + host + "\r\n" + withSecret + "\r\n",
+		"GET /referentiel HTTP/1.1\r\nHost: " + secret + "\r\n" + withSecret + "\r\n",
+		"GET /referentiel HTTP/1.1\r\nHost: " + host + "\r\nX-Other: " + secret + "\r\n\r\n",
+		secret + "-" + secret + " /referentiel HTTP/1.1\r\nHost: " + host + "\r\n" + withSecret + "\r\n",
+		secret[:32] + " /referentiel HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
+		"GET /" + secret + " HTTP/9.9\r\nHost: " + host + "\r\n\r\n",
+		"GET /referentiel HTTP/1.1\r\nHost:\r\n" + withSecret + "\r\n",
+		"POST /referentiel HTTP/1.1\r\nHost: " + host + "\r\n" + withSecret + "Content-Length: 53\r\n\r\n" + secret,
+		"GET /referentiel HTTP/1.0\r\n" + withSecret + "Expect: " + secret + "\r\n\r\n",
+	}
+	for _, r := range raw {
+		_, _ = client.Exchange(context.Background(), []byte(r), "GET") // any answer: what matters is what was written
+	}
+	for _, req := range []probe.Request{
+		{Proto: probe.HTTP2, Method: "GET", Target: "/agrements/" + secret, Header: [][2]string{{probe.SecretHeader, secret}}},
+		{Proto: probe.HTTP2, Method: "GET", Target: "/referentiel", Host: secret, Header: [][2]string{{probe.SecretHeader, secret}}},
+		{Proto: probe.HTTP2, Fields: [][2]string{{":method", "GET"}, {":scheme", "http"}, {":authority", host}, {":path", "/referentiel"}, {"transfer-encoding", secret}}},
+	} {
+		_, _ = client.Do(context.Background(), req)
+	}
+	require.NoError(t, s.Reload(t, nil), "a reload through the unix socket, as ExecReload does")
+	s.Stop()
+
+	logs := s.AllLogs(t)
+	require.Contains(t, logs, `"level":"debug"`, "Caddy's log ran at DEBUG")
+	require.Contains(t, logs, `"outcome":"absent"`, "telemetry was written")
+	access, err := os.ReadFile(s.AccessLog())
+	require.NoError(t, err, "the access log was switched on")
+	require.NotEmpty(t, access)
+	lower := strings.ToLower(logs)
+	for _, leak := range []string{secret, encoded, secret[:16], secret[len(secret)-16:], url.QueryEscape(secret)} {
+		assert.NotContains(t, lower, strings.ToLower(leak), "a log holds the secret, or a piece of it")
+	}
+	for _, leak := range []string{"5ecre75ecre7", "5ecre7-5ecre7"} {
+		assert.NotContains(t, lower, leak)
+	}
+}
+
+// TestMakeRunPrintsNoSecret runs the README's first command, with the secret
+// from the environment and then from the generated file, and reads what it
+// printed.
+func TestMakeRunPrintsNoSecret(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	root := servertest.RepoRoot(t)
+	runDir := t.TempDir()
+	for _, fromEnv := range []bool{true, false} {
+		secret := ""
+		environment := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+		if fromEnv {
+			secret = "make-run-secret-" + strings.Repeat("7e57", 8)
+			environment = append(environment, "CORPUS_CHALLENGE_SECRET="+secret)
+		}
+		port := servertest.FreePort(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		// -o build: the binary under test is served as it is, never rebuilt
+		// beneath the other tests.
+		cmd := exec.CommandContext(ctx, "make", "-s", "-o", "build", "run", "RUN_DIR="+runDir,
+			"CORPUS_LISTEN=127.0.0.1:"+strconv.Itoa(port), "CADDY="+servertest.Binary(t))
+		cmd.Dir = root
+		cmd.Env = append(environment, "CORPUS_ADMIN=127.0.0.1:"+strconv.Itoa(servertest.FreePort(t)))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		out := &lockedBuffer{}
+		cmd.Stdout, cmd.Stderr = out, out
+		require.NoError(t, cmd.Start())
+		client, err := probe.NewClient("http://127.0.0.1:"+strconv.Itoa(port), time.Second)
+		require.NoError(t, err)
+		require.Eventually(t, func() bool {
+			_, err := client.Do(context.Background(), probe.Request{Method: "GET", Target: "/referentiel"})
+			return err == nil
+		}, 2*time.Minute, 100*time.Millisecond, "make run serves: %s", out)
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) // make and the server it runs
+		_ = cmd.Wait()
+		cancel()
+		if !fromEnv {
+			data, err := os.ReadFile(filepath.Join(runDir, "secret"))
+			require.NoError(t, err)
+			secret = strings.TrimSpace(string(data))
+			assert.Contains(t, out.String(), "$(cat "+runDir+"/secret)", "the curl line names the file")
+		} else {
+			assert.Contains(t, out.String(), "$CORPUS_CHALLENGE_SECRET", "the curl line names the variable")
+		}
+		require.GreaterOrEqual(t, len(secret), 32)
+		assert.NotContains(t, out.String(), secret, "make run printed the secret")
+	}
+}
+
+// lockedBuffer collects a process's output while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

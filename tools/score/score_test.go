@@ -1,0 +1,230 @@
+package score
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/season"
+	"github.com/arkforge/proveit-corpus/tools/solver"
+)
+
+const (
+	treeDir      = "../../corpus/conformite"
+	tasksFile    = "../../corpus/saison-1/taches.json"
+	keyFile      = "../../corpus/saison-1/cle.json"
+	manifestFile = "../../manifest/conformite.json"
+)
+
+func newScorer(t *testing.T) (*Scorer, *season.Key) {
+	t.Helper()
+	track, err := OpenTrack(tasksFile)
+	require.NoError(t, err)
+	key, err := season.ReadKey(keyFile)
+	require.NoError(t, err)
+	m, data, err := manifest.ReadFile(manifestFile)
+	require.NoError(t, err)
+	return &Scorer{Track: track, Key: key, Manifest: m, ManifestSHA256: manifest.SHA256(data), Fetch: solver.ServeTree(os.DirFS(treeDir))}, key
+}
+
+// submission writes a task's submission asserting the given facts, each
+// with its own proof whose openings are the manifest's hashes.
+func submission(t *testing.T, m *manifest.Manifest, taskID, verdict string, facts []season.Fact) []byte {
+	t.Helper()
+	type opening struct {
+		Nonce string `json:"nonce"`
+		Value string `json:"value"`
+	}
+	type disclosure struct {
+		Request  opening `json:"request_hash"`
+		Response opening `json:"response_hash"`
+	}
+	var assertions []map[string]any
+	disclosures := map[string]disclosure{}
+	for i, f := range facts {
+		e, ok := m.Lookup(f.Resource)
+		require.True(t, ok, f.Resource)
+		id := fmt.Sprintf("prf_%d", i)
+		assertions = append(assertions, map[string]any{
+			"id":        fmt.Sprintf("a%d", i+1),
+			"claim":     map[string]any{"resource": f.Resource, "field": f.Field, "value": f.Value},
+			"proof_ids": []string{id},
+		})
+		disclosures[id] = disclosure{opening{"n", *e.RequestHash}, opening{"n", e.ResponseHash}}
+	}
+	data, err := json.Marshal(map[string]any{
+		"season": 1, "track": "conformite", "task_id": taskID, "agent_did": "did:key:z6MkTest",
+		"verdict": verdict, "assertions": assertions, "disclosures": disclosures,
+	})
+	require.NoError(t, err)
+	return data
+}
+
+func scoreOne(t *testing.T, s *Scorer, data []byte) TaskReport {
+	t.Helper()
+	sub, err := ParseSubmission("sub.json", data)
+	r, serr := s.Score([]Parsed{{sub, err}})
+	require.NoError(t, serr)
+	for _, tr := range r.Taches {
+		if tr.TaskID == sub.TaskID {
+			return tr
+		}
+	}
+	t.Fatalf("no row for %q", sub.TaskID)
+	return TaskReport{}
+}
+
+// Every way a submission breaks the schema of specification 4 is named by
+// its JSON pointer.
+func TestParseSubmissionSchema(t *testing.T) {
+	s, key := newScorer(t)
+	valid := string(submission(t, s.Manifest, "conf-01", "conforme", key.Taches[0].Faits))
+	tests := []struct {
+		name, doc, pointer, rule string
+	}{
+		{"not JSON", `{"season": 1,`, "", "not JSON as Python reads it"},
+		{"duplicate key", `{"season": 1, "season": 1}`, "", "duplicate"},
+		{"not an object", `[]`, "(root)", "want a JSON object"},
+		{"unknown field", strings.Replace(valid, `"season":1`, `"season":1,"score":10`, 1), "/score", "unknown field"},
+		{"missing field", strings.Replace(valid, `"agent_did":"did:key:z6MkTest",`, ``, 1), "(root)", `missing field "agent_did"`},
+		{"season as a string", strings.Replace(valid, `"season":1`, `"season":"1"`, 1), "/season", "integer"},
+		{"empty verdict", strings.Replace(valid, `"verdict":"conforme"`, `"verdict":""`, 1), "/verdict", "non-empty string"},
+		{"narrative not a string", strings.Replace(valid, `"season":1`, `"season":1,"narrative":null`, 1), "/narrative", "want a string"},
+		{"claim field", strings.Replace(valid, `"field":"/statut",`, `"field":"/statut","note":"x",`, 1), "/assertions/0/claim/note", "unknown field"},
+		{"repeated claim", strings.Replace(valid, `"field":"/date_fin_validite","resource":"/agrements/AGR-4417","value":"2027-02-28"`, `"field":"/statut","resource":"/agrements/AGR-4417","value":"actif"`, 1), "/assertions/2/claim", "unique"},
+		{"repeated id", strings.Replace(valid, `"id":"a2"`, `"id":"a1"`, 1), "/assertions/1/id", "already names /assertions/0"},
+		{"no proof", strings.Replace(valid, `"proof_ids":["prf_0"]`, `"proof_ids":[]`, 1), "/assertions/0/proof_ids", "non-empty array"},
+		{"missing disclosure", strings.Replace(valid, `"prf_0":{`, `"prf_9":{`, 1), "/assertions/0/proof_ids/0", `"prf_0" is cited but`},
+		{"uncited disclosure", strings.Replace(valid, `"disclosures":{`, `"disclosures":{"prf_x":{"request_hash":{"nonce":"n","value":"v"},"response_hash":{"nonce":"n","value":"v"}},`, 1), "/disclosures/prf_x", "no assertion cites"},
+		{"extra opening", strings.Replace(valid, `"prf_0":{`, `"prf_0":{"chain":{},`, 1), "/disclosures/prf_0/chain", "unknown field"},
+		{"opening not a string", strings.Replace(valid, `"prf_0":{"request_hash":{"nonce":"n"`, `"prf_0":{"request_hash":{"nonce":1`, 1), "/disclosures/prf_0/request_hash/nonce", "want a string"},
+	}
+	_, err := ParseSubmission("sub.json", []byte(valid))
+	require.NoError(t, err, valid)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.NotEqual(t, valid, tt.doc, "the alteration applies")
+			_, err := ParseSubmission("sub.json", []byte(tt.doc))
+			var entry *EntryError
+			require.ErrorAs(t, err, &entry)
+			if tt.pointer != "" {
+				assert.True(t, strings.HasPrefix(err.Error(), tt.pointer+":"), "%v", err)
+			}
+			assert.Contains(t, err.Error(), tt.rule)
+		})
+	}
+}
+
+// Entry checks that need the statements: season, track, verdict, ceiling.
+func TestEntryChecks(t *testing.T) {
+	s, key := newScorer(t)
+	facts := key.Taches[0].Faits
+	tests := []struct {
+		name  string
+		alter func(string) string
+		motif string
+	}{
+		{"season", func(d string) string { return strings.Replace(d, `"season":1`, `"season":2`, 1) }, "/season: season 2, want 1"},
+		{"track", func(d string) string { return strings.Replace(d, `"track":"conformite"`, `"track":"generique"`, 1) }, `/track: track "generique"`},
+		{"verdict", func(d string) string { return strings.Replace(d, `"verdict":"conforme"`, `"verdict":"Conforme"`, 1) }, `/verdict: "Conforme" is not a verdict`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := scoreOne(t, s, []byte(tt.alter(string(submission(t, s.Manifest, "conf-01", "conforme", facts)))))
+			assert.Equal(t, RejectedEntry, tr.Statut)
+			assert.Contains(t, *tr.Motif, tt.motif)
+		})
+	}
+}
+
+// A fact of the key is founded by an assertion of any of its equivalent
+// forms, and only then.
+func TestEquivalentForms(t *testing.T) {
+	s, key := newScorer(t)
+	k := &key.Taches[2] // conf-03: the entity lists the absent attestation
+	require.Equal(t, "/attestations", k.Faits[0].Field)
+	form := season.Fact{Resource: k.Faits[0].Resource, Field: "/attestations/1", Value: json.RawMessage(`"/attestations/ATT-7702"`)}
+	facts := append([]season.Fact{form}, k.Faits[1:]...)
+	data := submission(t, s.Manifest, "conf-03", "indeterminable", facts)
+
+	tr := scoreOne(t, s, data)
+	assert.Equal(t, Rendered, tr.Statut)
+	assert.False(t, *tr.VerdictFonde, "without the form, the whole array is missing")
+	require.Len(t, tr.FaitsManquants, 1)
+	assert.Equal(t, "/attestations", tr.FaitsManquants[0].Field)
+
+	k.Faits[0].FormesEquivalentes = []season.Fact{form}
+	tr = scoreOne(t, s, data)
+	assert.True(t, *tr.VerdictFonde, "the form founds the fact: %v", tr.FaitsManquants)
+	assert.Empty(t, tr.FaitsManquants)
+}
+
+// Close checks: a common list's entry that does not concern the entity, and
+// too few assertions on the entity's own resources.
+func TestCloseChecks(t *testing.T) {
+	s, key := newScorer(t)
+	conf06 := key.Taches[5].Faits // 3 own facts, 3 on the restrictive-measures list
+	t.Run("entry not concerning the entity", func(t *testing.T) {
+		other := append(append([]season.Fact(nil), conf06...), season.Fact{Resource: "/mesures-restrictives/MR-2026-p2", Field: "/entrees/0/nom", Value: mustValue(t, "/mesures-restrictives/MR-2026-p2", "/entrees/0/nom")})
+		tr := scoreOne(t, s, submission(t, s.Manifest, "conf-06", "conforme", other))
+		assert.Equal(t, RejectedAtClose, tr.Statut)
+		assert.Contains(t, *tr.Motif, "not an entry concerning the task's entity")
+	})
+	t.Run("too few on own resources", func(t *testing.T) {
+		var common []season.Fact
+		for _, f := range conf06 {
+			if strings.HasPrefix(f.Resource, "/mesures-restrictives/") {
+				common = append(common, f)
+			}
+		}
+		common = append(common, conf06[0])
+		tr := scoreOne(t, s, submission(t, s.Manifest, "conf-06", "conforme", common))
+		assert.Equal(t, RejectedAtClose, tr.Statut)
+		assert.Contains(t, *tr.Motif, "1 assertions on the entity's own resources, want at least 2")
+	})
+}
+
+func mustValue(t *testing.T, resource, field string) json.RawMessage {
+	t.Helper()
+	s, _ := newScorer(t)
+	v, ok, err := s.valueAt(resource, field)
+	require.NoError(t, err)
+	require.True(t, ok)
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	return data
+}
+
+// A definite failure of any cited proof outweighs a pending one; a pending
+// proof leaves the report without a score.
+func TestProofPrecedence(t *testing.T) {
+	s, key := newScorer(t)
+	data := submission(t, s.Manifest, "conf-01", "conforme", key.Taches[0].Faits)
+	data = []byte(strings.Replace(string(data), `"proof_ids":["prf_0"]`, `"proof_ids":["prf_0","prf_1"]`, 1))
+	s.Proofs = map[string]ProofOutcome{"prf_0": {EnAttente: true}, "prf_1": {Valide: true, IdentiteLiee: true}, "prf_2": {Valide: true, IdentiteLiee: true}, "prf_3": {Valide: true, IdentiteLiee: true}}
+	// prf_1 opens /agrements/AGR-4417: cited by a1 too, it fails condition 3 there.
+	tr := scoreOne(t, s, data)
+	assert.Equal(t, Unsupported, tr.Assertions[0].Statut)
+	assert.Equal(t, ResourceMismatch, *tr.Assertions[0].Cause)
+
+	s.Proofs["prf_1"] = ProofOutcome{Valide: true, IdentiteLiee: true, EnAttente: true}
+	data = submission(t, s.Manifest, "conf-01", "conforme", key.Taches[0].Faits)
+	sub, err := ParseSubmission("sub.json", data)
+	require.NoError(t, err)
+	r, err := s.Score([]Parsed{{Submission: sub}})
+	require.NoError(t, err)
+	assert.Equal(t, Pending, r.Taches[0].Assertions[0].Statut)
+	assert.Nil(t, r.Taches[0].VerdictFonde)
+	assert.Nil(t, r.Reussite.Fondes)
+	assert.Nil(t, r.Overclaim.Taux)
+
+	delete(s.Proofs, "prf_0")
+	tr = scoreOne(t, s, data)
+	assert.Equal(t, InvalidProof, *tr.Assertions[0].Cause, "a proof the verifier does not know does not exist")
+}
