@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/catalogue"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // seasonTrack is where one track's season files are.
@@ -21,9 +23,13 @@ type seasonTrack struct {
 
 // seasonTracks are the tracks of the season, each with its own manifest
 // and statements.
-var seasonTracks = []seasonTrack{
-	{piste: "conformite", manifest: "manifest/conformite.json", tasks: "corpus/saison-1/taches.json"},
-}
+var seasonTracks = func() []seasonTrack {
+	var tracks []seasonTrack
+	for _, t := range corpus.Tracks {
+		tracks = append(tracks, seasonTrack{piste: t.Name, manifest: filepath.Join("manifest", manifest.FileName(t)), tasks: season.TasksFile(t)})
+	}
+	return tracks
+}()
 
 // catalogueDir holds the catalogue of each track, <piste>.md and
 // <piste>.json, published at the opening with the statements.
