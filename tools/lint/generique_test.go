@@ -1,7 +1,10 @@
 package lint
 
 import (
+	"io/fs"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -181,4 +184,37 @@ func TestLintPurchasingTasks(t *testing.T) {
 			assert.Equal(t, tt.want, findingLines(report))
 		})
 	}
+}
+
+// The purchasing tree has the size the track's design asks for: at least six
+// categories, sixty products, fifteen suppliers and 150 resources, most of
+// them with a character outside ASCII.
+func TestPurchasingCorpusSize(t *testing.T) {
+	tree := corpus.Generique.Embedded()
+	report := Lint(tree, Options{Track: corpus.Generique})
+	require.True(t, report.OK(), "%v", findingLines(report))
+	assert.GreaterOrEqual(t, report.Files["produits"], 60)
+	assert.GreaterOrEqual(t, report.Files["fournisseurs"], 15)
+	resources, nonASCII := 0, 0
+	err := fs.WalkDir(tree, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(name, "_systeme/") {
+			return err
+		}
+		data, err := fs.ReadFile(tree, name)
+		resources++
+		if strings.IndexFunc(string(data), func(r rune) bool { return r > unicode.MaxASCII }) >= 0 {
+			nonASCII++
+		}
+		return err
+	})
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, resources, 150)
+	assert.Greater(t, 2*nonASCII, resources, "most resources hold a character outside ASCII")
+
+	rules, err := fs.ReadFile(tree, corpus.FileOf(corpus.ReglesAchat))
+	require.NoError(t, err)
+	doc, err := pyjson.Parse(rules)
+	require.NoError(t, err)
+	categories, _ := member[pyjson.Object](doc.(pyjson.Object), "catalogues")
+	assert.GreaterOrEqual(t, len(categories), 6)
 }
