@@ -12,15 +12,17 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // corpusSet is a tree and its manifest, as the servers and tools read them.
 type corpusSet struct {
 	Name     string
-	Tree     string // absolute folder of the tree
-	Manifest string // absolute manifest file
-	Tasks    string // task statements cited by the manifest, "" for none
-	Embedded bool   // the corpus server serves it from its binary
+	Track    *corpus.Track // whose manifest it has
+	Tree     string        // absolute folder of the tree
+	Manifest string        // absolute manifest file
+	Tasks    string        // task statements cited by the manifest, "" for none
+	Embedded bool          // the corpus server serves it from its binary
 	Files    int
 	Bytes    int64
 	Entries  int
@@ -29,14 +31,19 @@ type corpusSet struct {
 	Generation time.Duration
 }
 
-// seasonCorpus is the checked-in season-1 tree of the repository at root,
-// served from the binary.
-func seasonCorpus(root string) (*corpusSet, error) {
+// seasonCorpus is a track's checked-in season-1 tree of the repository at
+// root, served from the binary.
+func seasonCorpus(root string, track *corpus.Track) (*corpusSet, error) {
+	name := "season 1"
+	if track != corpus.Conformite {
+		name += ", " + track.Name
+	}
 	c := &corpusSet{
-		Name:     "season 1",
-		Tree:     filepath.Join(root, "corpus/conformite"),
-		Manifest: filepath.Join(root, "manifest/conformite.json"),
-		Tasks:    filepath.Join(root, "corpus/saison-1/taches.json"),
+		Name:     name,
+		Track:    track,
+		Tree:     filepath.Join(root, "corpus", track.Name),
+		Manifest: filepath.Join(root, "manifest", manifest.FileName(track)),
+		Tasks:    filepath.Join(root, season.TasksFile(track)),
 		Embedded: true,
 	}
 	return c, c.load()
@@ -53,6 +60,7 @@ func (b *bench) generateCorpus(n int) (*corpusSet, error) {
 	}
 	c := &corpusSet{
 		Name:       fmt.Sprintf("generated, %d resources", n),
+		Track:      corpus.Conformite,
 		Tree:       filepath.Join(dir, corpus.Conformite.Name),
 		Manifest:   filepath.Join(dir, corpus.Conformite.Name+".json"),
 		Generation: time.Since(start),

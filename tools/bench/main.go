@@ -30,6 +30,8 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/arkforge/proveit-corpus/corpus"
 )
 
 // bench holds the configuration of a run.
@@ -119,11 +121,19 @@ func (b *bench) run() error {
 
 	b.waitIdle()
 	r := &report{Started: time.Now(), Machine: describeMachine(b), Config: b}
-	season, err := seasonCorpus(".")
+	season, err := seasonCorpus(".", corpus.Conformite)
 	if err != nil {
 		return err
 	}
 	corpora := []*corpusSet{season}
+	// The other tracks' trees, served beside it by the same binary.
+	for _, track := range corpus.Tracks[1:] {
+		other, err := seasonCorpus(".", track)
+		if err != nil {
+			return err
+		}
+		corpora = append(corpora, other)
+	}
 	if b.generated > 0 {
 		gen, err := b.generateCorpus(b.generated)
 		if err != nil {
