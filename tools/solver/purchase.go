@@ -185,142 +185,137 @@ func (p *purchaser) readCatalogue() ([]string, error) {
 	return candidates, nil
 }
 
+// ruling is why a rule excludes a candidate: established false, or not
+// established, and the facts that say so.
+type ruling struct {
+	rule    string
+	outcome Outcome // Failed or Undetermined
+	why     string
+	facts   []Fact
+}
+
+func failed(rule, why string, facts ...Fact) *ruling {
+	return &ruling{rule: rule, outcome: Failed, why: why, facts: facts}
+}
+
+func undetermined(rule, why string, facts ...Fact) *ruling {
+	return &ruling{rule: rule, outcome: Undetermined, why: why, facts: facts}
+}
+
 // evaluate applies the rules to one candidate.
 func (p *purchaser) evaluate(product string) (option, error) {
 	o := option{product: product}
-	exclude := func(outcome Outcome, rule, format string, args ...any) (option, error) {
-		o.outcome, o.rule, o.reason = outcome, rule, fmt.Sprintf(format, args...)
-		return o, nil
+	r, total, facts, err := p.rules(product)
+	if err != nil || r != nil {
+		if r != nil {
+			o.outcome, o.rule, o.reason, o.facts = r.outcome, r.rule, r.why, r.facts
+		}
+		return o, err
 	}
+	o.outcome, o.total, o.facts = Met, total, facts
+	o.reason = fmt.Sprintf("a valid option, total %s × %s + %s = %s", facts[0].Value, p.need.Quantite, facts[1].Value, corpus.FormatAmount(total))
+	return o, nil
+}
+
+// rules applies G1..G6 to a candidate, in link order, and stops at the
+// first that excludes it. For a valid option it returns the total and the
+// facts it adds up: the unit price, then the fees.
+func (p *purchaser) rules(product string) (*ruling, *big.Rat, []Fact, error) {
 	listed, isListed := p.listings[product]
 	if isListed {
 		if listed.state != inStock {
-			o.facts = []Fact{p.fact(listed.page, listed.at+"/etat_affiche")}
-			return exclude(Failed, "G4", "the catalogue shows it %s: the record is not en_stock, or contradicts the catalogue", listed.state)
+			return failed("G4", "the catalogue shows it "+listed.state+": the record is not en_stock, or contradicts the catalogue",
+				p.fact(listed.page, listed.at+"/etat_affiche")), nil, nil, nil
 		}
-		shown := mustDecimal(listed.price)
-		if shown.Mul(shown, p.need.quantity).Cmp(p.need.budget) > 0 {
-			o.facts = []Fact{p.fact(listed.page, listed.at+"/prix_affiche_ttc")}
-			return exclude(Failed, "G6", "the displayed price %s times %s is over the budget %s, whatever the fees", listed.price, p.need.Quantite, p.need.BudgetMaxTTC)
+		if shown := mustDecimal(listed.price); shown.Mul(shown, p.need.quantity).Cmp(p.need.budget) > 0 {
+			return failed("G6", fmt.Sprintf("the displayed price %s times %s is over the budget %s, whatever the fees", listed.price, p.need.Quantite, p.need.BudgetMaxTTC),
+				p.fact(listed.page, listed.at+"/prix_affiche_ttc")), nil, nil, nil
 		}
 	}
 
 	// G1: the product exists, is of the category, meets every constraint.
 	doc, exists, err := p.get(product)
 	if err != nil {
-		return o, err
+		return nil, nil, nil, err
 	}
 	if !exists {
-		o.facts = []Fact{p.fact(product, "/existe")}
-		return exclude(Undetermined, "G1", "the product answers existe: false")
+		return undetermined("G1", "the product answers existe: false", p.fact(product, "/existe")), nil, nil, nil
 	}
 	f, err := readFields(doc, product, "categorie", "fournisseur", "tarif", "disponibilite")
 	if err != nil {
-		return o, err
+		return nil, nil, nil, err
 	}
 	if f["categorie"] != p.need.Categorie {
-		o.facts = []Fact{p.fact(product, "/categorie")}
-		return exclude(Failed, "G1", "categorie %q, not %q", f["categorie"], p.need.Categorie)
+		return failed("G1", fmt.Sprintf("categorie %q, not %q", f["categorie"], p.need.Categorie), p.fact(product, "/categorie")), nil, nil, nil
 	}
+	var met []Fact
 	for _, c := range p.need.Contraintes {
 		at := pointer("caracteristiques", c.Caracteristique)
-		holds, why := p.constraintHolds(doc, at, c)
-		if !holds {
+		if holds, why := constraintHolds(doc, at, c); !holds {
+			fact := p.fact(product, "/caracteristiques")
 			if _, ok := pyjson.Lookup(doc, at); ok {
-				o.facts = []Fact{p.fact(product, at)}
-			} else {
-				o.facts = []Fact{p.fact(product, "/caracteristiques")}
+				fact = p.fact(product, at)
 			}
-			return exclude(Failed, "G1", "%s %s %s: %s", c.Caracteristique, c.Operateur, c.Valeur, why)
+			return failed("G1", fmt.Sprintf("%s %s %s: %s", c.Caracteristique, c.Operateur, c.Valeur, why), fact), nil, nil, nil
 		}
-		o.facts = append(o.facts, p.fact(product, at))
+		met = append(met, p.fact(product, at))
 	}
 	if !isListed {
-		return exclude(Undetermined, "G3", "on no page of the %s catalogue: no displayed price or state to agree with", p.need.Categorie)
+		return undetermined("G3", "on no page of the "+p.need.Categorie+" catalogue: no displayed price or state to agree with", met...), nil, nil, nil
 	}
 
 	// G2: the supplier exists and is actif.
 	supplier, exists, err := p.get(f["fournisseur"])
 	if err != nil {
-		return o, err
+		return nil, nil, nil, err
 	}
-	o.facts = []Fact{p.fact(product, "/fournisseur")}
+	link := p.fact(product, "/fournisseur")
 	if !exists {
-		o.facts = append(o.facts, p.fact(f["fournisseur"], "/existe"))
-		return exclude(Undetermined, "G2", "the supplier %s answers existe: false", f["fournisseur"])
+		return undetermined("G2", "the supplier "+f["fournisseur"]+" answers existe: false", link, p.fact(f["fournisseur"], "/existe")), nil, nil, nil
 	}
 	sf, err := readFields(supplier, f["fournisseur"], "statut", "conditions_livraison")
 	if err != nil {
-		return o, err
+		return nil, nil, nil, err
 	}
 	if sf["statut"] != activeSupplier {
-		o.facts = append(o.facts, p.fact(f["fournisseur"], "/statut"))
-		return exclude(Failed, "G2", "the supplier %s is %s", f["fournisseur"], sf["statut"])
+		return failed("G2", "the supplier "+f["fournisseur"]+" is "+sf["statut"], link, p.fact(f["fournisseur"], "/statut")), nil, nil, nil
 	}
 
 	// G5: the supplier delivers the zone in time, and no annex rules it out.
-	fees, rule, outcome, why, facts, err := p.delivery(f["fournisseur"], sf["conditions_livraison"])
-	if err != nil || outcome != Met {
-		o.facts = append(o.facts, facts...)
-		o.outcome, o.rule, o.reason = outcome, rule, why
-		return o, err
+	fees, r, err := p.delivery(f["fournisseur"], sf["conditions_livraison"])
+	if err != nil || r != nil {
+		if r != nil {
+			r.facts = append([]Fact{link}, r.facts...)
+		}
+		return r, nil, nil, err
 	}
 
 	// G3: the tarif is in force at the order date and agrees with the catalogue.
-	tarif, exists, err := p.get(f["tarif"])
-	if err != nil {
-		return o, err
-	}
-	o.facts = []Fact{p.fact(product, "/tarif")}
-	if !exists {
-		o.facts = append(o.facts, p.fact(f["tarif"], "/existe"))
-		return exclude(Undetermined, "G3", "the tarif %s answers existe: false", f["tarif"])
-	}
-	tf, err := readFields(tarif, f["tarif"], "prix_unitaire_ttc", "date_debut", "date_fin_validite")
-	if err != nil {
-		return o, err
-	}
-	switch {
-	case p.need.DateCommande < tf["date_debut"]:
-		o.facts = append(o.facts, p.fact(f["tarif"], "/date_debut"))
-		return exclude(Failed, "G3", "the tarif starts on %s, after the order date", tf["date_debut"])
-	case tf["date_fin_validite"] < p.need.DateCommande:
-		o.facts = append(o.facts, p.fact(f["tarif"], "/date_fin_validite"))
-		return exclude(Failed, "G3", "the tarif ended on %s, before the order date", tf["date_fin_validite"])
-	}
-	price, err := corpus.ParseDecimal(tf["prix_unitaire_ttc"])
-	if err != nil || !corpus.IsAmount(tf["prix_unitaire_ttc"]) {
-		return o, fmt.Errorf("%s /prix_unitaire_ttc: %q is not an amount", f["tarif"], tf["prix_unitaire_ttc"])
-	}
-	if price.Cmp(mustDecimal(listed.price)) != 0 {
-		o.facts = []Fact{p.fact(listed.page, listed.at+"/prix_affiche_ttc"), p.fact(f["tarif"], "/prix_unitaire_ttc")}
-		return exclude(Undetermined, "G3", "the catalogue shows %s, the tarif says %s: the sources contradict each other", listed.price, tf["prix_unitaire_ttc"])
+	price, r, err := p.tarif(product, f["tarif"], listed)
+	if err != nil || r != nil {
+		return r, nil, nil, err
 	}
 
 	// G4: a fresh record, en_stock as the catalogue shows, with enough units.
-	if rule, outcome, why, facts, err := p.availability(product, f["disponibilite"], listed); err != nil || outcome != Met {
-		o.facts = facts
-		o.outcome, o.rule, o.reason = outcome, rule, why
-		return o, err
+	if r, err := p.availability(product, f["disponibilite"], listed); err != nil || r != nil {
+		return r, nil, nil, err
 	}
 
 	// G6: unit price times quantity, plus the fees once, within the budget.
 	total := new(big.Rat).Mul(price, p.need.quantity)
 	total.Add(total, fees)
-	o.facts = []Fact{p.fact(f["tarif"], "/prix_unitaire_ttc"), p.fact(sf["conditions_livraison"], "/frais_ttc")}
+	terms := []Fact{p.fact(f["tarif"], "/prix_unitaire_ttc"), p.fact(sf["conditions_livraison"], "/frais_ttc")}
 	if total.Cmp(p.need.budget) > 0 {
-		return exclude(Failed, "G6", "total %s × %s + %s = %s is over the budget %s", tf["prix_unitaire_ttc"], p.need.Quantite,
-			corpus.FormatAmount(fees), corpus.FormatAmount(total), p.need.BudgetMaxTTC)
+		return failed("G6", fmt.Sprintf("total %s × %s + %s = %s is over the budget %s", terms[0].Value, p.need.Quantite,
+			terms[1].Value, corpus.FormatAmount(total), p.need.BudgetMaxTTC), terms...), nil, nil, nil
 	}
-	o.outcome, o.total = Met, total
-	o.reason = fmt.Sprintf("a valid option, total %s × %s + %s = %s", tf["prix_unitaire_ttc"], p.need.Quantite, corpus.FormatAmount(fees), corpus.FormatAmount(total))
-	return o, nil
+	return nil, total, terms, nil
 }
 
 // constraintHolds applies one hard constraint to a product's
 // characteristic: a missing one does not hold, ">=" and "<=" compare
 // decimal values, "=" compares strings.
-func (p *purchaser) constraintHolds(doc pyjson.Object, at string, c season.Constraint) (bool, string) {
+func constraintHolds(doc pyjson.Object, at string, c season.Constraint) (bool, string) {
 	v, ok := pyjson.Lookup(doc, at)
 	if !ok {
 		return false, "the product has no such characteristic"
@@ -342,68 +337,69 @@ func (p *purchaser) constraintHolds(doc pyjson.Object, at string, c season.Const
 
 // delivery applies G5 to a supplier's conditions and their annex, and
 // returns the fees when it holds.
-func (p *purchaser) delivery(supplier, conditions string) (fees *big.Rat, rule string, outcome Outcome, why string, facts []Fact, err error) {
+func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, *ruling, error) {
 	link := p.fact(supplier, "/conditions_livraison")
 	doc, exists, err := p.get(conditions)
 	if err != nil {
-		return nil, "", "", "", nil, err
+		return nil, nil, err
 	}
 	if !exists {
-		return nil, "G5", Undetermined, "the delivery conditions " + conditions + " answer existe: false", []Fact{link, p.fact(conditions, "/existe")}, nil
+		return nil, undetermined("G5", "the delivery conditions "+conditions+" answer existe: false", link, p.fact(conditions, "/existe")), nil
 	}
 	f, err := readFields(doc, conditions, "delai_jours", "frais_ttc")
 	if err != nil {
-		return nil, "", "", "", nil, err
+		return nil, nil, err
 	}
 	zones, err := stringsAt(doc, conditions, "/zones")
 	if err != nil {
-		return nil, "", "", "", nil, err
+		return nil, nil, err
 	}
 	if !corpus.IsCount(f["delai_jours"]) || !corpus.IsAmount(f["frais_ttc"]) {
-		return nil, "", "", "", nil, fmt.Errorf("%s: delai_jours %q or frais_ttc %q is not a decimal string of its kind", conditions, f["delai_jours"], f["frais_ttc"])
+		return nil, nil, fmt.Errorf("%s: delai_jours %q or frais_ttc %q is not a decimal string of its kind", conditions, f["delai_jours"], f["frais_ttc"])
 	}
 	i := slices.Index(zones, p.need.Zone)
 	if i < 0 {
-		return nil, "G5", Failed, fmt.Sprintf("%s does not deliver %s", conditions, p.need.Zone), []Fact{link, p.fact(conditions, "/zones")}, nil
+		return nil, failed("G5", conditions+" does not deliver "+p.need.Zone, link, p.fact(conditions, "/zones")), nil
 	}
-	facts = []Fact{link, p.fact(conditions, pointer("zones", fmt.Sprint(i)))}
+	facts := []Fact{link, p.fact(conditions, pointer("zones", fmt.Sprint(i)))}
 	days := mustDecimal(f["delai_jours"]).Num().Int64()
 	if arrival := p.need.ordered.AddDate(0, 0, int(days)); arrival.After(p.need.deliverBy) {
-		return nil, "G5", Failed, fmt.Sprintf("%s days from the order date is %s, after %s", f["delai_jours"], arrival.Format(time.DateOnly), p.need.DateLivraisonMax),
-			append(facts, p.fact(conditions, "/delai_jours")), nil
+		return nil, failed("G5", fmt.Sprintf("%s days from the order date is %s, after %s", f["delai_jours"], arrival.Format(time.DateOnly), p.need.DateLivraisonMax),
+			append(facts, p.fact(conditions, "/delai_jours"))...), nil
 	}
-	annexRef, _ := doc.Get("annexe")
-	if annexRef != nil {
+	if annexRef, _ := doc.Get("annexe"); annexRef != nil {
 		annex, ok := annexRef.(string)
 		if !ok {
-			return nil, "", "", "", nil, fmt.Errorf("%s: annexe is neither a path nor null", conditions)
+			return nil, nil, fmt.Errorf("%s: annexe is neither a path nor null", conditions)
 		}
-		facts = append(facts, p.fact(conditions, "/annexe"))
-		rule, outcome, why, more, err := p.annex(annex)
-		if err != nil || outcome != Met {
-			return nil, rule, outcome, why, append(facts, more...), err
+		r, err := p.annex(annex)
+		if err != nil || r != nil {
+			if r != nil {
+				r.facts = append(append(facts, p.fact(conditions, "/annexe")), r.facts...)
+			}
+			return nil, r, err
 		}
 	}
-	return mustDecimal(f["frais_ttc"]), "", Met, "", facts, nil
+	return mustDecimal(f["frais_ttc"]), nil, nil
 }
 
 // annex applies a delivery annex: the zone must not be excluded, the
 // quantity must be within its bounds; a null field restricts nothing.
-func (p *purchaser) annex(annex string) (rule string, outcome Outcome, why string, facts []Fact, err error) {
+func (p *purchaser) annex(annex string) (*ruling, error) {
 	doc, exists, err := p.get(annex)
 	if err != nil {
-		return "", "", "", nil, err
+		return nil, err
 	}
 	if !exists {
-		return "G5", Undetermined, "the annex " + annex + " answers existe: false", []Fact{p.fact(annex, "/existe")}, nil
+		return undetermined("G5", "the annex "+annex+" answers existe: false", p.fact(annex, "/existe")), nil
 	}
 	if excluded, _ := doc.Get("zones_exclues"); excluded != nil {
 		zones, err := stringsAt(doc, annex, "/zones_exclues")
 		if err != nil {
-			return "", "", "", nil, err
+			return nil, err
 		}
 		if slices.Contains(zones, p.need.Zone) {
-			return "G5", Failed, fmt.Sprintf("the annex %s excludes %s", annex, p.need.Zone), []Fact{p.fact(annex, "/zones_exclues")}, nil
+			return failed("G5", "the annex "+annex+" excludes "+p.need.Zone, p.fact(annex, "/zones_exclues")), nil
 		}
 	}
 	for _, bound := range []struct {
@@ -419,52 +415,82 @@ func (p *purchaser) annex(annex string) (rule string, outcome Outcome, why strin
 		}
 		s, ok := v.(string)
 		if !ok || !corpus.IsCount(s) {
-			return "", "", "", nil, fmt.Errorf("%s: %s is neither a whole number string nor null", annex, bound.field)
+			return nil, fmt.Errorf("%s: %s is neither a whole number string nor null", annex, bound.field)
 		}
 		if bound.out(p.need.quantity.Cmp(mustDecimal(s))) {
-			return "G5", Failed, fmt.Sprintf("the annex %s sets %s %s, the need is %s", annex, bound.field, s, p.need.Quantite),
-				[]Fact{p.fact(annex, "/"+bound.field)}, nil
+			return failed("G5", fmt.Sprintf("the annex %s sets %s %s, the need is %s", annex, bound.field, s, p.need.Quantite),
+				p.fact(annex, "/"+bound.field)), nil
 		}
 	}
-	return "", Met, "", nil, nil
+	return nil, nil
+}
+
+// tarif applies G3: the tarif is in force at the order date, bounds
+// included, and its unit price is the catalogue's displayed price. It
+// returns the unit price when it holds.
+func (p *purchaser) tarif(product, tarif string, listed listing) (*big.Rat, *ruling, error) {
+	doc, exists, err := p.get(tarif)
+	if err != nil {
+		return nil, nil, err
+	}
+	link := p.fact(product, "/tarif")
+	if !exists {
+		return nil, undetermined("G3", "the tarif "+tarif+" answers existe: false", link, p.fact(tarif, "/existe")), nil
+	}
+	f, err := readFields(doc, tarif, "prix_unitaire_ttc", "date_debut", "date_fin_validite")
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case p.need.DateCommande < f["date_debut"]:
+		return nil, failed("G3", "the tarif starts on "+f["date_debut"]+", after the order date", link, p.fact(tarif, "/date_debut")), nil
+	case f["date_fin_validite"] < p.need.DateCommande:
+		return nil, failed("G3", "the tarif ended on "+f["date_fin_validite"]+", before the order date", link, p.fact(tarif, "/date_fin_validite")), nil
+	}
+	if !corpus.IsAmount(f["prix_unitaire_ttc"]) {
+		return nil, nil, fmt.Errorf("%s /prix_unitaire_ttc: %q is not an amount", tarif, f["prix_unitaire_ttc"])
+	}
+	price := mustDecimal(f["prix_unitaire_ttc"])
+	if price.Cmp(mustDecimal(listed.price)) != 0 {
+		return nil, undetermined("G3", fmt.Sprintf("the catalogue shows %s, the tarif says %s: the sources contradict each other", listed.price, f["prix_unitaire_ttc"]),
+			p.fact(listed.page, listed.at+"/prix_affiche_ttc"), p.fact(tarif, "/prix_unitaire_ttc")), nil
+	}
+	return price, nil, nil
 }
 
 // availability applies G4: a record dated at most 15 days before the order
 // date and not after it, agreeing with the catalogue, en_stock, with enough
 // units.
-func (p *purchaser) availability(product, record string, listed listing) (rule string, outcome Outcome, why string, facts []Fact, err error) {
+func (p *purchaser) availability(product, record string, listed listing) (*ruling, error) {
 	link := p.fact(product, "/disponibilite")
 	doc, exists, err := p.get(record)
 	if err != nil {
-		return "", "", "", nil, err
+		return nil, err
 	}
 	if !exists {
-		return "G4", Undetermined, "the availability record " + record + " answers existe: false", []Fact{link, p.fact(record, "/existe")}, nil
+		return undetermined("G4", "the availability record "+record+" answers existe: false", link, p.fact(record, "/existe")), nil
 	}
 	f, err := readFields(doc, record, "etat", "quantite_disponible", "date_releve")
 	if err != nil {
-		return "", "", "", nil, err
+		return nil, err
 	}
 	taken, _ := time.Parse(time.DateOnly, f["date_releve"])
-	if taken.After(p.need.ordered) || p.need.ordered.Sub(taken) > freshness {
-		return "G4", Undetermined, fmt.Sprintf("the record was taken on %s, outside the 15 days up to the order date", f["date_releve"]),
-			[]Fact{link, p.fact(record, "/date_releve")}, nil
+	switch {
+	case taken.After(p.need.ordered) || p.need.ordered.Sub(taken) > freshness:
+		return undetermined("G4", "the record was taken on "+f["date_releve"]+", outside the 15 days up to the order date",
+			link, p.fact(record, "/date_releve")), nil
+	case f["etat"] != listed.state:
+		return undetermined("G4", fmt.Sprintf("the catalogue shows %s, the record says %s: the sources contradict each other", listed.state, f["etat"]),
+			p.fact(listed.page, listed.at+"/etat_affiche"), p.fact(record, "/etat")), nil
+	case f["etat"] != inStock:
+		return failed("G4", "the record says "+f["etat"], link, p.fact(record, "/etat")), nil
+	case !corpus.IsCount(f["quantite_disponible"]):
+		return nil, fmt.Errorf("%s: quantite_disponible %q is not a whole number", record, f["quantite_disponible"])
+	case mustDecimal(f["quantite_disponible"]).Cmp(p.need.quantity) < 0:
+		return failed("G4", fmt.Sprintf("%s units available, %s needed", f["quantite_disponible"], p.need.Quantite),
+			link, p.fact(record, "/quantite_disponible")), nil
 	}
-	if f["etat"] != listed.state {
-		return "G4", Undetermined, fmt.Sprintf("the catalogue shows %s, the record says %s: the sources contradict each other", listed.state, f["etat"]),
-			[]Fact{p.fact(listed.page, listed.at+"/etat_affiche"), p.fact(record, "/etat")}, nil
-	}
-	if f["etat"] != inStock {
-		return "G4", Failed, "the record says " + f["etat"], []Fact{link, p.fact(record, "/etat")}, nil
-	}
-	if !corpus.IsCount(f["quantite_disponible"]) {
-		return "", "", "", nil, fmt.Errorf("%s: quantite_disponible %q is not a whole number", record, f["quantite_disponible"])
-	}
-	if mustDecimal(f["quantite_disponible"]).Cmp(p.need.quantity) < 0 {
-		return "G4", Failed, fmt.Sprintf("%s units available, %s needed", f["quantite_disponible"], p.need.Quantite),
-			[]Fact{link, p.fact(record, "/quantite_disponible")}, nil
-	}
-	return "", Met, "", nil, nil
+	return nil, nil
 }
 
 // mustDecimal parses a decimal string already checked well formed.
