@@ -46,13 +46,7 @@ var purchaseDocs = map[string]string{
 
 func newPurchaseWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{docs: map[string]pyjson.Value{}, raw: map[string]string{}}
-	for file, doc := range purchaseDocs {
-		v, err := pyjson.Parse([]byte(doc))
-		require.NoError(t, err, file)
-		w.docs[file] = v
-	}
-	return w
+	return worldOf(t, purchaseDocs)
 }
 
 // Each broken purchasing tree gives exactly the findings listed.

@@ -85,8 +85,14 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
+	return worldOf(t, baseDocs)
+}
+
+// worldOf parses docs, JSON text by file, into a world.
+func worldOf(t *testing.T, docs map[string]string) *world {
+	t.Helper()
 	w := &world{docs: map[string]pyjson.Value{}, raw: map[string]string{}}
-	for file, doc := range baseDocs {
+	for file, doc := range docs {
 		v, err := pyjson.Parse([]byte(doc))
 		require.NoError(t, err, file)
 		w.docs[file] = v
