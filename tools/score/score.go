@@ -247,7 +247,7 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 	tr := TaskReport{TaskID: t.ID}
 	if sub.Verdict != "" {
 		tr.Verdict = ptr(sub.Verdict)
-		tr.VerdictExact = s.Track.SameVerdict(sub.Verdict, k.Verdict)
+		tr.VerdictExact = sub.Verdict == k.Verdict
 	}
 	if err := s.entryCheck(t, p); err != nil {
 		tr.Statut, tr.Motif = RejectedEntry, ptr(sub.File+" "+err.Error())
@@ -457,8 +457,11 @@ func triplet(resource, field string, canonicalValue []byte) string {
 	return resource + "\x00" + field + "\x00" + string(canonicalValue)
 }
 
-// constantAnswer is the success of the key's most frequent verdict, the
-// smallest verdict on a tie.
+// constantAnswer is the best success a verdict answered on every task
+// scores: the key's most frequent verdict, the smallest on a tie. On the
+// purchasing track a product path is right only where the key names that
+// product, so the row is usually aucune_option_valide's, but it is counted,
+// not assumed.
 func constantAnswer(key *season.Key) ConstantAnswerFigure {
 	counts := map[string]int{}
 	for _, k := range key.Taches {

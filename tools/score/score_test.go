@@ -4,38 +4,44 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
 )
 
-const (
-	treeDir      = "../../corpus/conformite"
-	tasksFile    = "../../corpus/saison-1/taches.json"
-	keyFile      = "../../corpus/saison-1/cle.json"
-	manifestFile = "../../manifest/conformite.json"
-)
-
+// newScorer scores the conformity track, which most tests use.
 func newScorer(t *testing.T) (*Scorer, *season.Key) {
 	t.Helper()
-	track, err := OpenTrack(tasksFile)
+	return newTrackScorer(t, corpus.Conformite)
+}
+
+// newTrackScorer scores a track from the repository's files.
+func newTrackScorer(t *testing.T, track *corpus.Track) (*Scorer, *season.Key) {
+	t.Helper()
+	root := "../.."
+	tr, err := OpenTrack(filepath.Join(root, season.TasksFile(track)))
 	require.NoError(t, err)
-	key, err := season.ReadKey(keyFile)
+	key, err := season.ReadKey(filepath.Join(root, season.KeyFile(track)))
 	require.NoError(t, err)
-	m, data, err := manifest.ReadFile(manifestFile)
+	m, data, err := manifest.ReadFile(filepath.Join(root, "manifest", track.Name+".json"))
 	require.NoError(t, err)
-	return &Scorer{Track: track, Key: key, Manifest: m, ManifestSHA256: manifest.SHA256(data), Fetch: solver.ServeTree(os.DirFS(treeDir))}, key
+	fetch := solver.ServeTree(os.DirFS(filepath.Join(root, "corpus", track.Name)))
+	return &Scorer{Track: tr, Key: key, Manifest: m, ManifestSHA256: manifest.SHA256(data), Fetch: fetch}, key
 }
 
 // submission writes a task's submission asserting the given facts, each
 // with its own proof whose openings are the manifest's hashes.
-func submission(t *testing.T, m *manifest.Manifest, taskID, verdict string, facts []season.Fact) []byte {
+func submission(t *testing.T, s *Scorer, taskID, verdict string, facts []season.Fact) []byte {
 	t.Helper()
 	type opening struct {
 		Nonce string `json:"nonce"`
@@ -48,7 +54,7 @@ func submission(t *testing.T, m *manifest.Manifest, taskID, verdict string, fact
 	var assertions []map[string]any
 	disclosures := map[string]disclosure{}
 	for i, f := range facts {
-		e, ok := m.Lookup(f.Resource)
+		e, ok := s.Manifest.Lookup(f.Resource)
 		require.True(t, ok, f.Resource)
 		id := fmt.Sprintf("prf_%d", i)
 		assertions = append(assertions, map[string]any{
@@ -59,7 +65,7 @@ func submission(t *testing.T, m *manifest.Manifest, taskID, verdict string, fact
 		disclosures[id] = disclosure{opening{"n", *e.RequestHash}, opening{"n", e.ResponseHash}}
 	}
 	data, err := json.Marshal(map[string]any{
-		"season": 1, "track": "conformite", "task_id": taskID, "agent_did": "did:key:z6MkTest",
+		"season": 1, "track": s.Track.Piste(), "task_id": taskID, "agent_did": "did:key:z6MkTest",
 		"verdict": verdict, "assertions": assertions, "disclosures": disclosures,
 	})
 	require.NoError(t, err)
@@ -84,7 +90,7 @@ func scoreOne(t *testing.T, s *Scorer, data []byte) TaskReport {
 // its JSON pointer.
 func TestParseSubmissionSchema(t *testing.T) {
 	s, key := newScorer(t)
-	valid := string(submission(t, s.Manifest, "conf-01", "conforme", key.Taches[0].Faits))
+	valid := string(submission(t, s, "conf-01", "conforme", key.Taches[0].Faits))
 	tests := []struct {
 		name, doc, pointer, rule string
 	}{
@@ -136,7 +142,7 @@ func TestEntryChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr := scoreOne(t, s, []byte(tt.alter(string(submission(t, s.Manifest, "conf-01", "conforme", facts)))))
+			tr := scoreOne(t, s, []byte(tt.alter(string(submission(t, s, "conf-01", "conforme", facts)))))
 			assert.Equal(t, RejectedEntry, tr.Statut)
 			assert.Contains(t, *tr.Motif, tt.motif)
 		})
@@ -151,7 +157,7 @@ func TestEquivalentForms(t *testing.T) {
 	require.Equal(t, "/attestations", k.Faits[0].Field)
 	form := season.Fact{Resource: k.Faits[0].Resource, Field: "/attestations/1", Value: json.RawMessage(`"/attestations/ATT-7702"`)}
 	facts := append([]season.Fact{form}, k.Faits[1:]...)
-	data := submission(t, s.Manifest, "conf-03", "indeterminable", facts)
+	data := submission(t, s, "conf-03", "indeterminable", facts)
 
 	tr := scoreOne(t, s, data)
 	assert.Equal(t, Rendered, tr.Statut)
@@ -172,7 +178,7 @@ func TestCloseChecks(t *testing.T) {
 	conf06 := key.Taches[5].Faits // 3 own facts, 3 on the restrictive-measures list
 	t.Run("entry not concerning the entity", func(t *testing.T) {
 		other := append(append([]season.Fact(nil), conf06...), season.Fact{Resource: "/mesures-restrictives/MR-2026-p2", Field: "/entrees/0/nom", Value: mustValue(t, "/mesures-restrictives/MR-2026-p2", "/entrees/0/nom")})
-		tr := scoreOne(t, s, submission(t, s.Manifest, "conf-06", "conforme", other))
+		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", other))
 		assert.Equal(t, RejectedAtClose, tr.Statut)
 		assert.Contains(t, *tr.Motif, "not an entry concerning the task's entity")
 	})
@@ -184,7 +190,7 @@ func TestCloseChecks(t *testing.T) {
 			}
 		}
 		common = append(common, conf06[0])
-		tr := scoreOne(t, s, submission(t, s.Manifest, "conf-06", "conforme", common))
+		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", common))
 		assert.Equal(t, RejectedAtClose, tr.Statut)
 		assert.Contains(t, *tr.Motif, "1 assertions on the entity's own resources, want at least 2")
 	})
@@ -205,7 +211,7 @@ func mustValue(t *testing.T, resource, field string) json.RawMessage {
 // proof leaves the report without a score.
 func TestProofPrecedence(t *testing.T) {
 	s, key := newScorer(t)
-	data := submission(t, s.Manifest, "conf-01", "conforme", key.Taches[0].Faits)
+	data := submission(t, s, "conf-01", "conforme", key.Taches[0].Faits)
 	data = []byte(strings.Replace(string(data), `"proof_ids":["prf_0"]`, `"proof_ids":["prf_0","prf_1"]`, 1))
 	s.Proofs = map[string]ProofOutcome{"prf_0": {EnAttente: true}, "prf_1": {Valide: true, IdentiteLiee: true}, "prf_2": {Valide: true, IdentiteLiee: true}, "prf_3": {Valide: true, IdentiteLiee: true}}
 	// prf_1 opens /agrements/AGR-4417: cited by a1 too, it fails condition 3 there.
@@ -214,7 +220,7 @@ func TestProofPrecedence(t *testing.T) {
 	assert.Equal(t, ResourceMismatch, *tr.Assertions[0].Cause)
 
 	s.Proofs["prf_1"] = ProofOutcome{Valide: true, IdentiteLiee: true, EnAttente: true}
-	data = submission(t, s.Manifest, "conf-01", "conforme", key.Taches[0].Faits)
+	data = submission(t, s, "conf-01", "conforme", key.Taches[0].Faits)
 	sub, err := ParseSubmission("sub.json", data)
 	require.NoError(t, err)
 	r, err := s.Score([]Parsed{{Submission: sub}})
@@ -227,4 +233,139 @@ func TestProofPrecedence(t *testing.T) {
 	delete(s.Proofs, "prf_0")
 	tr = scoreOne(t, s, data)
 	assert.Equal(t, InvalidProof, *tr.Assertions[0].Cause, "a proof the verifier does not know does not exist")
+}
+
+// scoreAll scores one submission per task, each asserting the key's facts
+// with the verdict verdictOf gives it.
+func scoreAll(t *testing.T, s *Scorer, key *season.Key, verdictOf func(season.KeyTask) string) *Report {
+	t.Helper()
+	var subs []Parsed
+	for _, k := range key.Taches {
+		sub, err := ParseSubmission(k.ID+".json", submission(t, s, k.ID, verdictOf(k), k.Faits))
+		require.NoError(t, err, k.ID)
+		subs = append(subs, Parsed{Submission: sub})
+	}
+	r, err := s.Score(subs)
+	require.NoError(t, err)
+	return r
+}
+
+// On either track, the key's own facts asserted with its verdicts found
+// every verdict: the graph, the probative fields and the entries of the
+// common lists the scorer reads are those the key was checked against.
+func TestKeyFoundsEveryVerdict(t *testing.T) {
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) {
+			s, key := newTrackScorer(t, track)
+			r := scoreAll(t, s, key, func(k season.KeyTask) string { return k.Verdict })
+			assert.Equal(t, track.Name, r.Piste)
+			for _, tr := range r.Taches {
+				assert.Equal(t, Rendered, tr.Statut, "%s: %s", tr.TaskID, deref(tr.Motif))
+				assert.Empty(t, tr.FaitsManquants, tr.TaskID)
+			}
+			require.NotNil(t, r.Reussite.Fondes)
+			assert.Equal(t, len(key.Taches), *r.Reussite.Fondes)
+			assert.Equal(t, 0, r.Overclaim.NonEtayees)
+		})
+	}
+}
+
+// The constant-answer row is what answering one verdict everywhere scores,
+// at best: every verdict the key names, and aucune_option_valide, is
+// scored as a constant answer, and none beats the row.
+func TestConstantAnswer(t *testing.T) {
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) {
+			s, key := newTrackScorer(t, track)
+			candidates := map[string]bool{}
+			for _, k := range key.Taches {
+				candidates[k.Verdict] = true
+			}
+			if track == corpus.Generique {
+				candidates[season.NoValidOption] = true
+			}
+			row := constantAnswer(key)
+			best := 0
+			for v := range candidates {
+				require.True(t, s.Track.ValidVerdict(v), v)
+				r := scoreAll(t, s, key, func(season.KeyTask) string { return v })
+				fondes := *r.Reussite.Fondes
+				assert.LessOrEqual(t, fondes, row.Reussite, "answering %s everywhere", v)
+				if v == row.Verdict {
+					assert.Equal(t, row.Reussite, fondes, "the row's verdict scores the row")
+				}
+				best = max(best, fondes)
+			}
+			assert.Equal(t, best, row.Reussite)
+			if track == corpus.Generique {
+				assert.Equal(t, season.NoValidOption, row.Verdict, "no product is the answer of as many tasks")
+				assert.GreaterOrEqual(t, row.Reussite, solver.MinNoValidOption)
+			}
+		})
+	}
+	// A product that answers more tasks than aucune_option_valide is the row.
+	key := &season.Key{Taches: []season.KeyTask{
+		{ID: "gen-01", Verdict: "/produits/B"}, {ID: "gen-02", Verdict: "/produits/B"},
+		{ID: "gen-03", Verdict: season.NoValidOption}, {ID: "gen-04", Verdict: "/produits/A"},
+	}}
+	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Reussite: 2}, constantAnswer(key))
+	key.Taches[3].Verdict = season.NoValidOption
+	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Reussite: 2}, constantAnswer(key), "the smallest verdict on a tie")
+}
+
+// The purchasing track's own rules: its verdicts, and a catalogue page's
+// entries count only where a candidate's entry is named.
+func TestPurchasingChecks(t *testing.T) {
+	s, key := newTrackScorer(t, corpus.Generique)
+	gen01 := key.Taches[0]
+	require.Equal(t, "gen-01", gen01.ID)
+	verdicts := []struct {
+		verdict string
+		valid   bool
+	}{
+		{gen01.Verdict, true},
+		{season.NoValidOption, true},
+		{"/produits/ECR-2734", true}, // another product: valid, not exact
+		{"produits/ECR-2701", false},
+		{"/fournisseurs/FRN-101", false},
+		{"/produits/ECR-2701/", false},
+		{"Aucune_option_valide", false},
+	}
+	for _, tt := range verdicts {
+		t.Run("verdict "+tt.verdict, func(t *testing.T) {
+			tr := scoreOne(t, s, submission(t, s, gen01.ID, tt.verdict, gen01.Faits))
+			if !tt.valid {
+				assert.Equal(t, RejectedEntry, tr.Statut)
+				assert.Contains(t, deref(tr.Motif), "/verdict: "+strconv.Quote(tt.verdict)+" is not a verdict of the track generique")
+				return
+			}
+			assert.Equal(t, Rendered, tr.Statut, deref(tr.Motif))
+			assert.Equal(t, tt.verdict == gen01.Verdict, tr.VerdictExact)
+			assert.Equal(t, tt.verdict == gen01.Verdict, *tr.VerdictFonde)
+		})
+	}
+	gen05 := key.Taches[4]
+	require.Equal(t, "/catalogues/onduleurs", gen05.Faits[0].Resource)
+	closeChecks := []struct {
+		name  string
+		fact  season.Fact
+		motif string
+	}{
+		{"no such catalogue entry", season.Fact{Resource: "/catalogues/onduleurs", Field: "/entrees/99/produit", Value: json.RawMessage(`"/produits/OND-2000"`)},
+			"/entrees/99/produit of the common list /catalogues/onduleurs is not an entry concerning"},
+		{"another category's catalogue", season.Fact{Resource: "/catalogues/ecrans", Field: "/entrees/0/produit", Value: json.RawMessage(`"/produits/ECR-2701"`)},
+			"/catalogues/ecrans is outside the task's graph"},
+		{"another category's product", season.Fact{Resource: "/produits/ECR-2701", Field: "/existe", Value: json.RawMessage(`true`)},
+			"/produits/ECR-2701 is outside the task's graph"},
+		{"a field no rule consumes", season.Fact{Resource: "/produits/OND-2000", Field: "/marque", Value: json.RawMessage(`"x"`)},
+			"/marque is not a probative field of /produits/OND-2000"},
+	}
+	for _, tt := range closeChecks {
+		t.Run(tt.name, func(t *testing.T) {
+			facts := append(slices.Clone(gen05.Faits[:len(gen05.Faits)-1]), tt.fact)
+			tr := scoreOne(t, s, submission(t, s, gen05.ID, gen05.Verdict, facts))
+			assert.Equal(t, RejectedAtClose, tr.Statut)
+			assert.Contains(t, deref(tr.Motif), tt.motif)
+		})
+	}
 }

@@ -319,7 +319,7 @@ func checkComposition(track *corpus.Track, key *season.Key) []Problem {
 		}
 		delete(verdicts, NoValidOption)
 		for v := range verdicts {
-			if isProductPath(string(v)) {
+			if IsProductPath(string(v)) {
 				delete(verdicts, v)
 			}
 		}

@@ -502,8 +502,9 @@ func mustDecimal(s string) *big.Rat {
 	return r
 }
 
-// isProductPath reports whether a verdict names a product.
-func isProductPath(verdict string) bool {
+// IsProductPath reports whether a verdict names a product: a canonical
+// path of the products collection.
+func IsProductPath(verdict string) bool {
 	c, _, ok := corpus.SplitReference(verdict)
 	return ok && c == "produits"
 }
