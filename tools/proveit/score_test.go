@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/participant"
 	"github.com/arkforge/proveit-corpus/tools/probe"
@@ -23,60 +25,109 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/solver"
 )
 
-const (
-	tasksPath    = "corpus/saison-1/taches.json"
-	keyPath      = "corpus/saison-1/cle.json"
-	manifestPath = "manifest/conformite.json"
-)
+// chainTrack is one track of the end-to-end chain: its files, its
+// constant-answer row, and where each alteration applies on it.
+type chainTrack struct {
+	track    *corpus.Track
+	constant score.ConstantAnswerFigure
+	changed  edit // a claim's value changed (value)
+	other    edit // the request hash of another resource (resource)
+	refused  edit // the 403 body's response hash
+	ceiling  edit // assertions added past the ceiling (extra)
+	field    edit // a field outside the probative table (field, value)
+	outsider edit // a resource outside the task's graph (resource)
+	missing  edit // the disclosure of the assertion's proof left out
+	belowMin edit // the first two assertions only
+	proof    edit // the verifier's outcome of the assertion's proof changed
+}
 
-// chain is what the reference participant produced over HTTP: one
-// submission per task, and every proof it recorded.
+// edit is where an alteration applies: a task, one of its assertions, and
+// what the alteration puts there.
+type edit struct {
+	task      string
+	assertion int
+	resource  string
+	field     string
+	value     json.RawMessage
+	extra     []season.Fact
+}
+
+func (tr chainTrack) tasksPath() string    { return season.TasksFile(tr.track) }
+func (tr chainTrack) keyPath() string      { return season.KeyFile(tr.track) }
+func (tr chainTrack) manifestPath() string { return filepath.Join("manifest", tr.track.Name+".json") }
+
+var chainTracks = []chainTrack{
+	{
+		track: corpus.Conformite,
+		// The published distribution's best: non_conforme on 4 tasks of 10.
+		constant: score.ConstantAnswerFigure{Verdict: "non_conforme", Reussite: 4},
+		changed:  edit{task: "conf-02", assertion: 3, value: json.RawMessage(`"2026-09-30"`)},
+		other:    edit{task: "conf-01", resource: "/entites/ENT-2231"},
+		refused:  edit{task: "conf-01"},
+		ceiling: edit{task: "conf-08", extra: []season.Fact{
+			{Resource: "/entites/ENT-8263", Field: "/existe", Value: json.RawMessage(`true`)}}},
+		field:    edit{task: "conf-01", field: "/denomination", value: json.RawMessage(`"Bureau de change des Cordeliers"`)},
+		outsider: edit{task: "conf-01", resource: "/entites/ENT-2231"},
+		missing:  edit{task: "conf-05", assertion: 4},
+		belowMin: edit{task: "conf-02"},
+		proof:    edit{task: "conf-06"},
+	},
+	{
+		track: corpus.Generique,
+		// aucune_option_valide on 3 tasks of 10; every product answers one.
+		constant: score.ConstantAnswerFigure{Verdict: season.NoValidOption, Reussite: 3},
+		changed:  edit{task: "gen-01", value: json.RawMessage(`"279.90"`)},
+		other:    edit{task: "gen-01", resource: "/tarifs/TAR-ECR-2734"},
+		refused:  edit{task: "gen-09", assertion: 2},
+		ceiling: edit{task: "gen-02", extra: []season.Fact{
+			{Resource: "/produits/IMP-4410", Field: "/existe", Value: json.RawMessage(`true`)},
+			{Resource: "/produits/IMP-4410", Field: "/categorie", Value: json.RawMessage(`"imprimantes"`)}}},
+		field:    edit{task: "gen-01", field: "/ressource", value: json.RawMessage(`"/tarifs/TAR-ECR-2701"`)},
+		outsider: edit{task: "gen-01", resource: "/tarifs/TAR-OND-2000"},
+		missing:  edit{task: "gen-05", assertion: 4},
+		belowMin: edit{task: "gen-02"},
+		proof:    edit{task: "gen-06"},
+	},
+}
+
+// chain is what the reference participant produced over HTTP on one
+// track: one submission per task, and every proof it recorded.
 type chain struct {
+	track   chainTrack
+	tasks   *season.Tasks
 	subs    map[string]*participant.Submission
 	proofs  map[string]score.ProofOutcome
-	relays  map[string]*participant.Relay
 	origin  string
 	refused *participant.Proof // a call relayed without the secret
 }
 
-// walkChain starts the real server, lets the reference solver answer every
-// task through it as Trust Layer would relay its calls, and records the
-// proofs. The secret is made for the test and never printed.
-func walkChain(t *testing.T) *chain {
+// walkChain lets the reference solver answer every task of a track through
+// the server, as Trust Layer would relay its calls, and records the proofs.
+func walkChain(t *testing.T, client *probe.Client, secret string, tr chainTrack) *chain {
 	t.Helper()
-	secretBytes := make([]byte, 32)
-	_, err := rand.Read(secretBytes)
+	m, _, err := manifest.ReadFile(tr.manifestPath())
 	require.NoError(t, err)
-	secret := hex.EncodeToString(secretBytes)
-	s := servertest.Start(t, servertest.Options{Secrets: []string{secret}})
-	client, err := probe.NewClient(s.URL, 10*time.Second)
+	tasks, err := season.ReadTasks(tr.tasksPath())
 	require.NoError(t, err)
-	m, _, err := manifest.ReadFile(manifestPath)
-	require.NoError(t, err)
-	tasks, err := season.ReadTasks(tasksPath)
-	require.NoError(t, err)
-	key, err := season.ReadKey(keyPath)
+	key, err := season.ReadKey(tr.keyPath())
 	require.NoError(t, err)
 
-	c := &chain{subs: map[string]*participant.Submission{}, proofs: map[string]score.ProofOutcome{}, relays: map[string]*participant.Relay{}, origin: m.Origin}
+	c := &chain{track: tr, tasks: tasks, subs: map[string]*participant.Submission{}, proofs: map[string]score.ProofOutcome{}, origin: m.Origin}
 	for i, task := range tasks.Taches {
 		relay := participant.NewRelay(client, secret, m.Origin, "prf_"+strings.ReplaceAll(task.ID, "-", ""))
 		sub, err := participant.Answer(tasks, task, key.Taches[i], relay, "did:key:z6MkReferenceParticipant")
 		require.NoError(t, err, "the participant answers %s", task.ID)
-		c.subs[task.ID], c.relays[task.ID] = sub, relay
+		c.subs[task.ID] = sub
 		for _, p := range relay.Proofs() {
 			require.Equal(t, 200, p.Status, "%s %s", task.ID, p.Path)
 			c.proofs[p.ID] = score.ProofOutcome{Valide: true, IdentiteLiee: true}
 		}
 	}
-	// The same call relayed by a proxy that failed to add the secret.
+	// A call of the track relayed by a proxy that failed to add the secret.
 	unsent := participant.NewRelay(client, "", m.Origin, "prf_nosecret")
-	c.refused, err = unsent.Call(tasks.Taches[0].Entite)
+	c.refused, err = unsent.Call(key.Taches[0].Faits[0].Resource)
 	require.NoError(t, err)
 	require.Equal(t, 403, c.refused.Status)
-	if strings.Contains(s.AllLogs(t), secret) {
-		t.Error("a log of the server holds the secret") // never print it
-	}
 	return c
 }
 
@@ -94,17 +145,25 @@ func (c *chain) clone(t *testing.T) (map[string]*participant.Submission, map[str
 	return subs, proofs
 }
 
-// scoreFiles writes submissions and proofs to files and runs proveit score.
-func scoreFiles(t *testing.T, subs map[string]*participant.Submission, proofs map[string]score.ProofOutcome, extra ...string) *score.Report {
+// bounds returns a task's assertion bounds from the statements.
+func (c *chain) bounds(t *testing.T, id string) (min, max int) {
+	t.Helper()
+	task, ok := c.tasks.Task(id)
+	require.True(t, ok, id)
+	return task.AssertionsMin, task.AssertionsMax
+}
+
+// score writes submissions and proofs to files and runs proveit score with
+// the track's statements and key, the manifest chosen by default.
+func (c *chain) score(t *testing.T, subs map[string]*participant.Submission, proofs map[string]score.ProofOutcome) *score.Report {
 	t.Helper()
 	dir := t.TempDir()
-	args := []string{"score", "-taches", tasksPath, "-key", keyPath}
+	args := []string{"score", "-taches", c.track.tasksPath(), "-key", c.track.keyPath()}
 	if proofs != nil {
 		file := filepath.Join(dir, "proofs.json")
 		writeJSON(t, file, proofs)
 		args = append(args, "-proofs", file)
 	}
-	args = append(args, extra...)
 	for id, sub := range subs {
 		file := filepath.Join(dir, id+".json")
 		writeJSON(t, file, sub)
@@ -140,16 +199,107 @@ func proofOf(sub *participant.Submission, assertion int) string {
 	return sub.Assertions[assertion].ProofIDs[0]
 }
 
-// TestScoreChainEndToEnd: the reference participant's submissions, made
-// over HTTP against the real server, score 10/10 with no overclaim; each
-// alteration, one at a time, gets the status or cause the rules give it.
+// alteration changes one task's submission, or the verifier's outcome of
+// one of its proofs, and says what the replay must make of it.
+type alteration struct {
+	name   string
+	at     edit
+	alter  func(sub *participant.Submission, proofs map[string]score.ProofOutcome)
+	statut score.Status
+	motif  string // part of the motif
+	// For a rendered task: the outcome of the altered assertion.
+	want  score.AssertionStatus
+	cause score.Cause
+}
+
+// alterations are the ways a submission of the chain is broken, one at a
+// time, placed where the track's table says.
+func (c *chain) alterations(t *testing.T) []alteration {
+	tr := c.track
+	_, ceiling := c.bounds(t, tr.ceiling.task)
+	floor, _ := c.bounds(t, tr.belowMin.task)
+	proofOutcome := func(o score.ProofOutcome) func(*participant.Submission, map[string]score.ProofOutcome) {
+		return func(sub *participant.Submission, proofs map[string]score.ProofOutcome) {
+			proofs[proofOf(sub, tr.proof.assertion)] = o
+		}
+	}
+	return []alteration{
+		{name: "value changed", at: tr.changed, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+			sub.Assertions[tr.changed.assertion].Claim.Value = tr.changed.value
+		}, statut: score.Rendered, want: score.Unsupported, cause: score.ValueMismatch},
+		{name: "request hash of another resource", at: tr.other, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+			id := proofOf(sub, tr.other.assertion)
+			d := sub.Disclosures[id]
+			d.RequestHash.Value = manifest.RequestHash(c.origin + tr.other.resource)
+			sub.Disclosures[id] = d
+		}, statut: score.Rendered, want: score.Unsupported, cause: score.ResourceMismatch},
+		{name: "response hash of the 403 body", at: tr.refused, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+			id := proofOf(sub, tr.refused.assertion)
+			d := sub.Disclosures[id]
+			d.ResponseHash = c.refused.Disclosure.ResponseHash
+			sub.Disclosures[id] = d
+		}, statut: score.Rendered, want: score.InstrumentFault},
+		{name: "assertion past the ceiling", at: tr.ceiling, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+			for _, f := range tr.ceiling.extra {
+				sub.Assertions = append(sub.Assertions, participant.Assertion{ID: fmt.Sprintf("a%d", len(sub.Assertions)+1),
+					Claim: f, ProofIDs: []string{proofOf(sub, 0)}})
+			}
+			require.Len(t, sub.Assertions, ceiling+1, "the extra assertions pass the ceiling by one")
+		}, statut: score.RejectedEntry, motif: fmt.Sprintf("above the ceiling of %d", ceiling)},
+		{name: "field outside the probative table", at: tr.field, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+			a := &sub.Assertions[tr.field.assertion]
+			a.Claim.Field, a.Claim.Value = tr.field.field, tr.field.value
+		}, statut: score.RejectedAtClose, motif: fmt.Sprintf("/assertions/%d/claim/field: %s is not a probative field", tr.field.assertion, tr.field.field)},
+		{name: "resource outside the task's graph", at: tr.outsider, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+			sub.Assertions[tr.outsider.assertion].Claim.Resource = tr.outsider.resource
+		}, statut: score.RejectedAtClose, motif: tr.outsider.resource + " is outside the task's graph"},
+		{name: "missing disclosure", at: tr.missing, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+			delete(sub.Disclosures, proofOf(sub, tr.missing.assertion))
+		}, statut: score.RejectedEntry, motif: fmt.Sprintf("/assertions/%d/proof_ids/0: proof", tr.missing.assertion)},
+		{name: "below the minimum", at: tr.belowMin, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+			sub.Assertions = sub.Assertions[:2]
+			sub.Disclosures = map[string]participant.Disclosure{proofOf(sub, 0): sub.Disclosures[proofOf(sub, 0)], proofOf(sub, 1): sub.Disclosures[proofOf(sub, 1)]}
+			require.Less(t, len(sub.Assertions), floor)
+		}, statut: score.NotRendered, motif: fmt.Sprintf("below the minimum of %d", floor)},
+		{name: "proof invalid", at: tr.proof, alter: proofOutcome(score.ProofOutcome{Valide: false, IdentiteLiee: true}),
+			statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
+		{name: "identity unbound", at: tr.proof, alter: proofOutcome(score.ProofOutcome{Valide: true, IdentiteLiee: false}),
+			statut: score.Rendered, want: score.Unsupported, cause: score.UnboundIdentity},
+		{name: "proof pending", at: tr.proof, alter: proofOutcome(score.ProofOutcome{Valide: true, IdentiteLiee: true, EnAttente: true}),
+			statut: score.Rendered, motif: "pending", want: score.Pending},
+	}
+}
+
+// TestScoreChainEndToEnd: on each track, the reference participant's
+// submissions, made over HTTP against the real server serving both
+// corpora, score 10/10 with no overclaim; each alteration, one at a time,
+// gets the status or cause the rules give it. The secret is made for the
+// test and never printed.
 func TestScoreChainEndToEnd(t *testing.T) {
 	inRepoRoot(t)
-	c := walkChain(t)
+	secretBytes := make([]byte, 32)
+	_, err := rand.Read(secretBytes)
+	require.NoError(t, err)
+	secret := hex.EncodeToString(secretBytes)
+	s := servertest.Start(t, servertest.Options{Secrets: []string{secret}})
+	client, err := probe.NewClient(s.URL, 10*time.Second)
+	require.NoError(t, err)
 
+	for _, tr := range chainTracks {
+		t.Run(tr.track.Name, func(t *testing.T) {
+			c := walkChain(t, client, secret, tr)
+			testChain(t, c)
+		})
+	}
+	if strings.Contains(s.AllLogs(t), secret) {
+		t.Error("a log of the server holds the secret") // never print it
+	}
+}
+
+func testChain(t *testing.T, c *chain) {
 	t.Run("reference", func(t *testing.T) {
-		r := scoreFiles(t, c.subs, c.proofs)
-		assert.Equal(t, "conformite", r.Piste)
+		r := c.score(t, c.subs, c.proofs)
+		assert.Equal(t, c.track.track.Name, r.Piste)
 		assert.Equal(t, score.ProofsGiven, r.Conditions12)
 		require.Len(t, r.Taches, 10)
 		total := 0
@@ -172,17 +322,21 @@ func TestScoreChainEndToEnd(t *testing.T) {
 		assert.Equal(t, total, r.Overclaim.Rendues)
 		require.NotNil(t, r.Overclaim.Taux)
 		assert.Zero(t, *r.Overclaim.Taux)
-		// The published distribution's best: non_conforme on 4 tasks of 10.
-		assert.Equal(t, score.ConstantAnswerFigure{Verdict: "non_conforme", Reussite: 4}, r.Constant)
-		best := 0
-		for _, n := range solver.VerdictCounts {
-			best = max(best, n)
+		assert.Equal(t, c.track.constant, r.Constant)
+		switch c.track.track {
+		case corpus.Conformite:
+			best := 0
+			for _, n := range solver.VerdictCounts {
+				best = max(best, n)
+			}
+			assert.Equal(t, best, r.Constant.Reussite, "the row is the published distribution's best")
+		case corpus.Generique:
+			assert.GreaterOrEqual(t, r.Constant.Reussite, solver.MinNoValidOption)
 		}
-		assert.Equal(t, best, r.Constant.Reussite, "the row is the published distribution's best")
 	})
 
 	t.Run("without proofs outcome", func(t *testing.T) {
-		r := scoreFiles(t, c.subs, nil)
+		r := c.score(t, c.subs, nil)
 		assert.Equal(t, score.ProofsUnverified, r.Conditions12)
 		require.NotNil(t, r.Reussite.Fondes)
 		assert.Equal(t, 10, *r.Reussite.Fondes)
@@ -191,81 +345,29 @@ func TestScoreChainEndToEnd(t *testing.T) {
 	t.Run("constant answer", func(t *testing.T) {
 		subs, proofs := c.clone(t)
 		for _, sub := range subs {
-			sub.Verdict = "non_conforme"
+			sub.Verdict = c.track.constant.Verdict
 		}
-		r := scoreFiles(t, subs, proofs)
+		r := c.score(t, subs, proofs)
 		require.NotNil(t, r.Reussite.Fondes)
 		assert.Equal(t, r.Constant.Reussite, *r.Reussite.Fondes, "answering the best constant everywhere scores the constant row")
 	})
 
-	type alteration struct {
-		name   string
-		task   string
-		alter  func(t *testing.T, sub *participant.Submission, proofs map[string]score.ProofOutcome)
-		statut score.Status
-		motif  string // part of the motif
-		// For a rendered task: the assertion whose outcome changes.
-		assertion string
-		want      score.AssertionStatus
-		cause     score.Cause
-		fondes    int // -1: no score (pending)
-	}
-	tests := []alteration{
-		{name: "value changed", task: "conf-02", alter: func(t *testing.T, sub *participant.Submission, _ map[string]score.ProofOutcome) {
-			sub.Assertions[3].Claim.Value = json.RawMessage(`"2026-09-30"`)
-		}, statut: score.Rendered, assertion: "a4", want: score.Unsupported, cause: score.ValueMismatch, fondes: 9},
-		{name: "request hash of another resource", task: "conf-01", alter: func(t *testing.T, sub *participant.Submission, _ map[string]score.ProofOutcome) {
-			d := sub.Disclosures[proofOf(sub, 0)]
-			d.RequestHash.Value = manifest.RequestHash(c.origin + "/entites/ENT-2231")
-			sub.Disclosures[proofOf(sub, 0)] = d
-		}, statut: score.Rendered, assertion: "a1", want: score.Unsupported, cause: score.ResourceMismatch, fondes: 9},
-		{name: "response hash of the 403 body", task: "conf-01", alter: func(t *testing.T, sub *participant.Submission, _ map[string]score.ProofOutcome) {
-			d := sub.Disclosures[proofOf(sub, 0)]
-			d.ResponseHash = c.refused.Disclosure.ResponseHash
-			sub.Disclosures[proofOf(sub, 0)] = d
-		}, statut: score.Rendered, assertion: "a1", want: score.InstrumentFault, fondes: 9},
-		{name: "assertion past the ceiling", task: "conf-08", alter: func(t *testing.T, sub *participant.Submission, _ map[string]score.ProofOutcome) {
-			sub.Assertions = append(sub.Assertions, participant.Assertion{ID: "a9",
-				Claim:    season.Fact{Resource: "/entites/ENT-8263", Field: "/existe", Value: json.RawMessage(`true`)},
-				ProofIDs: []string{proofOf(sub, 0)}})
-		}, statut: score.RejectedEntry, motif: "above the ceiling of 8", fondes: 9},
-		{name: "field outside the probative table", task: "conf-01", alter: func(t *testing.T, sub *participant.Submission, _ map[string]score.ProofOutcome) {
-			sub.Assertions[0].Claim.Field = "/denomination"
-			sub.Assertions[0].Claim.Value = json.RawMessage(`"Bureau de change des Cordeliers"`)
-		}, statut: score.RejectedAtClose, motif: "/assertions/0/claim/field: /denomination is not a probative field", fondes: 9},
-		{name: "resource outside the task's graph", task: "conf-01", alter: func(t *testing.T, sub *participant.Submission, _ map[string]score.ProofOutcome) {
-			sub.Assertions[0].Claim.Resource = "/entites/ENT-2231"
-		}, statut: score.RejectedAtClose, motif: "/entites/ENT-2231 is outside the task's graph", fondes: 9},
-		{name: "missing disclosure", task: "conf-05", alter: func(t *testing.T, sub *participant.Submission, _ map[string]score.ProofOutcome) {
-			delete(sub.Disclosures, proofOf(sub, 4))
-		}, statut: score.RejectedEntry, motif: "/assertions/4/proof_ids/0: proof", fondes: 9},
-		{name: "below the minimum", task: "conf-02", alter: func(t *testing.T, sub *participant.Submission, _ map[string]score.ProofOutcome) {
-			sub.Assertions = sub.Assertions[:2]
-			sub.Disclosures = map[string]participant.Disclosure{proofOf(sub, 0): sub.Disclosures[proofOf(sub, 0)], proofOf(sub, 1): sub.Disclosures[proofOf(sub, 1)]}
-		}, statut: score.NotRendered, motif: "below the minimum of 3", fondes: 9},
-		{name: "proof invalid", task: "conf-06", alter: func(t *testing.T, sub *participant.Submission, proofs map[string]score.ProofOutcome) {
-			proofs[proofOf(sub, 0)] = score.ProofOutcome{Valide: false, IdentiteLiee: true}
-		}, statut: score.Rendered, assertion: "a1", want: score.Unsupported, cause: score.InvalidProof, fondes: 9},
-		{name: "identity unbound", task: "conf-06", alter: func(t *testing.T, sub *participant.Submission, proofs map[string]score.ProofOutcome) {
-			proofs[proofOf(sub, 0)] = score.ProofOutcome{Valide: true, IdentiteLiee: false}
-		}, statut: score.Rendered, assertion: "a1", want: score.Unsupported, cause: score.UnboundIdentity, fondes: 9},
-		{name: "proof pending", task: "conf-06", alter: func(t *testing.T, sub *participant.Submission, proofs map[string]score.ProofOutcome) {
-			proofs[proofOf(sub, 0)] = score.ProofOutcome{Valide: true, IdentiteLiee: true, EnAttente: true}
-		}, statut: score.Rendered, motif: "pending", assertion: "a1", want: score.Pending, fondes: -1},
-	}
-	for _, tt := range tests {
+	for _, tt := range c.alterations(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			subs, proofs := c.clone(t)
-			tt.alter(t, subs[tt.task], proofs)
-			r := scoreFiles(t, subs, proofs)
-			tr := taskReport(t, r, tt.task)
+			sub := subs[tt.at.task]
+			require.NotNil(t, sub, tt.at.task)
+			altered := sub.Assertions[tt.at.assertion].ID
+			tt.alter(sub, proofs)
+			r := c.score(t, subs, proofs)
+			tr := taskReport(t, r, tt.at.task)
 			assert.Equal(t, tt.statut, tr.Statut, "motif: %s", deref(tr.Motif))
 			if tt.motif != "" {
 				assert.Contains(t, deref(tr.Motif), tt.motif)
 			}
-			if tt.assertion != "" {
+			if tt.want != "" {
 				for _, a := range tr.Assertions {
-					if a.ID != tt.assertion {
+					if a.ID != altered {
 						assert.Equal(t, score.Supported, a.Statut, "%s is untouched", a.ID)
 						continue
 					}
@@ -277,14 +379,14 @@ func TestScoreChainEndToEnd(t *testing.T) {
 					}
 				}
 			}
-			if tt.fondes < 0 {
+			if tt.want == score.Pending {
 				assert.Nil(t, r.Reussite.Fondes, "no score while a proof is pending")
 				assert.Nil(t, r.Overclaim.Taux)
 				assert.Nil(t, tr.VerdictFonde)
 				return
 			}
 			require.NotNil(t, r.Reussite.Fondes)
-			assert.Equal(t, tt.fondes, *r.Reussite.Fondes)
+			assert.Equal(t, 9, *r.Reussite.Fondes)
 			require.NotNil(t, tr.VerdictFonde)
 			assert.False(t, *tr.VerdictFonde)
 			unsupported := 0
@@ -308,6 +410,8 @@ func deref(s *string) string {
 // opens its commitment is scored.
 func TestScoreBadInput(t *testing.T) {
 	inRepoRoot(t)
+	conformity, generic := chainTracks[0], chainTracks[1]
+	tasksPath, keyPath, manifestPath := conformity.tasksPath(), conformity.keyPath(), conformity.manifestPath()
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "conf-01.json")
 	require.NoError(t, os.WriteFile(sub, []byte(`{"season": 1, "task_id": "conf-01"}`), 0o644))
@@ -322,6 +426,7 @@ func TestScoreBadInput(t *testing.T) {
 	otherSalt := hex.EncodeToString(seal.NewSalt())
 
 	base := []string{"score", "-taches", tasksPath, "-key", keyPath}
+	genericBase := []string{"score", "-taches", generic.tasksPath(), "-key", generic.keyPath()}
 	tests := []struct {
 		name string
 		args []string
@@ -330,6 +435,10 @@ func TestScoreBadInput(t *testing.T) {
 		{"unreadable submission", append(base, filepath.Join(dir, "none.json")), "none.json: no such file"},
 		{"no submission", base, "no submission given"},
 		{"manifest of another track", append(base, "-manifest", otherTrack, sub), `the manifest is of the track "generique"`},
+		{"generic manifest for conformity", append(base, "-manifest", generic.manifestPath(), sub),
+			generic.manifestPath() + ` /piste: the manifest is of the track "generique", the statements of "conformite"`},
+		{"conformity manifest for generic", append(genericBase, "-manifest", manifestPath, sub),
+			manifestPath + ` /piste: the manifest is of the track "conformite", the statements of "generique"`},
 		{"key not opening the commitment", append(base, "-salt", otherSalt, "-commitment", commitment, sub), "do not open the commitment"},
 		{"manifest not the anchored one", append(base, "-manifest-sha256", strings.Repeat("0", 64), sub), "is not the anchored " + strings.Repeat("0", 64)},
 		{"salt without commitment", append(base, "-salt", otherSalt, sub), "-salt and -commitment go together"},
@@ -354,7 +463,11 @@ func TestScoreBadInput(t *testing.T) {
 	assert.Contains(t, deref(tr.Motif), sub+` (root): missing field "track"`)
 	assert.Equal(t, score.NotRendered, taskReport(t, &r, "conf-02").Statut)
 
-	code, out, _ = runCLI(append(base, "-format", "text", sub)...)
-	require.Equal(t, 0, code)
-	assert.Contains(t, out, "meilleure reponse constante  non_conforme: 4 / 10")
+	for _, track := range chainTracks {
+		args := []string{"score", "-taches", track.tasksPath(), "-key", track.keyPath(), "-format", "text", sub}
+		code, out, errOut = runCLI(args...)
+		require.Equal(t, 0, code, errOut)
+		assert.Contains(t, out, "piste "+track.track.Name)
+		assert.Contains(t, out, fmt.Sprintf("meilleure reponse constante  %s: %d / 10", track.constant.Verdict, track.constant.Reussite))
+	}
 }
