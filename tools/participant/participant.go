@@ -1,9 +1,9 @@
 // Package participant is the reference participant of the measurement
 // chain's end-to-end test: the reference solver answers each task, of
 // either track, through a live corpus server reached as Trust Layer's proxy
-// reaches it, every call
-// is recorded as a proof with the two hash openings a participant discloses
-// (specification 4), and each task's answer is written as a submission.
+// reaches it, every call is recorded as a proof with the two hash openings
+// a participant discloses (specification 4), and each task's answer is
+// written as a submission.
 //
 // Relay plays Trust Layer: a GET of the exact canonical path with no query
 // (params={}), the secret header, the body parsed as Python parses it, and

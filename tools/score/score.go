@@ -284,7 +284,7 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 	}
 	if own, want := ownCount(sub, graph), (t.Min+1)/2; own < want {
 		tr.Statut = RejectedAtClose
-		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions on the entity's own resources, want at least %d (half the minimum %d, rounded up)", sub.File, own, want, t.Min))
+		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions on the task's own resources (the entity's, or the candidates'), want at least %d (half the minimum %d, rounded up)", sub.File, own, want, t.Min))
 		return tr, nil
 	}
 	tr.Statut = Rendered
@@ -319,7 +319,7 @@ func (s *Scorer) entryCheck(t Task, p Parsed) error {
 
 // closeCheck is what only the corpus shows: every assertion's resource in
 // the task's graph, its field probative, and on a common list an entry
-// that concerns the entity. It returns the reason for a rejection, or "".
+// that concerns the task. It returns the reason for a rejection, or "".
 func (s *Scorer) closeCheck(sub *Submission, g Graph) string {
 	for i, a := range sub.Assertions {
 		at := fmt.Sprintf("/assertions/%d/claim", i)
@@ -331,7 +331,7 @@ func (s *Scorer) closeCheck(sub *Submission, g Graph) string {
 		case !s.Track.Probative(a.Resource, a.Field):
 			return fmt.Sprintf("%s/field: %s is not a probative field of %s (no rule consumes it)", at, a.Field, a.Resource)
 		case g.Common(a.Resource) && !g.Own(a.Resource) && !g.Concerns(a.Resource, a.Field):
-			return fmt.Sprintf("%s/field: %s of the common list %s is not an entry concerning the task's entity", at, a.Field, a.Resource)
+			return fmt.Sprintf("%s/field: %s of the common list %s is not an entry concerning the task (its entity, or a candidate)", at, a.Field, a.Resource)
 		}
 	}
 	return ""

@@ -180,7 +180,7 @@ func TestCloseChecks(t *testing.T) {
 		other := append(append([]season.Fact(nil), conf06...), season.Fact{Resource: "/mesures-restrictives/MR-2026-p2", Field: "/entrees/0/nom", Value: mustValue(t, "/mesures-restrictives/MR-2026-p2", "/entrees/0/nom")})
 		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", other))
 		assert.Equal(t, RejectedAtClose, tr.Statut)
-		assert.Contains(t, *tr.Motif, "not an entry concerning the task's entity")
+		assert.Contains(t, *tr.Motif, "not an entry concerning the task (its entity, or a candidate)")
 	})
 	t.Run("too few on own resources", func(t *testing.T) {
 		var common []season.Fact
@@ -192,13 +192,19 @@ func TestCloseChecks(t *testing.T) {
 		common = append(common, conf06[0])
 		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", common))
 		assert.Equal(t, RejectedAtClose, tr.Statut)
-		assert.Contains(t, *tr.Motif, "1 assertions on the entity's own resources, want at least 2")
+		assert.Contains(t, *tr.Motif, "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2")
 	})
 }
 
 func mustValue(t *testing.T, resource, field string) json.RawMessage {
 	t.Helper()
 	s, _ := newScorer(t)
+	return valueOf(t, s, resource, field)
+}
+
+// valueOf is the value the frozen bytes carry at a pointer, as JSON.
+func valueOf(t *testing.T, s *Scorer, resource, field string) json.RawMessage {
+	t.Helper()
 	v, ok, err := s.valueAt(resource, field)
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -360,6 +366,16 @@ func TestPurchasingChecks(t *testing.T) {
 		{"a field no rule consumes", season.Fact{Resource: "/produits/OND-2000", Field: "/marque", Value: json.RawMessage(`"x"`)},
 			"/marque is not a probative field of /produits/OND-2000"},
 	}
+	t.Run("too few on the candidates' own resources", func(t *testing.T) {
+		catalogue := "/catalogues/onduleurs"
+		facts := []season.Fact{gen05.Faits[4]} // the recommended product's tarif
+		for _, field := range []string{"/entrees/0/produit", "/entrees/0/prix_affiche_ttc", "/entrees/0/etat_affiche"} {
+			facts = append(facts, season.Fact{Resource: catalogue, Field: field, Value: valueOf(t, s, catalogue, field)})
+		}
+		tr := scoreOne(t, s, submission(t, s, gen05.ID, gen05.Verdict, facts))
+		assert.Equal(t, RejectedAtClose, tr.Statut)
+		assert.Contains(t, deref(tr.Motif), "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2 (half the minimum 4")
+	})
 	for _, tt := range closeChecks {
 		t.Run(tt.name, func(t *testing.T) {
 			facts := append(slices.Clone(gen05.Faits[:len(gen05.Faits)-1]), tt.fact)
