@@ -1,5 +1,5 @@
 # The corpus server of the PROVE IT challenge.
-#   make run    build everything and serve the embedded corpus on $(CORPUS_LISTEN)
+#   make run    build everything and serve both embedded corpora on $(CORPUS_LISTEN)
 #   make test   run every test
 
 SHELL := /bin/bash
@@ -18,7 +18,7 @@ FUZZ_JSON_EXECS ?= 100000x
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.run/*') go.mod go.sum
 CORPUS_FILES := $(shell find corpus manifest -type f -not -name '*.go')
 
-.PHONY: all build run test vet unit fuzz lint solve verify manifest bench clean
+.PHONY: all build run test vet unit fuzz lint solve verify manifest catalogue catalogue-check bench clean
 
 all: build
 
@@ -43,8 +43,9 @@ run: build
 	else \
 	  where='$$CORPUS_CHALLENGE_SECRET'; \
 	fi; \
-	echo "Serving the embedded corpus on http://$(CORPUS_LISTEN)"; \
+	echo "Serving both embedded corpora (conformite, generique) on http://$(CORPUS_LISTEN)"; \
 	echo "Try:  curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/referentiel"; \
+	echo "      curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/regles-achat"; \
 	echo "Telemetry: $(RUN_DIR)/telemetry.log"
 	@port=$${CORPUS_LISTEN##*:}; \
 	 CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
@@ -56,8 +57,9 @@ run: build
 	 exec $(CADDY) run --config Caddyfile --adapter caddyfile
 
 # Every test: static checks, unit and integration tests (which start the real
-# binary), the manifest and corpus checks, then each fuzz target briefly.
-test: vet verify lint solve unit fuzz
+# binary, the end-to-end scoring chain among them), the manifest, catalogue
+# and corpus checks, then each fuzz target briefly.
+test: vet verify catalogue-check lint solve unit fuzz
 
 vet:
 	$(GO) vet ./...
@@ -81,6 +83,15 @@ solve: $(PROVEIT)
 
 manifest: $(PROVEIT)
 	$(PROVEIT) manifest
+
+# The public catalogue of each track (docs/catalogue), and its check: the
+# checked-in files are the ones built, and nothing published at the opening
+# names an absent reference or holds the manifest.
+catalogue: $(PROVEIT)
+	$(PROVEIT) catalogue
+
+catalogue-check: $(PROVEIT)
+	$(PROVEIT) catalogue -check
 
 # Benchmarks, written to docs/performance.md: the corpus server against
 # Caddy's respond and file_server and nginx, the manifest tool against a

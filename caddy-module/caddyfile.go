@@ -22,15 +22,20 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 //	proveit_corpus {
 //	    secrets     <secret|placeholder>...
-//	    root            <folder>
-//	    manifest        <file>
-//	    manifest_sha256 <hex|placeholder>
+//	    corpus <track> {
+//	        root            <folder>
+//	        manifest        <file>
+//	        manifest_sha256 <hex|placeholder>
+//	    }
 //	    hosts           <host>...
 //	    maintenance     [on|off]
 //	}
 //
-// Each subdirective may be given once: a second would silently override the
-// first, so it is refused, as Caddy's own modules do.
+// A corpus block names one track's tree; there is one block per track
+// served, and none means every track embedded in the binary. Every other
+// subdirective may be given once, and each of a corpus block's once: a
+// second would silently override the first, so it is refused, as Caddy's
+// own modules do.
 //
 // Write secrets as runtime placeholders ({env.NAME}, {file.PATH}), not as
 // {$NAME}: the latter is substituted when the Caddyfile is adapted and would
@@ -49,7 +54,9 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		if seen[name] {
 			return d.Errf("%s: already specified", name)
 		}
-		seen[name] = true
+		if name != "corpus" {
+			seen[name] = true
+		}
 		switch d.Val() {
 		case "secrets", "secret":
 			args := d.RemainingArgs()
@@ -57,18 +64,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 			h.Secrets = append(h.Secrets, args...)
-		case "root":
-			if !d.AllArgs(&h.Root) {
-				return d.ArgErr()
+		case "corpus":
+			c, err := unmarshalCorpus(d)
+			if err != nil {
+				return err
 			}
-		case "manifest":
-			if !d.AllArgs(&h.Manifest) {
-				return d.ArgErr()
-			}
-		case "manifest_sha256":
-			if !d.AllArgs(&h.ManifestSHA256) {
-				return d.ArgErr()
-			}
+			h.Corpora = append(h.Corpora, c)
 		case "hosts":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
@@ -93,6 +94,41 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		}
 	}
 	return nil
+}
+
+// unmarshalCorpus reads one corpus block, the dispenser on its name.
+func unmarshalCorpus(d *caddyfile.Dispenser) (Corpus, error) {
+	var c Corpus
+	if !d.NextArg() {
+		return c, d.ArgErr()
+	}
+	c.Track = d.Val()
+	if d.NextArg() {
+		return c, d.ArgErr()
+	}
+	seen := map[string]bool{}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		name := d.Val()
+		if seen[name] {
+			return c, d.Errf("corpus %s: %s: already specified", c.Track, name)
+		}
+		seen[name] = true
+		var into *string
+		switch name {
+		case "root":
+			into = &c.Root
+		case "manifest":
+			into = &c.Manifest
+		case "manifest_sha256":
+			into = &c.ManifestSHA256
+		default:
+			return c, d.Errf("corpus %s: unrecognized subdirective %q", c.Track, name)
+		}
+		if !d.AllArgs(into) {
+			return c, d.ArgErr()
+		}
+	}
+	return c, nil
 }
 
 // Interface guard

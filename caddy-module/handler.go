@@ -10,15 +10,18 @@
 package corpushandler
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,21 +59,11 @@ type Handler struct {
 	// one secret of 32 bytes or more is required.
 	Secrets []string `json:"secrets,omitempty"`
 
-	// Root is the folder of the corpus tree on disk. Empty, or a placeholder
-	// that resolves to nothing, means the corpus embedded in the binary.
-	Root string `json:"root,omitempty"`
-
-	// Manifest is the path of the manifest the tree must match byte for byte.
-	// Empty, or a placeholder that resolves to nothing, means the manifest
-	// embedded in the binary.
-	Manifest string `json:"manifest,omitempty"`
-
-	// ManifestSHA256 pins the manifest: the SHA-256, in hex, of the manifest
-	// file ArkForge anchored at pre-registration. Any other manifest is
-	// refused at start and at reload. It may be a placeholder such as
-	// {env.CORPUS_MANIFEST_SHA256} or {file./etc/proveit/manifest.sha256};
-	// empty, or resolving to nothing, means no pin.
-	ManifestSHA256 string `json:"manifest_sha256,omitempty"`
+	// Corpora are the trees served together, one per track (CONTRACT.md
+	// sections 3 and 6), each checked byte for byte against its own
+	// manifest. None means every track's tree and manifest embedded in the
+	// binary.
+	Corpora []Corpus `json:"corpora,omitempty"`
 
 	// Hosts, when set, are the only Host names answered; any other gets the
 	// 400 body once past the gate. Compared without the port, ignoring case.
@@ -79,18 +72,100 @@ type Handler struct {
 	// Maintenance answers the 503 body to every request that passes the gate.
 	Maintenance bool `json:"maintenance,omitempty"`
 
-	// tree is the file system the corpus is read from; tests may set it.
-	tree afero.Fs
-
 	digests     [][sha256.Size]byte
 	hosts       map[string]bool
 	resources   map[string]*response
-	citedAbsent map[string]bool // absent references the manifest lists
+	citedAbsent map[string]bool        // absent references the manifests list
+	served      map[*corpus.Track]bool // tracks whose collections answer absent references
 	badRequest  *response
 	forbidden   *response
 	notFound    *response
 	unavailable *response
 	telemetry   *zap.Logger
+}
+
+// Corpus is one track's tree, served beside the others by the same handler.
+type Corpus struct {
+	// Track names the track: conformite or generique.
+	Track string `json:"track"`
+
+	// Root is the folder of the track's tree on disk. Empty, or a
+	// placeholder that resolves to nothing, means the tree embedded in the
+	// binary.
+	Root string `json:"root,omitempty"`
+
+	// Manifest is the path of the manifest the tree must match byte for
+	// byte. Empty, or a placeholder that resolves to nothing, means the
+	// track's manifest embedded in the binary.
+	Manifest string `json:"manifest,omitempty"`
+
+	// ManifestSHA256 pins the manifest: the SHA-256, in hex, of the
+	// manifest file ArkForge anchored at the track's pre-registration. Any
+	// other manifest is refused at start and at reload. It may be a
+	// placeholder such as {env.CORPUS_MANIFEST_SHA256} or
+	// {file./etc/proveit/manifest.sha256}; empty, or resolving to nothing,
+	// means no pin.
+	ManifestSHA256 string `json:"manifest_sha256,omitempty"`
+
+	// tree is the file system the tree is read from; tests may set it.
+	tree afero.Fs
+}
+
+// loadedCorpus is a corpus once its bytes matched its manifest.
+type loadedCorpus struct {
+	track    *corpus.Track
+	manifest *manifest.Manifest
+	bodies   map[string][]byte
+	sha256   string // the manifest's
+	pinned   bool
+}
+
+// load resolves a corpus's placeholders, reads its manifest and checks its
+// tree against it, byte for byte.
+func (c *Corpus) load(repl *caddy.Replacer) (*loadedCorpus, error) {
+	track, err := corpus.TrackNamed(c.Track)
+	if err != nil {
+		return nil, err
+	}
+	root, err := repl.ReplaceOrErr(c.Root, false, true)
+	if err != nil {
+		return nil, fmt.Errorf("root: %w", err)
+	}
+	manifestPath, err := repl.ReplaceOrErr(c.Manifest, false, true)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	pin, err := repl.ReplaceOrErr(c.ManifestSHA256, false, true)
+	if err != nil {
+		return nil, fmt.Errorf("manifest_sha256: %w", err)
+	}
+	manifestBytes, err := readManifest(track, manifestPath)
+	if err != nil {
+		return nil, err
+	}
+	served := manifest.SHA256(manifestBytes)
+	pin = strings.TrimSpace(pin)
+	if err := checkPin(pin, served); err != nil {
+		return nil, err
+	}
+	m, bodies, err := manifest.Load(manifestBytes, c.fs(track, root), track, manifest.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("refusing to serve: %w", err)
+	}
+	return &loadedCorpus{track: track, manifest: m, bodies: bodies, sha256: served, pinned: pin != ""}, nil
+}
+
+// fs is the tree to serve: the one a test put in place, the folder on disk
+// (read only, in the fewest system calls), or the track's tree embedded in
+// the binary.
+func (c *Corpus) fs(track *corpus.Track, root string) fs.FS {
+	switch {
+	case c.tree != nil:
+		return afero.NewIOFS(c.tree)
+	case root != "":
+		return manifest.Dir(root)
+	}
+	return track.Embedded()
 }
 
 // CaddyModule returns the Caddy module information.
@@ -110,58 +185,47 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionSecrets(repl); err != nil {
 		return err
 	}
-	root, err := repl.ReplaceOrErr(h.Root, false, true)
-	if err != nil {
-		return fmt.Errorf("root: %w", err)
-	}
-	manifestPath, err := repl.ReplaceOrErr(h.Manifest, false, true)
-	if err != nil {
-		return fmt.Errorf("manifest: %w", err)
-	}
-	pin, err := repl.ReplaceOrErr(h.ManifestSHA256, false, true)
-	if err != nil {
-		return fmt.Errorf("manifest_sha256: %w", err)
-	}
 	h.hosts = make(map[string]bool, len(h.Hosts))
 	for _, host := range h.Hosts {
 		h.hosts[strings.ToLower(host)] = true
 	}
-	manifestBytes, err := readManifest(manifestPath)
-	if err != nil {
-		return err
-	}
-	served := manifest.SHA256(manifestBytes)
-	if err := checkPin(strings.TrimSpace(pin), served); err != nil {
-		return err
-	}
-	m, bodies, err := manifest.Load(manifestBytes, h.corpusFS(root), manifest.Bytes)
-	if err != nil {
-		if manifestPath != "" {
-			return fmt.Errorf("refusing to serve %s: %w", manifestPath, err)
-		}
-		return fmt.Errorf("refusing to serve: %w", err)
-	}
-	h.resources = make(map[string]*response, len(bodies))
-	for path, body := range bodies {
-		if !corpus.IsSystem(path) {
-			h.resources[path] = newResponse(http.StatusOK, outcomeResource, path, body, checkedSHA256(m, path))
+	corpora := h.Corpora
+	if len(corpora) == 0 {
+		for _, t := range corpus.Tracks {
+			corpora = append(corpora, Corpus{Track: t.Name})
 		}
 	}
+	h.resources = map[string]*response{}
 	h.citedAbsent = map[string]bool{}
-	for _, e := range m.Resources {
-		if e.Kind == manifest.Absent {
-			h.citedAbsent[e.Path] = true
+	h.served = map[*corpus.Track]bool{}
+	owners := map[string]string{} // every path served, by the track that serves it
+	system := map[string]*response{}
+	for i := range corpora {
+		c, err := corpora[i].load(repl)
+		if err != nil {
+			return fmt.Errorf("corpus %q: %w", corpora[i].Track, err)
 		}
+		if h.served[c.track] {
+			return fmt.Errorf("corpus %q: the track is configured twice", c.track.Name)
+		}
+		h.served[c.track] = true
+		if err := h.add(c, owners, system); err != nil {
+			return err
+		}
+		ctx.Logger().Info("corpus verified against its manifest",
+			zap.String("track", c.track.Name),
+			zap.Int("resources", len(c.bodies)-len(corpus.SystemStatus)),
+			zap.Int("manifest_entries", len(c.manifest.Resources)),
+			zap.String("manifest_sha256", c.sha256),
+			zap.Bool("manifest_pinned", c.pinned))
 	}
-	h.badRequest = newResponse(http.StatusBadRequest, outcomeMalformed, "", bodies[corpus.SystemBadRequest], checkedSHA256(m, corpus.SystemBadRequest))
-	h.forbidden = newResponse(http.StatusForbidden, outcomeForbidden, "", bodies[corpus.SystemForbidden], checkedSHA256(m, corpus.SystemForbidden))
-	h.notFound = newResponse(http.StatusNotFound, outcomeNotFound, "", bodies[corpus.SystemNotFound], checkedSHA256(m, corpus.SystemNotFound))
-	h.unavailable = newResponse(http.StatusServiceUnavailable, outcomeUnavailable, "", bodies[corpus.SystemUnavailable], checkedSHA256(m, corpus.SystemUnavailable))
-	ctx.Logger().Info("corpus verified against its manifest",
+	h.badRequest = system[corpus.SystemBadRequest]
+	h.forbidden = system[corpus.SystemForbidden]
+	h.notFound = system[corpus.SystemNotFound]
+	h.unavailable = system[corpus.SystemUnavailable]
+	ctx.Logger().Info("corpora served",
+		zap.Int("corpora", len(corpora)),
 		zap.Int("resources", len(h.resources)),
-		zap.Int("manifest_entries", len(m.Resources)),
-		zap.String("manifest_sha256", served),
-		zap.Bool("manifest_pinned", pin != ""),
 		zap.Int("secret_slots", len(h.digests)),
 		zap.Bool("maintenance", h.Maintenance))
 	// Loading leaves the manifest, the tree as read and the checks' work as
@@ -169,6 +233,53 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	// now rather than hold it for the life of the process.
 	debug.FreeOSMemory()
 	return nil
+}
+
+// add takes a verified corpus's bodies into the handler. No path may be
+// served by two trees, as a resource or as an absent reference; the fixed
+// bodies must be the same bytes in every tree, and are kept once.
+func (h *Handler) add(c *loadedCorpus, owners map[string]string, system map[string]*response) error {
+	claim := func(path string) error {
+		if other, taken := owners[path]; taken && other != c.track.Name {
+			return fmt.Errorf("refusing to serve: %s is claimed by the trees of both %s and %s", path, other, c.track.Name)
+		}
+		owners[path] = c.track.Name
+		return nil
+	}
+	for _, path := range slices.Sorted(maps.Keys(c.bodies)) {
+		body := c.bodies[path]
+		if status, isSystem := corpus.SystemStatus[path]; isSystem {
+			if kept, ok := system[path]; ok {
+				if !bytes.Equal(kept.body, body) {
+					return fmt.Errorf("refusing to serve: the fixed body %s of %s differs from the one already served", path, c.track.Name)
+				}
+				continue
+			}
+			system[path] = newResponse(status, systemOutcomes[path], "", body, checkedSHA256(c.manifest, path))
+			continue
+		}
+		if err := claim(path); err != nil {
+			return err
+		}
+		h.resources[path] = newResponse(http.StatusOK, outcomeResource, path, body, checkedSHA256(c.manifest, path))
+	}
+	for _, e := range c.manifest.Resources {
+		if e.Kind == manifest.Absent {
+			if err := claim(e.Path); err != nil {
+				return err
+			}
+			h.citedAbsent[e.Path] = true
+		}
+	}
+	return nil
+}
+
+// systemOutcomes says what telemetry calls each fixed body's answer.
+var systemOutcomes = map[string]string{
+	corpus.SystemBadRequest:  outcomeMalformed,
+	corpus.SystemForbidden:   outcomeForbidden,
+	corpus.SystemNotFound:    outcomeNotFound,
+	corpus.SystemUnavailable: outcomeUnavailable,
 }
 
 // checkPin refuses a manifest whose SHA-256 is not the pinned one.
@@ -205,30 +316,17 @@ func (h *Handler) provisionSecrets(repl *caddy.Replacer) error {
 	return nil
 }
 
-// readManifest reads the manifest file's bytes, or the embedded one's for
-// an empty path.
-func readManifest(path string) ([]byte, error) {
+// readManifest reads the bytes of the manifest file, or of the track's
+// embedded one for an empty path.
+func readManifest(track *corpus.Track, path string) ([]byte, error) {
 	if path == "" {
-		return manifest.Embedded(), nil
+		return manifest.Embedded(track), nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading manifest: %w", err)
 	}
 	return data, nil
-}
-
-// corpusFS is the tree to serve: the one a test put in place, the folder on
-// disk (read only, in the fewest system calls), or the corpus embedded in
-// the binary.
-func (h *Handler) corpusFS(root string) fs.FS {
-	switch {
-	case h.tree != nil:
-		return afero.NewIOFS(h.tree)
-	case root != "":
-		return manifest.Dir(root)
-	}
-	return corpus.Embedded()
 }
 
 // Validate checks the configuration that provisioning resolved.
@@ -273,6 +371,9 @@ func (h *Handler) answer(r *http.Request) (*response, int) {
 	case corpus.Resource:
 		return h.resources[path], slot
 	case corpus.AbsentReference:
+		if track, _ := corpus.TrackOf(path); !h.served[track] {
+			return h.notFound, slot // a collection of a track this server does not serve
+		}
 		// Telemetry names the path only when the manifest lists it: any
 		// other is free text of the caller's.
 		resource := ""

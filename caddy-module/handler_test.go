@@ -45,11 +45,11 @@ var fixtureDocs = map[string]string{
 func newFixtureTree(t *testing.T) (afero.Fs, string) {
 	t.Helper()
 	tree := afero.NewMemMapFs()
-	err := fs.WalkDir(corpus.Embedded(), "_systeme", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(corpus.Conformite.Embedded(), "_systeme", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := fs.ReadFile(corpus.Embedded(), name)
+		data, err := fs.ReadFile(corpus.Conformite.Embedded(), name)
 		if err != nil {
 			return err
 		}
@@ -59,11 +59,16 @@ func newFixtureTree(t *testing.T) (afero.Fs, string) {
 	for name, body := range fixtureDocs {
 		require.NoError(t, afero.WriteFile(tree, name, []byte(body), 0o644))
 	}
-	m, err := manifest.Build(afero.NewIOFS(tree), corpus.Track, manifest.DefaultOrigin, []string{"/attestations/ATT-0404"})
+	m, err := manifest.Build(afero.NewIOFS(tree), corpus.Conformite.Name, manifest.DefaultOrigin, []string{"/attestations/ATT-0404"})
 	require.NoError(t, err)
 	manifestPath := filepath.Join(t.TempDir(), "manifest.json")
 	require.NoError(t, os.WriteFile(manifestPath, m.Encode(), 0o644))
 	return tree, manifestPath
+}
+
+// fixtureCorpus is the conformity corpus of a fixture tree.
+func fixtureCorpus(tree afero.Fs, manifestPath string) Corpus {
+	return Corpus{Track: corpus.Conformite.Name, Manifest: manifestPath, tree: tree}
 }
 
 func provision(t *testing.T, h *Handler) (*observer.ObservedLogs, error) {
@@ -81,7 +86,7 @@ func provision(t *testing.T, h *Handler) (*observer.ObservedLogs, error) {
 func newHandler(t *testing.T, mutate func(*Handler)) (*Handler, *observer.ObservedLogs) {
 	t.Helper()
 	tree, manifestPath := newFixtureTree(t)
-	h := &Handler{Secrets: []string{secretA, secretB}, Manifest: manifestPath, tree: tree}
+	h := &Handler{Secrets: []string{secretA, secretB}, Corpora: []Corpus{fixtureCorpus(tree, manifestPath)}}
 	if mutate != nil {
 		mutate(h)
 	}
@@ -92,7 +97,7 @@ func newHandler(t *testing.T, mutate func(*Handler)) (*Handler, *observer.Observ
 
 func systemBody(t *testing.T, path string) string {
 	t.Helper()
-	data, err := fs.ReadFile(corpus.Embedded(), corpus.FileOf(path))
+	data, err := fs.ReadFile(corpus.Conformite.Embedded(), corpus.FileOf(path))
 	require.NoError(t, err)
 	return string(data)
 }
@@ -340,36 +345,41 @@ func TestProvisionRefuses(t *testing.T) {
 		}, "no challenge secret"},
 		{"short secret", func(t *testing.T, h *Handler) { h.Secrets = []string{secretA, "short-secret"} }, "secret slot 1: shorter than 32 bytes"},
 		{"changed file", func(t *testing.T, h *Handler) {
-			require.NoError(t, afero.WriteFile(h.tree, "referentiel.json", []byte(`{"ressource": "/referentiel", "titre": "Regles"}`), 0o644))
+			require.NoError(t, afero.WriteFile(h.Corpora[0].tree, "referentiel.json", []byte(`{"ressource": "/referentiel", "titre": "Regles"}`), 0o644))
 		}, "referentiel.json: bytes changed"},
 		{"missing file", func(t *testing.T, h *Handler) {
-			require.NoError(t, h.tree.Remove("agrements/AGR-4417.json"))
+			require.NoError(t, h.Corpora[0].tree.Remove("agrements/AGR-4417.json"))
 		}, "agrements/AGR-4417.json: missing from the tree"},
 		{"extra file", func(t *testing.T, h *Handler) {
-			require.NoError(t, afero.WriteFile(h.tree, "agrements/AGR-0002.json", []byte(`{"existe": true}`), 0o644))
+			require.NoError(t, afero.WriteFile(h.Corpora[0].tree, "agrements/AGR-0002.json", []byte(`{"existe": true}`), 0o644))
 		}, "agrements/AGR-0002.json: extra"},
 		{"stray file", func(t *testing.T, h *Handler) {
-			require.NoError(t, afero.WriteFile(h.tree, "notes.txt", []byte("x"), 0o644))
+			require.NoError(t, afero.WriteFile(h.Corpora[0].tree, "notes.txt", []byte("x"), 0o644))
 		}, "notes.txt: not a .json file"},
-		{"missing manifest", func(t *testing.T, h *Handler) { h.Manifest = filepath.Join(t.TempDir(), "none.json") }, "reading manifest"},
+		{"missing manifest", func(t *testing.T, h *Handler) { h.Corpora[0].Manifest = filepath.Join(t.TempDir(), "none.json") }, "reading manifest"},
 		{"another manifest than the pinned one", func(t *testing.T, h *Handler) {
-			h.ManifestSHA256 = manifest.SHA256(manifest.Embedded())
-		}, "the pinned one is " + manifest.SHA256(manifest.Embedded())},
-		{"a pin that is no SHA-256", func(t *testing.T, h *Handler) { h.ManifestSHA256 = "sha256:abc" }, "is not a SHA-256"},
+			h.Corpora[0].ManifestSHA256 = manifest.SHA256(manifest.Embedded(corpus.Conformite))
+		}, "the pinned one is " + manifest.SHA256(manifest.Embedded(corpus.Conformite))},
+		{"a pin that is no SHA-256", func(t *testing.T, h *Handler) { h.Corpora[0].ManifestSHA256 = "sha256:abc" }, "is not a SHA-256"},
 		{"a pin in upper case", func(t *testing.T, h *Handler) {
-			h.ManifestSHA256 = strings.ToUpper(manifest.SHA256(manifest.Embedded()))
+			h.Corpora[0].ManifestSHA256 = strings.ToUpper(manifest.SHA256(manifest.Embedded(corpus.Conformite)))
 		}, "is not a SHA-256"},
 		{"a manifest without its fixed bodies", func(t *testing.T, h *Handler) {
-			m, _, err := manifest.ReadFile(h.Manifest)
+			m, _, err := manifest.ReadFile(h.Corpora[0].Manifest)
 			require.NoError(t, err)
 			m.Resources = slices.DeleteFunc(m.Resources, func(e manifest.Entry) bool { return e.Path == corpus.SystemUnavailable })
-			require.NoError(t, os.WriteFile(h.Manifest, m.Encode(), 0o644))
+			require.NoError(t, os.WriteFile(h.Corpora[0].Manifest, m.Encode(), 0o644))
 		}, "no entry for the fixed body /_systeme/503"},
+		{"an unknown track", func(t *testing.T, h *Handler) { h.Corpora[0].Track = "autre" }, `corpus "autre": unknown track "autre"`},
+		{"a track served twice", func(t *testing.T, h *Handler) { h.Corpora = append(h.Corpora, h.Corpora[0]) },
+			`corpus "conformite": the track is configured twice`},
+		{"another track's manifest", func(t *testing.T, h *Handler) { h.Corpora[0].Track = corpus.Generique.Name },
+			`refusing to serve: the manifest is the track "conformite"'s`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tree, manifestPath := newFixtureTree(t)
-			h := &Handler{Secrets: []string{secretA}, Manifest: manifestPath, tree: tree}
+			h := &Handler{Secrets: []string{secretA}, Corpora: []Corpus{fixtureCorpus(tree, manifestPath)}}
 			tt.mutate(t, h)
 			_, err := provision(t, h)
 			require.Error(t, err)
@@ -391,11 +401,106 @@ func TestSecretsFromPlaceholders(t *testing.T) {
 	assert.Equal(t, 403, serve(h, request{target: "/referentiel", headers: withSecret("{env.PROVEIT_TEST_SECRET}")}).Code)
 }
 
-func TestEmbeddedCorpusMatchesEmbeddedManifest(t *testing.T) {
+// With no corpus configured, the handler serves every track embedded in
+// the binary, each checked against its embedded manifest, from one origin.
+func TestEmbeddedCorporaMatchEmbeddedManifests(t *testing.T) {
 	h := &Handler{Secrets: []string{secretA}}
 	_, err := provision(t, h)
 	require.NoError(t, err)
-	assert.NotEmpty(t, h.resources)
+	for _, track := range corpus.Tracks {
+		m, err := manifest.Decode(manifest.Embedded(track))
+		require.NoError(t, err)
+		for _, e := range m.Resources {
+			resp := serve(h, request{target: e.Path, headers: withSecret(secretA)})
+			if e.Kind == manifest.System {
+				assert.Equal(t, 404, resp.Code, e.Path)
+				continue
+			}
+			assert.Equal(t, 200, resp.Code, e.Path)
+			assert.Equal(t, e.BytesSHA256, manifest.SHA256(resp.Body.Bytes()), e.Path)
+		}
+	}
+	for _, path := range []string{"/produits/PRD-0000", "/entites/ENT-0000", "/livraisons/x.y"} {
+		resp := serve(h, request{target: path, headers: withSecret(secretA)})
+		assert.Equal(t, string(corpus.AbsentBody(path)), resp.Body.String(), "either track's collections answer absent references")
+	}
+}
+
+// The two trees are served side by side only if they agree: one fixed body
+// of each kind, the same bytes in both; no path served by both.
+func TestTwoCorpora(t *testing.T) {
+	tree, manifestPath := newFixtureTree(t)
+	generic, genericManifest := newGenericFixtureTree(t, nil)
+	h, _ := newHandler(t, func(h *Handler) {
+		h.Corpora = append(h.Corpora, Corpus{Track: corpus.Generique.Name, Manifest: genericManifest, tree: generic})
+	})
+	for target, status := range map[string]int{"/referentiel": 200, "/regles-achat": 200, "/produits/PRD-1": 200, "/produits/PRD-2": 200, "/agrements/AGR-9": 200, "/_systeme/404": 404} {
+		assert.Equal(t, status, serve(h, request{target: target, headers: withSecret(secretA)}).Code, target)
+	}
+	assert.Equal(t, string(corpus.AbsentBody("/produits/PRD-2")), serve(h, request{target: "/produits/PRD-2", headers: withSecret(secretA)}).Body.String())
+	assert.Equal(t, systemBody(t, corpus.SystemNotFound), serve(h, request{target: "/inconnu", headers: withSecret(secretA)}).Body.String())
+	for path := range corpus.SystemStatus {
+		assert.NotContains(t, h.resources, path, "a fixed body is never a resource")
+	}
+
+	// One track alone answers no absent reference into the other's collections.
+	alone, _ := newHandler(t, nil)
+	assert.Equal(t, 404, serve(alone, request{target: "/produits/PRD-1", headers: withSecret(secretA)}).Code)
+
+	tests := []struct {
+		name    string
+		edit    func(generic afero.Fs) []string // returns the generic manifest's citations
+		message string
+	}{
+		{"a fixed body that differs", func(generic afero.Fs) []string {
+			require.NoError(t, afero.WriteFile(generic, "_systeme/404.json", []byte("{\"erreur\": \"autre\"}"), 0o644))
+			return nil
+		}, "the fixed body /_systeme/404 of generique differs from the one already served"},
+		{"a path claimed by both trees", func(afero.Fs) []string { return []string{"/entites/ENT-1"} },
+			"/entites/ENT-1: absent entry of another track than generique"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			generic, genericManifest := newGenericFixtureTree(t, tt.edit)
+			h := &Handler{Secrets: []string{secretA}, Corpora: []Corpus{
+				fixtureCorpus(tree, manifestPath),
+				{Track: corpus.Generique.Name, Manifest: genericManifest, tree: generic},
+			}}
+			_, err := provision(t, h)
+			assert.ErrorContains(t, err, tt.message)
+		})
+	}
+}
+
+// newGenericFixtureTree is a small purchasing tree beside the real fixed
+// bodies, and the path of its manifest; edit may change the tree and name
+// the citations its manifest records.
+func newGenericFixtureTree(t *testing.T, edit func(afero.Fs) []string) (afero.Fs, string) {
+	t.Helper()
+	tree := afero.NewMemMapFs()
+	for path := range corpus.SystemStatus {
+		require.NoError(t, afero.WriteFile(tree, corpus.FileOf(path), []byte(systemBody(t, path)), 0o644))
+	}
+	for name, body := range map[string]string{
+		"regles-achat.json":   "{\"ressource\": \"/regles-achat\", \"catalogues\": {}}",
+		"produits/PRD-1.json": "{\"ressource\": \"/produits/PRD-1\", \"existe\": true, \"tarif\": \"/tarifs/TAR-1\"}",
+	} {
+		require.NoError(t, afero.WriteFile(tree, name, []byte(body), 0o644))
+	}
+	var citations []string
+	if edit != nil {
+		citations = edit(tree)
+	}
+	m, err := manifest.Build(afero.NewIOFS(tree), corpus.Generique.Name, manifest.DefaultOrigin, []string{"/produits/PRD-2"})
+	require.NoError(t, err)
+	// A manifest that lists another track's path, as no build would write it.
+	for _, path := range citations {
+		m.Resources = append(m.Resources, manifest.Entry{Path: path, Kind: manifest.Absent, Status: 200, BytesSHA256: manifest.SHA256(corpus.AbsentBody(path))})
+	}
+	slices.SortFunc(m.Resources, func(a, b manifest.Entry) int { return strings.Compare(a.Path, b.Path) })
+	manifestPath := filepath.Join(t.TempDir(), "generique.json")
+	require.NoError(t, os.WriteFile(manifestPath, m.Encode(), 0o644))
+	return tree, manifestPath
 }
 
 // TestBodyOfUnknownLength covers HTTP/2 and HTTP/3 requests, whose length may
@@ -431,7 +536,9 @@ func TestManifestPin(t *testing.T) {
 	t.Setenv("PROVEIT_TEST_PIN", manifest.SHA256(data))
 	for _, pin := range []string{manifest.SHA256(data), "{env.PROVEIT_TEST_PIN}", "{file." + pinFile + "}", "{env.PROVEIT_TEST_UNSET_PIN}"} {
 		t.Run(pin, func(t *testing.T) {
-			h := &Handler{Secrets: []string{secretA}, Manifest: manifestPath, ManifestSHA256: pin, tree: tree}
+			c := fixtureCorpus(tree, manifestPath)
+			c.ManifestSHA256 = pin
+			h := &Handler{Secrets: []string{secretA}, Corpora: []Corpus{c}}
 			_, err := provision(t, h)
 			require.NoError(t, err)
 			assert.Equal(t, 200, serve(h, request{target: "/referentiel", headers: withSecret(secretA)}).Code)

@@ -3,24 +3,15 @@ package corpus
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// Collections are the families of resources addressed as /<collection>/<id>.
-// A well-formed <id> in one of them names either a file or an absent
-// reference; any other path is outside the corpus.
-var Collections = []string{
-	"entites",
-	"agrements",
-	"attestations",
-	"avenants",
-	"listes/agrees",
-	"beneficiaires",
-	"mesures-restrictives",
-}
-
-// Referentiel is the single resource that states the evaluation rules.
-const Referentiel = "/referentiel"
+// The single resources that state each track's rules.
+const (
+	Referentiel = "/referentiel"  // conformity: R1..R6 and their precedence
+	ReglesAchat = "/regles-achat" // purchasing: G1..G6 and the selection
+)
 
 // SystemPrefix holds the fixed bodies of the HTTP contract. They are files of
 // the tree and entries of the manifest, but are never served at their path.
@@ -44,6 +35,10 @@ var SystemStatus = map[string]int{
 
 // maxIDLength bounds an id: one leading alphanumeric and up to 63 more.
 const maxIDLength = 64
+
+// IDGrammar is the grammar ValidID checks, as a regular expression, for
+// documents and messages.
+const IDGrammar = "[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 
 // ErrMalformed is returned for a request target the contract answers with 400.
 var ErrMalformed = errors.New("malformed request target")
@@ -83,7 +78,7 @@ func isPathChar(c byte) bool {
 	return strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0
 }
 
-// ValidID reports whether id matches [A-Za-z0-9][A-Za-z0-9._-]{0,63}.
+// ValidID reports whether id matches IDGrammar.
 func ValidID(id string) bool {
 	if id == "" || len(id) > maxIDLength || !isAlnum(id[0]) {
 		return false
@@ -128,8 +123,9 @@ func IsSystem(path string) bool {
 	return ok
 }
 
-// PathOf returns the canonical path of a file of the tree ("agrements/AGR-1.json"
-// is "/agrements/AGR-1"), or an error naming the rule the file name breaks.
+// PathOf returns the canonical path of a file of either track's tree
+// ("agrements/AGR-1.json" is "/agrements/AGR-1"), or an error naming the
+// rule the file name breaks. Track.PathOf also checks the track.
 func PathOf(file string) (string, error) {
 	stem, ok := strings.CutSuffix(file, ".json")
 	if !ok {
@@ -137,13 +133,26 @@ func PathOf(file string) (string, error) {
 	}
 	path := "/" + stem
 	switch {
-	case path == Referentiel, IsSystem(path), IsReference(path):
+	case IsRules(path), IsSystem(path), IsReference(path):
 		return path, nil
 	case strings.HasPrefix(path, SystemPrefix):
 		return "", fmt.Errorf("%s: not one of the fixed bodies 400, 403, 404, 503", file)
 	default:
-		return "", fmt.Errorf("%s: not /referentiel nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63}", file)
+		return "", fmt.Errorf("%s: not a rules resource (%s) nor /<collection>/<id> with an id in %s", file, strings.Join(rulesPaths(), ", "), IDGrammar)
 	}
+}
+
+// IsRules reports whether path is a track's single rules resource.
+func IsRules(path string) bool {
+	return slices.ContainsFunc(Tracks, func(t *Track) bool { return t.Rules == path })
+}
+
+func rulesPaths() []string {
+	paths := make([]string, len(Tracks))
+	for i, t := range Tracks {
+		paths[i] = t.Rules
+	}
+	return paths
 }
 
 // FileOf returns the file of the tree that holds a canonical path.

@@ -74,6 +74,10 @@ func TestClassify(t *testing.T) {
 		{"/listes/autres/x", NotFound},
 		{"/_systeme/404", NotFound},
 		{"/referentiel/x", NotFound},
+		{"/produits/PRD-0001", AbsentReference},
+		{"/livraisons/LIV-7.annexe", AbsentReference},
+		{"/regles-achat", NotFound},
+		{"/catalogues", NotFound},
 		{"/agrements/AGR-1/x", NotFound},
 		{"/agrements/AGR-1?", Malformed},
 	}
@@ -95,9 +99,11 @@ func TestPathOf(t *testing.T) {
 		{"_systeme/503.json", "/_systeme/503", ""},
 		{"_systeme/500.json", "", "fixed bodies"},
 		{"agrements/AGR-4417.txt", "", "not a .json file"},
-		{"agrements/.hidden.json", "", "not /referentiel nor"},
-		{"autres/X.json", "", "not /referentiel nor"},
-		{"agrements/a/b.json", "", "not /referentiel nor"},
+		{"regles-achat.json", "/regles-achat", ""},
+		{"catalogues/ecrans-p2.json", "/catalogues/ecrans-p2", ""},
+		{"agrements/.hidden.json", "", "not a rules resource"},
+		{"autres/X.json", "", "not a rules resource"},
+		{"agrements/a/b.json", "", "not a rules resource"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -110,6 +116,72 @@ func TestPathOf(t *testing.T) {
 			assert.Equal(t, tt.path, path)
 			assert.Equal(t, tt.file, FileOf(path))
 		})
+	}
+}
+
+func TestTracks(t *testing.T) {
+	seen := map[string]string{}
+	for _, track := range Tracks {
+		assert.True(t, IsRules(track.Rules), track.Name)
+		for _, c := range track.Collections {
+			assert.NotContains(t, seen, c, "collection %s of %s already belongs to %s", c, track.Name, seen[c])
+			seen[c] = track.Name
+			assert.Contains(t, Collections, c)
+		}
+		named, err := TrackNamed(track.Name)
+		assert.NoError(t, err)
+		assert.Same(t, track, named)
+	}
+	assert.Len(t, Collections, len(seen))
+	_, err := TrackNamed("autre")
+	assert.ErrorContains(t, err, `unknown track "autre"`)
+}
+
+func TestTrackPathOf(t *testing.T) {
+	tests := []struct {
+		track *Track
+		file  string
+		path  string
+		err   string
+	}{
+		{Conformite, "referentiel.json", "/referentiel", ""},
+		{Conformite, "agrements/AGR-1.json", "/agrements/AGR-1", ""},
+		{Conformite, "_systeme/403.json", "/_systeme/403", ""},
+		{Conformite, "regles-achat.json", "", "belongs to the track generique, not conformite"},
+		{Conformite, "produits/PRD-1.json", "", "belongs to the track generique, not conformite"},
+		{Generique, "regles-achat.json", "/regles-achat", ""},
+		{Generique, "livraisons/LIV-1.json", "/livraisons/LIV-1", ""},
+		{Generique, "_systeme/404.json", "/_systeme/404", ""},
+		{Generique, "referentiel.json", "", "belongs to the track conformite, not generique"},
+		{Generique, "entites/ENT-1.json", "", "belongs to the track conformite, not generique"},
+		{Generique, "produits/a/b.json", "", "not a rules resource"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.track.Name+"/"+tt.file, func(t *testing.T) {
+			path, err := tt.track.PathOf(tt.file)
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			assert.NoError(t, err)
+			assert.Equal(t, tt.path, path)
+			assert.True(t, tt.track.Owns(path))
+		})
+	}
+}
+
+func TestTrackOf(t *testing.T) {
+	for path, want := range map[string]*Track{
+		"/referentiel":           Conformite,
+		"/listes/agrees/x":       Conformite,
+		"/regles-achat":          Generique,
+		"/disponibilites/DSP-01": Generique,
+		"/_systeme/403":          nil,
+		"/autres/x":              nil,
+	} {
+		got, ok := TrackOf(path)
+		assert.Equal(t, want != nil, ok, path)
+		assert.Same(t, want, got, path)
 	}
 }
 

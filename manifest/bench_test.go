@@ -10,20 +10,20 @@ import (
 func BenchmarkBuild(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := manifest.Build(corpus.Embedded(), corpus.Track, manifest.DefaultOrigin, nil); err != nil {
+		if _, err := manifest.Build(corpus.Conformite.Embedded(), corpus.Conformite.Name, manifest.DefaultOrigin, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkCheck(b *testing.B) {
-	m, err := manifest.Decode(manifest.Embedded())
+	m, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := m.Check(corpus.Embedded(), manifest.Full); err != nil {
+		if _, err := m.Check(corpus.Conformite.Embedded(), manifest.Full); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,14 +12,19 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
-// Build makes the manifest of a corpus tree. Every file becomes a document or
+// Build makes the manifest of the tree of the track named piste. Every file
+// becomes a document or
 // systeme entry; every reference cited by a file, or in citations (a task
 // statement's entity and references), that has no file becomes an absent
 // entry with the exact body the server answers. The result depends only on the
 // tree's content, never on the order the file system lists it in.
 func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, error) {
+	track, err := corpus.TrackNamed(piste)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
 	m := &Manifest{Format: Format, Piste: piste, Origin: origin, Request: Request}
-	contents, err := ReadTree(tree)
+	contents, err := ReadTree(tree, track)
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +63,14 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 		if corpus.IsReference(c) {
 			cited[c] = true
 		}
+	}
+	for _, path := range sortedKeys(cited) {
+		if !track.Owns(path) {
+			errs = append(errs, fmt.Errorf("%s: cited, but a resource of another track than %s: no path belongs to two manifests", path, track.Name))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	for path := range cited {
 		if _, isFile := contents[path]; !isFile {

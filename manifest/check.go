@@ -65,33 +65,41 @@ const (
 // success it returns the bytes of every file by canonical path, ready to be
 // served; otherwise a *MismatchError naming each problem.
 func (m *Manifest) Check(tree fs.FS, depth Depth) (map[string][]byte, error) {
-	contents, err := ReadTree(tree)
-	return m.check(contents, err, depth)
+	track, err := corpus.TrackNamed(m.Piste)
+	if err != nil {
+		return nil, &MismatchError{Problems: append(m.headerProblems(), Problem{What: "piste: " + err.Error()})}
+	}
+	contents, err := ReadTree(tree, track)
+	return m.check(track, contents, err, depth)
 }
 
-// Load decodes a manifest and checks a tree against it, as Decode then
-// Check do, reading the tree while the manifest is decoded: on a large
-// corpus these are the two halves of a server's start-up.
-func Load(data []byte, tree fs.FS, depth Depth) (*Manifest, map[string][]byte, error) {
+// Load decodes the manifest of a track and checks the track's tree against
+// it, as Decode then Check do, reading the tree while the manifest is
+// decoded: on a large corpus these are the two halves of a server's
+// start-up.
+func Load(data []byte, tree fs.FS, track *corpus.Track, depth Depth) (*Manifest, map[string][]byte, error) {
 	var contents map[string]File
 	var readErr error
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		contents, readErr = ReadTree(tree)
+		contents, readErr = ReadTree(tree, track)
 	}()
 	m, err := Decode(data)
 	<-read
 	if err != nil {
 		return nil, nil, err
 	}
-	bodies, err := m.check(contents, readErr, depth)
+	if m.Piste != track.Name {
+		return nil, nil, fmt.Errorf("the manifest is the track %q's", m.Piste)
+	}
+	bodies, err := m.check(track, contents, readErr, depth)
 	return m, bodies, err
 }
 
-// check compares the files read from a tree (and the error reading it)
-// with the manifest.
-func (m *Manifest) check(contents map[string]File, err error, depth Depth) (map[string][]byte, error) {
+// check compares the files read from a track's tree (and the error reading
+// it) with the manifest.
+func (m *Manifest) check(track *corpus.Track, contents map[string]File, err error, depth Depth) (map[string][]byte, error) {
 	problems := m.headerProblems()
 	report := func(path, file, format string, args ...any) {
 		problems = append(problems, Problem{Path: path, File: file, What: fmt.Sprintf(format, args...)})
@@ -107,6 +115,9 @@ func (m *Manifest) check(contents map[string]File, err error, depth Depth) (map[
 	checked := make([]checkedEntry, len(m.Resources))
 	parallel(len(m.Resources), func(i int) {
 		checked[i] = m.checkEntry(m.Resources[i], contents, depth)
+		if e := m.Resources[i]; e.Kind == Absent && !track.Owns(e.Path) {
+			checked[i].problems = append(checked[i].problems, Problem{Path: e.Path, What: "absent entry of another track than " + track.Name})
+		}
 	})
 	bodies := make(map[string][]byte, len(contents))
 	cited := map[string]bool{}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arkforge/proveit-corpus/corpus"
+
 	"github.com/stretchr/testify/assert"
 )
 
@@ -11,7 +13,7 @@ import (
 // itself: the manifest as Encode writes it, and not one it would have to
 // guess about.
 func TestDirectReaderTakes(t *testing.T) {
-	season := string(embedded)
+	season := string(Embedded(corpus.Conformite))
 	tests := []struct {
 		name string
 		doc  string

@@ -35,7 +35,7 @@ func reflected(t *testing.T, m *manifest.Manifest) []byte {
 }
 
 func TestEncodeIsEncodingJSON(t *testing.T) {
-	season, err := manifest.Decode(manifest.Embedded())
+	season, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
 	require.NoError(t, err)
 	str := func(s string) *string { return &s }
 	odd := []string{"a\"b\\c", "<&>", "\u2028\u2029", "tab\there\nnew\rline\b\f\x01", "Lefèvre 🙂", "\x7f", "bad\xffutf8", ""}
@@ -58,7 +58,7 @@ func TestEncodeIsEncodingJSON(t *testing.T) {
 			assert.Equal(t, string(reflected(t, &tt.m)), string(tt.m.Encode()))
 		})
 	}
-	assert.Equal(t, manifest.Embedded(), season.Encode(), "the checked-in manifest encodes to its own bytes")
+	assert.Equal(t, manifest.Embedded(corpus.Conformite), season.Encode(), "the checked-in manifest encodes to its own bytes")
 }
 
 // TestDirReadsLikeDirFS reads a tree through Dir and through os.DirFS: the
@@ -66,10 +66,10 @@ func TestEncodeIsEncodingJSON(t *testing.T) {
 // a canonical resource.
 func TestDirReadsLikeDirFS(t *testing.T) {
 	root := t.TempDir()
-	require.NoError(t, os.CopyFS(root, corpus.Embedded()))
-	want, err := manifest.ReadTree(os.DirFS(root))
+	require.NoError(t, os.CopyFS(root, corpus.Conformite.Embedded()))
+	want, err := manifest.ReadTree(os.DirFS(root), corpus.Conformite)
 	require.NoError(t, err)
-	got, err := manifest.ReadTree(manifest.Dir(root))
+	got, err := manifest.ReadTree(manifest.Dir(root), corpus.Conformite)
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 	for _, f := range got {
@@ -99,22 +99,22 @@ func TestDirReadsLikeDirFS(t *testing.T) {
 // TestLoadIsDecodeThenCheck: reading the tree while the manifest is decoded
 // changes nothing of the outcome.
 func TestLoadIsDecodeThenCheck(t *testing.T) {
-	m, err := manifest.Decode(manifest.Embedded())
+	m, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
 	require.NoError(t, err)
-	want, err := m.Check(corpus.Embedded(), manifest.Bytes)
+	want, err := m.Check(corpus.Conformite.Embedded(), manifest.Bytes)
 	require.NoError(t, err)
-	loaded, got, err := manifest.Load(manifest.Embedded(), corpus.Embedded(), manifest.Bytes)
+	loaded, got, err := manifest.Load(manifest.Embedded(corpus.Conformite), corpus.Conformite.Embedded(), corpus.Conformite, manifest.Bytes)
 	require.NoError(t, err)
 	assert.Equal(t, m, loaded)
 	assert.Equal(t, want, got)
 
-	_, _, err = manifest.Load([]byte(`{"format": "other"}`), corpus.Embedded(), manifest.Bytes)
+	_, _, err = manifest.Load([]byte(`{"format": "other"}`), corpus.Conformite.Embedded(), corpus.Conformite, manifest.Bytes)
 	assert.ErrorContains(t, err, "format")
 
 	root := t.TempDir()
-	require.NoError(t, os.CopyFS(root, corpus.Embedded()))
+	require.NoError(t, os.CopyFS(root, corpus.Conformite.Embedded()))
 	require.NoError(t, os.WriteFile(filepath.Join(root, "referentiel.json"), []byte(`{"changed": true}`), 0o644))
-	_, _, err = manifest.Load(manifest.Embedded(), manifest.Dir(root), manifest.Bytes)
+	_, _, err = manifest.Load(manifest.Embedded(corpus.Conformite), manifest.Dir(root), corpus.Conformite, manifest.Bytes)
 	var mismatch *manifest.MismatchError
 	require.ErrorAs(t, err, &mismatch)
 	assert.Contains(t, err.Error(), "referentiel.json: bytes changed")
@@ -124,7 +124,7 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 // documents it leaves to encoding/json: every one must read as
 // encoding/json reads it, or fail where it fails.
 func TestDecodeIsEncodingJSON(t *testing.T) {
-	season := manifest.Embedded()
+	season := manifest.Embedded(corpus.Conformite)
 	edit := func(old, new string) string { return strings.Replace(string(season), old, new, 1) }
 	firstPath := `"path": "/_systeme/400"`
 	docs := map[string]string{

@@ -22,7 +22,7 @@ func generatedTree(b *testing.B) (tree fstest.MapFS, m *manifest.Manifest, size 
 	if err != nil {
 		b.Fatal(err)
 	}
-	if m, err = manifest.Build(tree, corpus.Track, manifest.DefaultOrigin, nil); err != nil {
+	if m, err = manifest.Build(tree, corpus.Conformite.Name, manifest.DefaultOrigin, nil); err != nil {
 		b.Fatal(err)
 	}
 	for _, f := range tree {
@@ -39,7 +39,7 @@ func BenchmarkBuildGenerated(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := manifest.Build(tree, corpus.Track, manifest.DefaultOrigin, nil); err != nil {
+		if _, err := manifest.Build(tree, corpus.Conformite.Name, manifest.DefaultOrigin, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

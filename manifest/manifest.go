@@ -10,7 +10,7 @@ package manifest
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -78,13 +78,23 @@ type Entry struct {
 	ResponseHash string  `json:"response_hash"`
 }
 
-//go:embed conformite.json
-var embedded []byte
+//go:embed conformite.json generique.json
+var embedded embed.FS
 
-// Embedded returns the bytes of the manifest compiled into the binary: the one
-// checked in beside this package, which matches the embedded corpus.
-func Embedded() []byte {
-	return slices.Clone(embedded)
+// Embedded returns the bytes of a track's manifest compiled into the binary:
+// the one checked in beside this package as <track>.json, which matches the
+// track's embedded tree.
+func Embedded(track *corpus.Track) []byte {
+	data, err := embedded.ReadFile(FileName(track))
+	if err != nil {
+		panic(err) // every track's manifest is compiled in: this cannot fail
+	}
+	return data
+}
+
+// FileName is the name of a track's manifest file beside this package.
+func FileName(track *corpus.Track) string {
+	return track.Name + ".json"
 }
 
 // Decode reads a manifest and checks its shape. Unknown fields are allowed:

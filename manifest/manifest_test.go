@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,18 +20,30 @@ import (
 
 func checkedIn(t *testing.T) *manifest.Manifest {
 	t.Helper()
-	m, err := manifest.Decode(manifest.Embedded())
+	return checkedInOf(t, corpus.Conformite)
+}
+
+func checkedInOf(t *testing.T, track *corpus.Track) *manifest.Manifest {
+	t.Helper()
+	m, err := manifest.Decode(manifest.Embedded(track))
 	require.NoError(t, err)
+	require.Equal(t, track.Name, m.Piste)
 	return m
 }
 
 // TestManifestHashesAgainstPython recomputes, with Python's json module, the
-// response_hash of every body the manifest lists and the request_hash of every
-// target, from the bytes the server sends.
+// response_hash of every body each track's manifest lists and the
+// request_hash of every target, from the bytes the server sends.
 func TestManifestHashesAgainstPython(t *testing.T) {
 	require.True(t, pyref.Available(), "python3 is required: the Go hashing is proven against it")
-	m := checkedIn(t)
-	tree := corpus.Embedded()
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) { hashesAgainstPython(t, track) })
+	}
+}
+
+func hashesAgainstPython(t *testing.T, track *corpus.Track) {
+	m := checkedInOf(t, track)
+	tree := track.Embedded()
 	var docs [][]byte
 	for _, e := range m.Resources {
 		body := corpus.AbsentBody(e.Path)
@@ -111,15 +124,21 @@ func TestCheckBody(t *testing.T) {
 	}
 }
 
-// treeCopy copies the embedded corpus into an in-memory tree a test may break.
+// treeCopy copies the embedded conformity tree into an in-memory tree a
+// test may break.
 func treeCopy(t *testing.T) fstest.MapFS {
 	t.Helper()
+	return treeCopyOf(t, corpus.Conformite)
+}
+
+func treeCopyOf(t *testing.T, track *corpus.Track) fstest.MapFS {
+	t.Helper()
 	tree := fstest.MapFS{}
-	err := fs.WalkDir(corpus.Embedded(), ".", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(track.Embedded(), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := fs.ReadFile(corpus.Embedded(), name)
+		data, err := fs.ReadFile(track.Embedded(), name)
 		tree[name] = &fstest.MapFile{Data: data}
 		return err
 	})
@@ -128,16 +147,55 @@ func treeCopy(t *testing.T) fstest.MapFS {
 }
 
 func TestCheckedInManifestIsTheBuildOfTheTree(t *testing.T) {
-	tasks, err := season.ReadTasks("../corpus/saison-1/taches.json")
-	require.NoError(t, err)
-	citations := tasks.Citations()
-	built, err := manifest.Build(treeCopy(t), corpus.Track, manifest.DefaultOrigin, citations)
-	require.NoError(t, err)
-	assert.Equal(t, string(manifest.Embedded()), string(built.Encode()))
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) {
+			tasks, err := season.ReadTasks(filepath.Join("..", season.TasksFile(track)))
+			require.NoError(t, err)
+			citations := tasks.Citations()
+			built, err := manifest.Build(treeCopyOf(t, track), track.Name, manifest.DefaultOrigin, citations)
+			require.NoError(t, err)
+			assert.Equal(t, string(manifest.Embedded(track)), string(built.Encode()))
 
-	again, err := manifest.Build(corpus.Embedded(), corpus.Track, manifest.DefaultOrigin, citations)
-	require.NoError(t, err)
-	assert.Equal(t, string(built.Encode()), string(again.Encode()), "same tree, same bytes")
+			again, err := manifest.Build(track.Embedded(), track.Name, manifest.DefaultOrigin, citations)
+			require.NoError(t, err)
+			assert.Equal(t, string(built.Encode()), string(again.Encode()), "same tree, same bytes")
+		})
+	}
+}
+
+// The fixed bodies are the same bytes in every track's tree, with the same
+// entry in every manifest: one body serves both.
+func TestSystemBodiesAreSharedByTheTracks(t *testing.T) {
+	first := checkedInOf(t, corpus.Tracks[0])
+	for _, track := range corpus.Tracks[1:] {
+		m := checkedInOf(t, track)
+		for path := range corpus.SystemStatus {
+			want, ok := first.Lookup(path)
+			require.True(t, ok, path)
+			got, ok := m.Lookup(path)
+			require.True(t, ok, "%s lists %s", track.Name, path)
+			assert.Equal(t, want, got, "%s %s", track.Name, path)
+		}
+	}
+}
+
+// A tree holds only its own track's resources: a file another track names
+// is refused, so that no path belongs to two trees.
+func TestBuildRefusesAnotherTracksResource(t *testing.T) {
+	tree := treeCopyOf(t, corpus.Generique)
+	tree["entites/ENT-1102.json"] = treeCopy(t)["entites/ENT-1102.json"]
+	_, err := manifest.Build(tree, corpus.Generique.Name, manifest.DefaultOrigin, nil)
+	assert.ErrorContains(t, err, "entites/ENT-1102.json: /entites/ENT-1102 belongs to the track conformite, not generique")
+
+	_, err = manifest.Build(treeCopyOf(t, corpus.Generique), corpus.Generique.Name, manifest.DefaultOrigin, []string{"/entites/ENT-0000"})
+	assert.ErrorContains(t, err, "/entites/ENT-0000: cited, but a resource of another track than generique")
+
+	_, err = manifest.Build(treeCopyOf(t, corpus.Generique), "autre", manifest.DefaultOrigin, nil)
+	assert.ErrorContains(t, err, `unknown track "autre"`)
+
+	m := checkedInOf(t, corpus.Generique)
+	_, err = m.Check(tree, manifest.Bytes)
+	assert.ErrorContains(t, err, "belongs to the track conformite")
 }
 
 func TestCheck(t *testing.T) {

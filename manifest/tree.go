@@ -18,11 +18,12 @@ type File struct {
 	Bytes []byte
 }
 
-// ReadTree reads every file of a corpus tree, keyed by canonical path. A file
-// whose name is not a canonical resource (a stray file, a non-JSON file, an id
-// outside the grammar) or that is not a regular file is an error naming it:
-// nothing in the served tree goes unaccounted for.
-func ReadTree(tree fs.FS) (map[string]File, error) {
+// ReadTree reads every file of a track's tree, keyed by canonical path. A
+// file whose name is not a canonical resource of the track (a stray file, a
+// non-JSON file, an id outside the grammar, another track's resource) or that
+// is not a regular file is an error naming it: nothing in the served tree
+// goes unaccounted for.
+func ReadTree(tree fs.FS, track *corpus.Track) (map[string]File, error) {
 	var names, paths []string
 	var errs []error
 	err := fs.WalkDir(tree, ".", func(name string, d fs.DirEntry, err error) error {
@@ -36,7 +37,7 @@ func ReadTree(tree fs.FS) (map[string]File, error) {
 			errs = append(errs, fmt.Errorf("%s: not a regular file", name))
 			return nil
 		}
-		path, err := corpus.PathOf(name)
+		path, err := track.PathOf(name)
 		if err != nil {
 			errs = append(errs, err)
 			return nil

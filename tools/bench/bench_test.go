@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
 )
 
 func TestFixedRate(t *testing.T) {
@@ -47,13 +49,19 @@ Showing nodes accounting for 2.78s, 39.27% of 7.08s total
 	}, parseTop(listing))
 }
 
-// TestWriteMix checks the request mix of the season corpus: every resource
-// once with the secret, and the shares of absent references and of calls
-// without the secret.
+// TestWriteMix checks the request mix of each track's season corpus: every
+// resource once with the secret, and the shares of absent references and of
+// calls without the secret.
 func TestWriteMix(t *testing.T) {
-	corpora, err := checkedInCorpora("../..")
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) { writeMix(t, track) })
+	}
+}
+
+func writeMix(t *testing.T, track *corpus.Track) {
+	c, err := seasonCorpus("../..", track)
 	require.NoError(t, err)
-	c := corpora[0]
+	assert.Same(t, track, c.Track)
 	b := &bench{work: t.TempDir()}
 	file, err := b.writeMix(c)
 	require.NoError(t, err)

@@ -12,15 +12,17 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // corpusSet is a tree and its manifest, as the servers and tools read them.
 type corpusSet struct {
 	Name     string
-	Tree     string // absolute folder of the tree
-	Manifest string // absolute manifest file
-	Tasks    string // task statements cited by the manifest, "" for none
-	Embedded bool   // the corpus server serves it from its binary
+	Track    *corpus.Track // whose manifest it has
+	Tree     string        // absolute folder of the tree
+	Manifest string        // absolute manifest file
+	Tasks    string        // task statements cited by the manifest, "" for none
+	Embedded bool          // the corpus server serves it from its binary
 	Files    int
 	Bytes    int64
 	Entries  int
@@ -29,26 +31,22 @@ type corpusSet struct {
 	Generation time.Duration
 }
 
-// checkedIn are the corpora of the repository, each served from the
-// binary: the first is the one the profile and the fixed rate come from.
-var checkedIn = []corpusSet{
-	{Name: "season 1", Tree: "corpus/conformite", Manifest: "manifest/conformite.json", Tasks: "corpus/saison-1/taches.json", Embedded: true},
-}
-
-// checkedInCorpora loads the checked-in corpora of the repository at root.
-func checkedInCorpora(root string) ([]*corpusSet, error) {
-	var corpora []*corpusSet
-	for _, c := range checkedIn {
-		c.Tree, c.Manifest = filepath.Join(root, c.Tree), filepath.Join(root, c.Manifest)
-		if c.Tasks != "" {
-			c.Tasks = filepath.Join(root, c.Tasks)
-		}
-		if err := c.load(); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Name, err)
-		}
-		corpora = append(corpora, &c)
+// seasonCorpus is a track's checked-in season-1 tree of the repository at
+// root, served from the binary.
+func seasonCorpus(root string, track *corpus.Track) (*corpusSet, error) {
+	name := "season 1"
+	if track != corpus.Conformite {
+		name += ", " + track.Name
 	}
-	return corpora, nil
+	c := &corpusSet{
+		Name:     name,
+		Track:    track,
+		Tree:     filepath.Join(root, "corpus", track.Name),
+		Manifest: filepath.Join(root, "manifest", manifest.FileName(track)),
+		Tasks:    filepath.Join(root, season.TasksFile(track)),
+		Embedded: true,
+	}
+	return c, c.load()
 }
 
 // generateCorpus writes a synthetic corpus with `proveit gencorpus`.
@@ -62,8 +60,9 @@ func (b *bench) generateCorpus(n int) (*corpusSet, error) {
 	}
 	c := &corpusSet{
 		Name:       fmt.Sprintf("generated, %d resources", n),
-		Tree:       filepath.Join(dir, corpus.Track),
-		Manifest:   filepath.Join(dir, corpus.Track+".json"),
+		Track:      corpus.Conformite,
+		Tree:       filepath.Join(dir, corpus.Conformite.Name),
+		Manifest:   filepath.Join(dir, corpus.Conformite.Name+".json"),
 		Generation: time.Since(start),
 	}
 	// Write the new files out now, so that their writeback does not run

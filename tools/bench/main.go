@@ -32,6 +32,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/tools/loadgen"
 )
 
@@ -133,11 +134,19 @@ func (b *bench) run() error {
 	b.waitIdle()
 	b.started = time.Now()
 	r := &report{Started: b.started, Machine: describeMachine(b), Config: b}
-	corpora, err := checkedInCorpora(".")
+	season, err := seasonCorpus(".", corpus.Conformite)
 	if err != nil {
 		return err
 	}
-	season := corpora[0]
+	corpora := []*corpusSet{season}
+	// The other tracks' trees, served beside it by the same binary.
+	for _, track := range corpus.Tracks[1:] {
+		other, err := seasonCorpus(".", track)
+		if err != nil {
+			return err
+		}
+		corpora = append(corpora, other)
+	}
 	if b.generated > 0 {
 		gen, err := b.generateCorpus(b.generated)
 		if err != nil {

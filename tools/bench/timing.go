@@ -48,8 +48,8 @@ func (b *bench) timeTools(c *corpusSet) (*toolRun, error) {
 		}
 		return append([]string{b.python}, args...)
 	}
-	manifest := []string{b.proveit, "manifest", "-tree", c.Tree, "-manifest", goOut, "-tasks", c.Tasks}
-	verify := []string{b.proveit, "verify", "-tree", c.Tree, "-manifest", c.Manifest, "-tasks", c.Tasks}
+	manifest := []string{b.proveit, "manifest", "-track", c.Track.Name, "-tree", c.Tree, "-manifest", goOut, "-tasks", c.Tasks}
+	verify := []string{b.proveit, "verify", "-track", c.Track.Name, "-tree", c.Tree, "-manifest", c.Manifest, "-tasks", c.Tasks}
 	hashAll := []string{"sh", "-c", `cd "$1" && find . -type f -print0 | xargs -0 sha256sum > "$2"`, "sh", c.Tree, sums}
 	checkAll := []string{"sh", "-c", `cd "$1" && sha256sum -c --quiet "$2"`, "sh", c.Tree, sums}
 

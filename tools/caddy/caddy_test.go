@@ -30,16 +30,27 @@ const (
 
 func embeddedManifest(t *testing.T) *manifest.Manifest {
 	t.Helper()
-	m, err := manifest.Decode(manifest.Embedded())
-	require.NoError(t, err)
-	return m
+	return embeddedManifests(t)[0]
+}
+
+// embeddedManifests are every track's, the conformity track's first: the
+// shipped Caddyfile serves them all.
+func embeddedManifests(t *testing.T) []*manifest.Manifest {
+	t.Helper()
+	var manifests []*manifest.Manifest
+	for _, track := range corpus.Tracks {
+		m, err := manifest.Decode(manifest.Embedded(track))
+		require.NoError(t, err)
+		manifests = append(manifests, m)
+	}
+	return manifests
 }
 
 func runProbe(t *testing.T, baseURL string, o probe.Options) {
 	t.Helper()
 	client, err := probe.NewClient(baseURL, 10*time.Second)
 	require.NoError(t, err)
-	checks, err := probe.Catalogue(embeddedManifest(t), o)
+	checks, err := probe.CatalogueOf(embeddedManifests(t), o)
 	require.NoError(t, err)
 	failed := 0
 	for _, r := range probe.Run(context.Background(), client, checks) {
@@ -83,7 +94,7 @@ func TestContractOverHTTP(t *testing.T) {
 		var protocols http.Protocols
 		protocols.SetUnencryptedHTTP2(true)
 		client := &http.Client{Transport: &http.Transport{Protocols: &protocols}, Timeout: 10 * time.Second}
-		for _, target := range []string{"/referentiel", "/avenants/AVN-3412", "/inconnu", "/x?y"} {
+		for _, target := range []string{"/referentiel", "/avenants/AVN-3412", "/regles-achat", "/produits/CSQ-0815", "/inconnu", "/x?y"} {
 			req, err := http.NewRequest(http.MethodGet, s.URL+target, nil)
 			require.NoError(t, err)
 			req.Header.Set(probe.SecretHeader, secret0)
@@ -119,9 +130,11 @@ func TestContractOverHTTP(t *testing.T) {
 func assertIsContractBody(t *testing.T, body []byte) {
 	t.Helper()
 	sum := manifest.SHA256(body)
-	for _, e := range embeddedManifest(t).Resources {
-		if e.BytesSHA256 == sum {
-			return
+	for _, m := range embeddedManifests(t) {
+		for _, e := range m.Resources {
+			if e.BytesSHA256 == sum {
+				return
+			}
 		}
 	}
 	obj, err := manifest.CheckBody(body)
@@ -161,9 +174,29 @@ func TestReload(t *testing.T) {
 	assertNoSecretLogged(t, s, secret0, rotated)
 }
 
+// TestReloadChecksEachTrack serves both tracks' trees from disk and offers
+// a tampered purchasing tree at reload: refused, and both corpora keep
+// serving.
+func TestReloadChecksEachTrack(t *testing.T) {
+	root, manifestPath := servertest.CopyCorpus(t)
+	genericRoot, genericManifest := servertest.CopyTrack(t, corpus.Generique)
+	s := servertest.Start(t, servertest.Options{
+		Secrets: []string{secret0},
+		Env: map[string]string{"CORPUS_ROOT": root, "CORPUS_MANIFEST": manifestPath,
+			"CORPUS_GENERIQUE_ROOT": genericRoot, "CORPUS_GENERIQUE_MANIFEST": genericManifest},
+	})
+	require.NoError(t, os.WriteFile(filepath.Join(genericRoot, "tarifs", "TAR-ECR-9999.json"), []byte("{\"a\": \"b\"}\n"), 0o644))
+	err := s.Reload(t, nil)
+	require.Error(t, err, "a tampered purchasing tree must be refused")
+	assert.Contains(t, err.Error(), "tarifs/TAR-ECR-9999.json: extra")
+	runProbe(t, s.URL, probe.Options{Secrets: []string{secret0}})
+}
+
 func TestRefusesToStart(t *testing.T) {
 	root, manifestPath := servertest.CopyCorpus(t)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "extra.json"), []byte(`{"a": "b"}`), 0o644))
+	genericRoot, genericManifest := servertest.CopyTrack(t, corpus.Generique)
+	require.NoError(t, os.WriteFile(filepath.Join(genericRoot, "produits", "PRD-EXTRA.json"), []byte(`{"a": "b"}`), 0o644))
 	tests := []struct {
 		name    string
 		env     []string
@@ -172,6 +205,12 @@ func TestRefusesToStart(t *testing.T) {
 		{"no secret", nil, "no challenge secret configured"},
 		{"short secret", []string{"CORPUS_CHALLENGE_SECRET=too-short"}, "secret slot 0: shorter than 32 bytes"},
 		{"tree with an extra file", []string{"CORPUS_CHALLENGE_SECRET=" + secret0, "CORPUS_ROOT=" + root, "CORPUS_MANIFEST=" + manifestPath}, "extra.json"},
+		{"a purchasing tree with an extra file", []string{"CORPUS_CHALLENGE_SECRET=" + secret0, "CORPUS_GENERIQUE_ROOT=" + genericRoot, "CORPUS_GENERIQUE_MANIFEST=" + genericManifest},
+			`corpus \"generique\": refusing to serve`},
+		{"the conformity manifest for the purchasing tree", []string{"CORPUS_CHALLENGE_SECRET=" + secret0, "CORPUS_GENERIQUE_MANIFEST=" + manifestPath},
+			`the manifest is the track \"conformite\"'s`},
+		{"a pin that is not the purchasing manifest's", []string{"CORPUS_CHALLENGE_SECRET=" + secret0, "CORPUS_GENERIQUE_MANIFEST_SHA256=" + strings.Repeat("0", 64)},
+			"the pinned one is " + strings.Repeat("0", 64)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

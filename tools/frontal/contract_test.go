@@ -39,7 +39,7 @@ func TestThreeTopologies(t *testing.T) {
 	figures.setNginxVersion(servertest.NginxVersion(t))
 
 	t.Run("probe", func(t *testing.T) {
-		checks, err := probe.Catalogue(c.manifest, probe.Options{Secrets: secrets})
+		checks, err := probe.CatalogueOf(c.manifests(), probe.Options{Secrets: secrets})
 		require.NoError(t, err)
 		for _, tp := range topologies {
 			client, err := probe.NewClient(tp.url, 10*time.Second)
@@ -233,7 +233,7 @@ func TestMaintenance(t *testing.T) {
 	n, _ := c.startNginx(t, secrets, nginxconf.Options{Root: c.root, BackendSocket: filepath.Join(dir, "backend.sock"), Maintenance: true})
 	client, err := probe.NewClient(n.URL, 10*time.Second)
 	require.NoError(t, err)
-	checks, err := probe.Catalogue(c.manifest, probe.Options{Secrets: secrets, Maintenance: true, SkipResources: true})
+	checks, err := probe.CatalogueOf(c.manifests(), probe.Options{Secrets: secrets, Maintenance: true, SkipResources: true})
 	require.NoError(t, err)
 	bodies, err := newContractBodies(c.manifest, c.root)
 	require.NoError(t, err)

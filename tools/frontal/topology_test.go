@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/nginxconf"
 	"github.com/arkforge/proveit-corpus/tools/servertest"
@@ -41,6 +42,12 @@ type corpusCopy struct {
 	manifestBytes      []byte
 	manifest           *manifest.Manifest
 	canary             string // the token inside every canary file
+
+	// The purchasing track's copy, served beside the conformity track's at
+	// the same origin by every topology.
+	genericRoot, genericManifestPath string
+	genericManifestBytes             []byte
+	genericManifest                  *manifest.Manifest
 }
 
 func newCorpusCopy(t *testing.T) *corpusCopy {
@@ -49,6 +56,9 @@ func newCorpusCopy(t *testing.T) *corpusCopy {
 	c.root, c.manifestPath = servertest.CopyCorpus(t)
 	var err error
 	c.manifest, c.manifestBytes, err = manifest.ReadFile(c.manifestPath)
+	require.NoError(t, err)
+	c.genericRoot, c.genericManifestPath = servertest.CopyTrack(t, corpus.Generique)
+	c.genericManifest, c.genericManifestBytes, err = manifest.ReadFile(c.genericManifestPath)
 	require.NoError(t, err)
 	body := fmt.Sprintf("{\n  \"canari\": %q\n}\n", c.canary)
 	beside := filepath.Dir(c.root)
@@ -60,6 +70,11 @@ func newCorpusCopy(t *testing.T) *corpusCopy {
 		require.NoError(t, os.Chtimes(path, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Now()))
 	}
 	return c
+}
+
+// manifests are both tracks' manifests, the conformity track's first.
+func (c *corpusCopy) manifests() []*manifest.Manifest {
+	return []*manifest.Manifest{c.manifest, c.genericManifest}
 }
 
 // canaryFiles sit beside the tree, where a traversal would land.
@@ -99,7 +114,8 @@ func accessYear(t *testing.T, path string) int {
 func (c *corpusCopy) caddyOptions(secrets []string) servertest.Options {
 	return servertest.Options{
 		Secrets: secrets,
-		Env:     map[string]string{"CORPUS_ROOT": c.root, "CORPUS_MANIFEST": c.manifestPath},
+		Env: map[string]string{"CORPUS_ROOT": c.root, "CORPUS_MANIFEST": c.manifestPath,
+			"CORPUS_GENERIQUE_ROOT": c.genericRoot, "CORPUS_GENERIQUE_MANIFEST": c.genericManifestPath},
 	}
 }
 
@@ -117,6 +133,11 @@ func (c *corpusCopy) startNginx(t *testing.T, secrets []string, o nginxconf.Opti
 	dir := t.TempDir()
 	port := servertest.FreePort(t)
 	o.Manifest = c.manifestBytes
+	generic := nginxconf.Corpus{Manifest: c.genericManifestBytes, Tree: os.DirFS(c.genericRoot)}
+	if o.Root != "" {
+		generic = nginxconf.Corpus{Manifest: c.genericManifestBytes, Root: c.genericRoot}
+	}
+	o.Others = append(o.Others, generic)
 	o.Listen = []string{fmt.Sprintf("127.0.0.1:%d", port)}
 	o.Hosts = servertest.Hosts
 	o.GateFile = filepath.Join(dir, "gate.conf")

@@ -83,13 +83,13 @@ func Write(dir string, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := manifest.Build(files, corpus.Track, manifest.DefaultOrigin, nil)
+	m, err := manifest.Build(files, corpus.Conformite.Name, manifest.DefaultOrigin, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gencorpus: manifest of the generated tree: %w", err)
 	}
 	r := &Result{
-		Tree:     filepath.Join(dir, corpus.Track),
-		Manifest: filepath.Join(dir, corpus.Track+".json"),
+		Tree:     filepath.Join(dir, corpus.Conformite.Name),
+		Manifest: filepath.Join(dir, corpus.Conformite.Name+".json"),
 		Files:    len(files),
 		Entries:  len(m.Resources),
 	}
@@ -148,7 +148,7 @@ func newGenerator(o Options) (*generator, error) {
 // copyFixed copies the real referentiel and fixed bodies, and reads the
 // activities, their required attestations and their lists from the former.
 func (g *generator) copyFixed() error {
-	tree := corpus.Embedded()
+	tree := corpus.Conformite.Embedded()
 	names := []string{corpus.FileOf(corpus.Referentiel)}
 	for path := range corpus.SystemStatus {
 		names = append(names, corpus.FileOf(path))

@@ -32,6 +32,8 @@ func (l *linter) checkLinks() {
 			l.checkListedBy(path, doc, "attestation", "avenants")
 		case "listes/agrees":
 			l.checkListEntries(path, doc)
+		default:
+			l.checkPurchasingLinks(path, collection, doc)
 		}
 	}
 }
@@ -140,7 +142,7 @@ func (l *linter) checkPages() {
 	for _, path := range slices.Sorted(maps.Keys(l.docs)) {
 		collection, _, _ := corpus.SplitReference(path)
 		switch collection {
-		case "listes/agrees", "beneficiaires", "mesures-restrictives":
+		case "listes/agrees", "beneficiaires", "mesures-restrictives", "catalogues":
 			if _, ok := reachedFrom[path]; !ok {
 				l.report(l.files[path], "", RulePages, "not reached from any first page through page_suivante")
 			}
@@ -150,7 +152,7 @@ func (l *linter) checkPages() {
 
 // chains lists the first pages the corpus names, in a fixed order.
 func (l *linter) chains() []chain {
-	var chains []chain
+	chains := l.purchasingChains()
 	if ref, ok := l.docs[corpus.Referentiel]; ok {
 		lists, _ := ref.Get("listes_agrees")
 		table, _ := lists.(pyjson.Object)
@@ -180,6 +182,10 @@ func (l *linter) chains() []chain {
 // must answer), the examination date is a date, the activity is one of
 // /referentiel's.
 func (l *linter) checkTasks(tasks *season.Tasks) {
+	if l.opts.Track == corpus.Generique {
+		l.checkPurchasingTasks(tasks)
+		return
+	}
 	file := l.opts.TasksFile
 	for i, task := range tasks.Taches {
 		at := child("/taches", i)

@@ -1,5 +1,5 @@
-// Package lint checks a corpus tree against every file rule of the corpus
-// contract (CONTRACT.md section 3) and the authoring plan: strict JSON in the
+// Package lint checks a track's tree against every file rule of the corpus
+// contract (CONTRACT.md sections 3 and 6) and the authoring plan: strict JSON in the
 // exact layout Python writes, canonical file names, calendar dates, references
 // that are canonical paths and resolve, each collection's schema and closed
 // vocabularies, links that agree in both directions, page chains without
@@ -37,6 +37,7 @@ const (
 	RuleLinks      = "links"      // two resources that name each other agree
 	RulePages      = "pages"      // page chains: no loop, every page reached, numbered in order
 	RuleManifest   = "manifest"   // the tree is exactly what the manifest lists
+	RuleDecimal    = "decimal"    // amounts and quantities are well-formed decimal strings
 )
 
 // Finding is one broken rule.
@@ -59,6 +60,8 @@ func (f Finding) String() string {
 
 // Options says what, besides the tree, the linter checks against.
 type Options struct {
+	// Track is the track the tree serves; nil is the conformity track.
+	Track *corpus.Track
 	// Manifest, when set, must list exactly the tree, and its absent entries
 	// are the only references allowed to have no file. Without it, every
 	// reference must resolve to a file.
@@ -112,10 +115,15 @@ type linter struct {
 	absent   map[string]bool          // the manifest's absent references
 	// activities are the referentiel's activity codes, nil when it cannot be read.
 	activities map[string]bool
+	// categories are /regles-achat's product categories, nil when it cannot be read.
+	categories map[string]bool
 }
 
 // Lint checks every file of tree and the tree as a whole.
 func Lint(tree fs.FS, opts Options) *Report {
+	if opts.Track == nil {
+		opts.Track = corpus.Conformite
+	}
 	l := &linter{
 		opts:   opts,
 		tree:   tree,
@@ -137,12 +145,16 @@ func Lint(tree fs.FS, opts Options) *Report {
 		report.Files[collectionName(path)]++
 	}
 	l.readActivities()
+	l.readCategories()
 	for _, path := range slices.Sorted(maps.Keys(l.docs)) {
 		l.checkDocument(path)
 	}
 	l.checkLinks()
 	l.checkPages()
 	if opts.Tasks != nil {
+		if opts.Tasks.Piste != opts.Track.Name {
+			l.report(opts.TasksFile, "/piste", RuleSchema, "piste %q, want %q", opts.Tasks.Piste, opts.Track.Name)
+		}
 		l.checkTasks(opts.Tasks)
 		report.Tasks = len(opts.Tasks.Taches)
 	}
@@ -177,7 +189,7 @@ func (l *linter) readTree() {
 			l.report(name, "", RuleFileName, "not a regular file")
 			return nil
 		}
-		path, err := corpus.PathOf(name)
+		path, err := l.opts.Track.PathOf(name)
 		if err != nil {
 			l.report(name, "", RuleFileName, "%s", strings.TrimPrefix(err.Error(), name+": "))
 			return nil

@@ -16,25 +16,31 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// The repository's own corpus, manifest and statements lint clean.
+// The repository's own trees, manifests and statements lint clean, track
+// by track.
 func TestLintRealCorpus(t *testing.T) {
-	data, err := os.ReadFile("../../manifest/conformite.json")
-	require.NoError(t, err)
-	m, err := manifest.Decode(data)
-	require.NoError(t, err)
-	tasks, err := season.ReadTasks("../../corpus/saison-1/taches.json")
-	require.NoError(t, err)
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) {
+			data, err := os.ReadFile("../../manifest/" + manifest.FileName(track))
+			require.NoError(t, err)
+			m, err := manifest.Decode(data)
+			require.NoError(t, err)
+			tasks, err := season.ReadTasks("../../" + season.TasksFile(track))
+			require.NoError(t, err)
 
-	report := Lint(os.DirFS("../../corpus/conformite"), Options{
-		Manifest: m, ManifestFile: "manifest/conformite.json",
-		Tasks: tasks, TasksFile: "corpus/saison-1/taches.json",
-	})
-	assert.Empty(t, findingLines(report), "the real corpus must lint clean")
-	assert.True(t, report.OK())
-	assert.Equal(t, 1, report.Files["referentiel"])
-	assert.Equal(t, 4, report.Files["_systeme"])
-	assert.Len(t, tasks.Taches, report.Tasks)
-	assert.True(t, strings.HasPrefix(report.Summary(), "OK "), report.Summary())
+			report := Lint(os.DirFS("../../corpus/"+track.Name), Options{
+				Track:    track,
+				Manifest: m, ManifestFile: "manifest/" + manifest.FileName(track),
+				Tasks: tasks, TasksFile: season.TasksFile(track),
+			})
+			assert.Empty(t, findingLines(report), "the real corpus must lint clean")
+			assert.True(t, report.OK())
+			assert.Equal(t, 1, report.Files[strings.TrimPrefix(track.Rules, "/")])
+			assert.Equal(t, 4, report.Files["_systeme"])
+			assert.Len(t, tasks.Taches, report.Tasks)
+			assert.True(t, strings.HasPrefix(report.Summary(), "OK "), report.Summary())
+		})
+	}
 }
 
 // baseDocs is a small corpus that lints clean: one entity with its
@@ -79,8 +85,14 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
+	return worldOf(t, baseDocs)
+}
+
+// worldOf parses docs, JSON text by file, into a world.
+func worldOf(t *testing.T, docs map[string]string) *world {
+	t.Helper()
 	w := &world{docs: map[string]pyjson.Value{}, raw: map[string]string{}}
-	for file, doc := range baseDocs {
+	for file, doc := range docs {
 		v, err := pyjson.Parse([]byte(doc))
 		require.NoError(t, err, file)
 		w.docs[file] = v
@@ -202,11 +214,11 @@ func TestLintBrokenTrees(t *testing.T) {
 		{"not a .json file", func(w *world) { w.raw["notes.txt"] = "x" },
 			[]string{`notes.txt: not a .json file (rule: file-name)`}},
 		{"an id outside the grammar", func(w *world) { w.raw["agrements/AGR 2.json"] = `{"a": "x"}` },
-			[]string{`agrements/AGR 2.json: not /referentiel nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63} (rule: file-name)`}},
+			[]string{`agrements/AGR 2.json: not a rules resource (/referentiel, /regles-achat) nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63} (rule: file-name)`}},
 		{"an unknown fixed body", func(w *world) { w.raw["_systeme/500.json"] = `{"a": "x"}` },
 			[]string{`_systeme/500.json: not one of the fixed bodies 400, 403, 404, 503 (rule: file-name)`}},
 		{"outside every collection", func(w *world) { w.raw["registres/R-1.json"] = `{"a": "x"}` },
-			[]string{`registres/R-1.json: not /referentiel nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63} (rule: file-name)`}},
+			[]string{`registres/R-1.json: not a rules resource (/referentiel, /regles-achat) nor /<collection>/<id> with an id in [A-Za-z0-9][A-Za-z0-9._-]{0,63} (rule: file-name)`}},
 
 		// dates
 		{"not a calendar date", func(w *world) { w.set(licence, "/date_debut", "2026-02-30") },
@@ -340,12 +352,12 @@ func TestLintManifest(t *testing.T) {
 	const att = "attestations/ATT-1.json"
 	build := func(t *testing.T, w *world, citations ...string) *manifest.Manifest {
 		t.Helper()
-		m, err := manifest.Build(w.tree(), corpus.Track, manifest.DefaultOrigin, citations)
+		m, err := manifest.Build(w.tree(), corpus.Conformite.Name, manifest.DefaultOrigin, citations)
 		require.NoError(t, err)
 		return m
 	}
 	tasks := func(refs ...string) *season.Tasks {
-		return &season.Tasks{Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05", References: refs}}}
+		return &season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05", References: refs}}}
 	}
 	tests := []struct {
 		name       string
@@ -366,7 +378,7 @@ func TestLintManifest(t *testing.T) {
 				`taches.json /taches/0/references/0: "/attestations/ATT-7" does not resolve: no file attestations/ATT-7.json and no absent entry in the manifest (rule: references)`,
 			}, nil},
 		{"a statement with a bad date and activity", func(w *world) *manifest.Manifest { return build(t, w) },
-			&season.Tasks{Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change", DateExamen: "2026-10-32"}}},
+			&season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change", DateExamen: "2026-10-32"}}},
 			[]string{
 				`taches.json /taches/0/activite: activite "change" is not an activity of /referentiel (rule: vocabulary)`,
 				`taches.json /taches/0/date_examen: date "2026-10-32" is not a calendar date (rule: dates)`,

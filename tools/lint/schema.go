@@ -14,14 +14,18 @@ import (
 type fieldType int
 
 const (
-	text     fieldType = iota // a string
-	isTrue                    // the boolean true: a file exists, absence is the server's answer
-	date                      // a date, checked by the dates rule wherever it appears
-	ref                       // a reference: a canonical path into one collection
-	refList                   // an array of references
-	entries                   // an array of objects, each with the schema in sub
-	table                     // an object checked by its own rule (the referentiel's tables)
-	selfPath                  // the resource's own canonical path
+	text      fieldType = iota // a string
+	isTrue                     // the boolean true: a file exists, absence is the server's answer
+	date                       // a date, checked by the dates rule wherever it appears
+	ref                        // a reference: a canonical path into one collection
+	refList                    // an array of references
+	entries                    // an array of objects, each with the schema in sub
+	table                      // an object checked by its own rule (the referentiel's tables)
+	selfPath                   // the resource's own canonical path
+	amount                     // euros as a decimal string with two decimals: "1249.90"
+	count                      // a whole quantity as a decimal string: "12"
+	textList                   // an array of strings
+	textTable                  // an object whose members are all strings
 )
 
 // sameCollection, as a reference's target, is the collection of the file
@@ -37,6 +41,7 @@ type field struct {
 	vocab    []string // closed vocabulary of a text
 	word     bool     // text of lowercase ASCII words joined by '-'
 	activity bool     // word that must be an activity of /referentiel
+	category bool     // word that must be a category of /regles-achat
 	sub      []field  // schema of each object of an entries array
 }
 
@@ -52,9 +57,28 @@ var (
 // joined by '-'.
 var wordPattern = regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
 
-// Schemas of each collection, keyed by collection; the referentiel by its
-// path. Fields beyond these (descriptive French fields) are welcome.
-var schemas = map[string][]field{
+// schemas of each collection of every track, keyed by collection, and of
+// each rules resource, keyed by its path. The tracks' collections are
+// disjoint, so one table serves both.
+var schemas = merged(conformitySchemas, purchasingSchemas)
+
+func merged(tables ...map[string][]field) map[string][]field {
+	out := map[string][]field{}
+	for _, t := range tables {
+		for k, v := range t {
+			if _, dup := out[k]; dup {
+				panic("lint: two schemas for " + k)
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// conformitySchemas are the conformity track's, keyed by collection; the
+// referentiel by its path. Fields beyond these (descriptive French fields)
+// are welcome.
+var conformitySchemas = map[string][]field{
 	corpus.Referentiel: {
 		{name: "ressource", typ: selfPath},
 		{name: "titre", typ: text},
@@ -180,15 +204,20 @@ func (l *linter) checkDocument(path string) {
 		d.collection = collection
 		schema, ok = schemas[collection]
 	}
+	doc := l.docs[path]
+	if d.collection == "livraisons" && isAnnex(doc) {
+		schema = annexSchema
+	}
 	if !ok {
 		return // PathOf admits nothing else
 	}
-	doc := l.docs[path]
 	d.checkFields(doc, "", schema)
 	d.checkDates(doc, "")
 	switch {
 	case path == corpus.Referentiel:
 		d.checkReferentielTables(doc)
+	case path == corpus.ReglesAchat:
+		d.checkCatalogueTable(doc)
 	case d.collection == "avenants":
 		d.checkAmendmentObject(doc)
 	}
@@ -240,34 +269,54 @@ func (d document) checkField(f field, at string, v pyjson.Value) {
 		}
 		d.checkReference(at, s, d.target(f))
 	case refList:
-		list, ok := v.(pyjson.Array)
-		if !ok {
-			d.wrongType(at, "an array of references", v)
-			return
-		}
-		for i, e := range list {
-			if s, ok := e.(string); ok {
-				d.checkReference(child(at, i), s, d.target(f))
-			} else {
-				d.wrongType(child(at, i), "a reference string", e)
-			}
-		}
+		eachElement(d, at, v, "an array of references", "a reference string", func(at, s string) {
+			d.checkReference(at, s, d.target(f))
+		})
 	case entries:
-		list, ok := v.(pyjson.Array)
-		if !ok {
-			d.wrongType(at, "an array of objects", v)
-			return
-		}
-		for i, e := range list {
-			if obj, ok := e.(pyjson.Object); ok {
-				d.checkFields(obj, child(at, i), f.sub)
-			} else {
-				d.wrongType(child(at, i), "an object", e)
-			}
-		}
+		eachElement(d, at, v, "an array of objects", "an object", func(at string, obj pyjson.Object) {
+			d.checkFields(obj, at, f.sub)
+		})
 	case table:
 		if _, ok := v.(pyjson.Object); !ok {
 			d.wrongType(at, "an object", v)
+		}
+	case amount, count:
+		if s, ok := v.(string); !ok {
+			d.wrongType(at, "a decimal string"+orNull(f), v)
+		} else {
+			d.l.checkDecimal(d.file, at, f.typ, s)
+		}
+	case textList:
+		eachElement(d, at, v, "an array of strings"+orNull(f), "a string", func(at, s string) {
+			d.checkWord(f, at, f.name, s)
+		})
+	case textTable:
+		obj, ok := v.(pyjson.Object)
+		if !ok {
+			d.wrongType(at, "an object of strings", v)
+			return
+		}
+		for _, m := range obj {
+			if _, ok := m.Value.(string); !ok {
+				d.wrongType(child(at, m.Key), "a string", m.Value)
+			}
+		}
+	}
+}
+
+// eachElement checks that v is an array of T, and each element with check;
+// want and wantElem say what was expected in findings.
+func eachElement[T pyjson.Value](d document, at string, v pyjson.Value, want, wantElem string, check func(at string, e T)) {
+	list, ok := v.(pyjson.Array)
+	if !ok {
+		d.wrongType(at, want, v)
+		return
+	}
+	for i, e := range list {
+		if elem, ok := e.(T); ok {
+			check(child(at, i), elem)
+		} else {
+			d.wrongType(child(at, i), wantElem, e)
 		}
 	}
 }
@@ -299,6 +348,8 @@ func (d document) checkWord(f field, at, name, s string) {
 		d.l.report(d.file, at, RuleVocabulary, "%s %q is not lowercase ASCII words joined by '-'", name, s)
 	case f.activity && d.l.activities != nil && !d.l.activities[s]:
 		d.l.report(d.file, at, RuleVocabulary, "%s %q is not an activity of /referentiel", name, s)
+	case f.category && d.l.categories != nil && !d.l.categories[s]:
+		d.l.report(d.file, at, RuleVocabulary, "%s %q is not a category of %s", name, s, corpus.ReglesAchat)
 	}
 }
 

@@ -67,6 +67,21 @@ type Options struct {
 
 	// Maintenance answers the 503 body to every call past the gate.
 	Maintenance bool
+
+	// Others are the corpora of the other tracks served at the same origin
+	// (CONTRACT.md section 6), each with its own manifest; Manifest, Tree
+	// and Root above are the first track's. Their fixed bodies must be the
+	// first's, byte for byte, and no path may belong to two of them.
+	Others []Corpus
+}
+
+// Corpus is one more track's corpus: its manifest and, as for the first,
+// the tree its fixed bodies are read from (with Upstream) or the tree nginx
+// serves itself (Root, an absolute path).
+type Corpus struct {
+	Manifest []byte
+	Tree     fs.FS
+	Root     string
 }
 
 //go:embed vhost.conf.tmpl
@@ -90,7 +105,7 @@ type vhostData struct {
 }
 
 type resourceFile struct {
-	Path, File string
+	Path, File, Root string
 }
 
 // Generate writes the configuration. It refuses options it cannot render
@@ -99,53 +114,62 @@ func Generate(o Options) ([]byte, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	m, err := manifest.Decode(o.Manifest)
-	if err != nil {
-		return nil, err
-	}
-	tree := o.Tree
-	if o.Root != "" {
-		tree = os.DirFS(o.Root)
-	}
-	bodies, err := m.Check(tree, manifest.Full)
-	if err != nil {
-		return nil, err
-	}
+	corpora := append([]Corpus{{Manifest: o.Manifest, Tree: o.Tree, Root: o.Root}}, o.Others...)
 	d := vhostData{
 		Options:            o,
-		ManifestSHA256:     manifest.SHA256(o.Manifest),
-		Entries:            len(m.Resources),
 		RequestLinePattern: "~" + requestLinePattern,
 		HostPattern:        "~*" + hostPattern(o.Hosts),
 		ReferencePattern:   referencePattern(),
 	}
-	for _, lit := range []struct {
-		path string
-		dst  *string
-	}{
-		{corpus.SystemBadRequest, &d.Body400},
-		{corpus.SystemForbidden, &d.Body403},
-		{corpus.SystemNotFound, &d.Body404},
-		{corpus.SystemUnavailable, &d.Body503},
-	} {
-		body, ok := bodies[lit.path]
-		if !ok {
-			return nil, fmt.Errorf("the tree has no %s", lit.path)
+	var sums []string
+	owners := map[string]int{}
+	for i, c := range corpora {
+		m, bodies, err := c.check()
+		if err != nil {
+			return nil, err
 		}
-		*lit.dst = string(body)
-	}
-	if d.AbsentHead, d.AbsentTail, err = absentTemplate(m); err != nil {
-		return nil, err
-	}
-	for _, e := range m.Resources {
-		if e.Kind != manifest.Document {
-			continue
+		sums = append(sums, manifest.SHA256(c.Manifest))
+		d.Entries += len(m.Resources)
+		for _, lit := range []struct {
+			path string
+			dst  *string
+		}{
+			{corpus.SystemBadRequest, &d.Body400},
+			{corpus.SystemForbidden, &d.Body403},
+			{corpus.SystemNotFound, &d.Body404},
+			{corpus.SystemUnavailable, &d.Body503},
+		} {
+			body, ok := bodies[lit.path]
+			switch {
+			case !ok:
+				return nil, fmt.Errorf("the %s tree has no %s", m.Piste, lit.path)
+			case i == 0:
+				*lit.dst = string(body)
+			case string(body) != *lit.dst:
+				return nil, fmt.Errorf("the %s tree's %s differs from the first tree's: one body answers for every track", m.Piste, lit.path)
+			}
 		}
-		if !plainPath(e.Path) || e.File == nil || !plainPath("/"+*e.File) {
-			return nil, fmt.Errorf("%s: a path or file name nginx could not be given literally", e.Path)
+		if d.AbsentHead, d.AbsentTail, err = absentTemplate(m); err != nil {
+			return nil, err
 		}
-		d.Resources = append(d.Resources, resourceFile{Path: e.Path, File: "/" + *e.File})
+		for _, e := range m.Resources {
+			if e.Kind == manifest.System {
+				continue
+			}
+			if j, taken := owners[e.Path]; taken {
+				return nil, fmt.Errorf("%s: claimed by the manifests of both %s and %s", e.Path, corpora[j].piste(), m.Piste)
+			}
+			owners[e.Path] = i
+			if e.Kind != manifest.Document {
+				continue
+			}
+			if !plainPath(e.Path) || e.File == nil || !plainPath("/"+*e.File) {
+				return nil, fmt.Errorf("%s: a path or file name nginx could not be given literally", e.Path)
+			}
+			d.Resources = append(d.Resources, resourceFile{Path: e.Path, File: "/" + *e.File, Root: c.Root})
+		}
 	}
+	d.ManifestSHA256 = strings.Join(sums, ", ")
 	for _, s := range []string{d.Body400, d.Body403, d.Body404, d.Body503, d.AbsentHead, d.AbsentTail} {
 		if err := checkLiteral(s); err != nil {
 			return nil, err
@@ -156,6 +180,33 @@ func Generate(o Options) ([]byte, error) {
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// check reads a corpus's manifest and checks its tree against it, hash for
+// hash, returning the bodies.
+func (c Corpus) check() (*manifest.Manifest, map[string][]byte, error) {
+	m, err := manifest.Decode(c.Manifest)
+	if err != nil {
+		return nil, nil, err
+	}
+	tree := c.Tree
+	if c.Root != "" {
+		tree = os.DirFS(c.Root)
+	}
+	bodies, err := m.Check(tree, manifest.Full)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", m.Piste, err)
+	}
+	return m, bodies, nil
+}
+
+// piste names a corpus in errors: its manifest's track.
+func (c Corpus) piste() string {
+	m, err := manifest.Decode(c.Manifest)
+	if err != nil {
+		return "?"
+	}
+	return m.Piste
 }
 
 // absentMarker is a reference no manifest will hold: AbsentBody is split
@@ -202,6 +253,13 @@ func (o *Options) validate() error {
 	}
 	if o.Root == "" {
 		check(o.Tree != nil, "no corpus tree to read the fixed bodies from")
+	}
+	for i, c := range o.Others {
+		if o.Root != "" {
+			check(c.Tree == nil && plainAbsolute(c.Root), "corpus %d: nginx alone serves every tree from disk: want an absolute root without quotes, '$' or control characters", i+1)
+		} else {
+			check(c.Tree != nil && c.Root == "", "corpus %d: the frontal reads the fixed bodies from a tree, and serves no root", i+1)
+		}
 	}
 	check(len(o.Listen) > 0, "no listen address")
 	for _, l := range o.Listen {

@@ -24,8 +24,8 @@ import (
 // under dir.
 func frontalOptions(dir string) Options {
 	return Options{
-		Manifest: manifest.Embedded(),
-		Tree:     corpus.Embedded(),
+		Manifest: manifest.Embedded(corpus.Conformite),
+		Tree:     corpus.Conformite.Embedded(),
 		Upstream: "127.0.0.1:18081",
 		Listen:   []string{"127.0.0.1:18080"},
 		Hosts:    servertest.Hosts,
@@ -310,4 +310,93 @@ func TestGateComparesLikeTheHandler(t *testing.T) {
 		})
 	}
 	assert.NotContains(t, n.AllLogs(), secret)
+}
+
+// bothTracksAlone is nginx alone serving every track's tree, each from its
+// own root, at one origin.
+func bothTracksAlone(t *testing.T, dir string) Options {
+	o := aloneOptions(t, dir)
+	for _, track := range corpus.Tracks[1:] {
+		root, manifestPath := servertest.CopyTrack(t, track)
+		data, err := os.ReadFile(manifestPath)
+		require.NoError(t, err)
+		o.Others = append(o.Others, Corpus{Manifest: data, Root: root})
+	}
+	return o
+}
+
+// TestBothTracksAlone serves both trees with nginx alone and probes every
+// entry of both manifests over HTTP.
+func TestBothTracksAlone(t *testing.T) {
+	secret := newSecret(t)
+	o := bothTracksAlone(t, t.TempDir())
+	port := servertest.FreePort(t)
+	o.Listen = []string{"127.0.0.1:" + strconv.Itoa(port)}
+	conf, err := Generate(o)
+	require.NoError(t, err)
+	assert.Contains(t, string(conf), "/regles-achat")
+	vhost := filepath.Join(t.TempDir(), "vhost.conf")
+	require.NoError(t, os.WriteFile(vhost, conf, 0o644))
+	require.NoError(t, WriteGate(o.GateFile, []string{secret}))
+	n := servertest.StartNginx(t, servertest.NginxOptions{Vhost: vhost, Port: port})
+
+	var manifests []*manifest.Manifest
+	for _, data := range append([][]byte{o.Manifest}, o.Others[0].Manifest) {
+		m, err := manifest.Decode(data)
+		require.NoError(t, err)
+		manifests = append(manifests, m)
+	}
+	checks, err := probe.CatalogueOf(manifests, probe.Options{Secrets: []string{secret}})
+	require.NoError(t, err)
+	client, err := probe.NewClient(n.URL, 5*time.Second)
+	require.NoError(t, err)
+	failed := 0
+	for _, r := range probe.Run(t.Context(), client, checks) {
+		// R1 of docs/reliability.md: nginx before 1.23 reads the first of
+		// two secret headers, and nginx alone serves the call.
+		if len(r.Problems) > 0 && r.Check.Name != "gate: secret twice" {
+			failed++
+			t.Errorf("%s: %s", r.Check.Name, strings.Join(r.Problems, "; "))
+		}
+	}
+	t.Logf("probe: %d checks, %d failed", len(checks), failed)
+}
+
+func TestGenerateRefusesTracksThatDisagree(t *testing.T) {
+	dir := t.TempDir()
+	t.Run("fixed bodies that differ", func(t *testing.T) {
+		o := bothTracksAlone(t, dir)
+		other := o.Others[0]
+		body := filepath.Join(other.Root, "_systeme", "404.json")
+		require.NoError(t, os.WriteFile(body, []byte("{\"erreur\": \"autre\"}\n"), 0o644))
+		m, err := manifest.Build(os.DirFS(other.Root), corpus.Generique.Name, manifest.DefaultOrigin, []string{"/produits/CSQ-0815"})
+		require.NoError(t, err)
+		o.Others[0].Manifest = m.Encode()
+		_, err = Generate(o)
+		assert.ErrorContains(t, err, "the generique tree's /_systeme/404 differs from the first tree's")
+	})
+	t.Run("a path of the first track in the other's manifest", func(t *testing.T) {
+		o := bothTracksAlone(t, dir)
+		m, err := manifest.Decode(o.Others[0].Manifest)
+		require.NoError(t, err)
+		first, err := manifest.Decode(o.Manifest)
+		require.NoError(t, err)
+		entry, _ := first.Lookup("/agrements/AGR-4417")
+		m.Resources = append(m.Resources, entry)
+		o.Others[0].Manifest = m.Encode()
+		_, err = Generate(o)
+		assert.ErrorContains(t, err, "agrements/AGR-4417.json: missing from the tree")
+	})
+	t.Run("a frontal corpus with a root", func(t *testing.T) {
+		o := frontalOptions(dir)
+		o.Others = []Corpus{{Manifest: manifest.Embedded(corpus.Generique), Root: "/srv/generique"}}
+		_, err := Generate(o)
+		assert.ErrorContains(t, err, "corpus 1: the frontal reads the fixed bodies from a tree")
+	})
+	t.Run("nginx alone with an embedded tree", func(t *testing.T) {
+		o := aloneOptions(t, dir)
+		o.Others = []Corpus{{Manifest: manifest.Embedded(corpus.Generique), Tree: corpus.Generique.Embedded()}}
+		_, err := Generate(o)
+		assert.ErrorContains(t, err, "corpus 1: nginx alone serves every tree from disk")
+	})
 }

@@ -130,16 +130,12 @@ func (c *Client) render(req Request) []byte {
 // *NotHTTPError; a server that neither answers nor closes before the timeout
 // is an error of its own, since hanging is not an answer.
 func (c *Client) Exchange(ctx context.Context, raw []byte, method string) (*Response, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	conn, err := c.dial(ctx)
+	conn, cancel, err := c.connect(ctx, c.dial)
 	if err != nil {
 		return nil, err
 	}
+	defer cancel()
 	defer conn.Close()
-	if deadline, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(deadline)
-	}
 	_, _ = conn.Write(raw) // a server may close before reading everything: its answer still counts
 
 	var read bytes.Buffer
@@ -173,6 +169,21 @@ func (c *Client) Exchange(ctx context.Context, raw []byte, method string) (*Resp
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// connect dials a fresh connection within the client's timeout, which
+// bounds the whole exchange: it is the connection's deadline too.
+func (c *Client) connect(ctx context.Context, dial func(context.Context) (net.Conn, error)) (net.Conn, context.CancelFunc, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	conn, err := dial(ctx)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(deadline)
+	}
+	return conn, cancel, nil
 }
 
 // address is the host and port to dial.

@@ -46,16 +46,12 @@ func (c *Client) fieldsOf(req Request) [][2]string {
 // (prior knowledge on http, ALPN h2 on https) and reads its answer. A stream
 // or connection ended without a whole answer is ErrClosed.
 func (c *Client) exchangeH2(ctx context.Context, req Request) (*Response, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	conn, err := c.dialH2(ctx)
+	conn, cancel, err := c.connect(ctx, c.dialH2)
 	if err != nil {
 		return nil, err
 	}
+	defer cancel()
 	defer conn.Close()
-	if deadline, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(deadline)
-	}
 	if err := writeH2Request(conn, c.fieldsOf(req), req.Body); err != nil {
 		return nil, ErrClosed // the server closed before taking the whole request
 	}

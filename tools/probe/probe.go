@@ -56,9 +56,29 @@ const noHost = "\x00"
 
 // Catalogue lists the checks for a server holding manifest m.
 func Catalogue(m *manifest.Manifest, o Options) ([]Check, error) {
+	return CatalogueOf([]*manifest.Manifest{m}, o)
+}
+
+// CatalogueOf lists the checks for a server holding the corpora of several
+// tracks at one origin, one manifest each: the contract's rows once, on the
+// first manifest's rules resource, and every entry of every manifest.
+func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
+	if len(manifests) == 0 {
+		return nil, fmt.Errorf("no manifest given")
+	}
+	var tracks []*corpus.Track
+	for _, m := range manifests {
+		t, err := corpus.TrackNamed(m.Piste)
+		if err != nil {
+			return nil, fmt.Errorf("manifest: %w", err)
+		}
+		tracks = append(tracks, t)
+	}
 	expect := func(path string) (Expect, error) {
-		if e, ok := m.Lookup(path); ok {
-			return Expect{Status: e.Status, Path: path, BytesSHA256: e.BytesSHA256, ResponseHash: e.ResponseHash}, nil
+		for _, m := range manifests {
+			if e, ok := m.Lookup(path); ok {
+				return Expect{Status: e.Status, Path: path, BytesSHA256: e.BytesSHA256, ResponseHash: e.ResponseHash}, nil
+			}
 		}
 		if !corpus.IsReference(path) {
 			return Expect{}, fmt.Errorf("manifest has no entry for %s", path)
@@ -93,7 +113,8 @@ func Catalogue(m *manifest.Manifest, o Options) ([]Check, error) {
 	get := func(target string, header ...[2]string) Request {
 		return Request{Method: http.MethodGet, Target: target, Header: append([][2]string{{SecretHeader, secret}}, header...)}
 	}
-	const sample = corpus.Referentiel
+	sample := tracks[0].Rules
+	probeAbsent := "/" + tracks[0].Collections[0] + "/SONDE-0"
 
 	// 1. The gate, before anything else.
 	add("gate: no secret", Request{Method: http.MethodGet, Target: sample}, corpus.SystemForbidden, false)
@@ -162,7 +183,7 @@ func Catalogue(m *manifest.Manifest, o Options) ([]Check, error) {
 		over := func(req Request) Request { req.Proto = proto; return req }
 		add(proto+": gate", over(Request{Method: http.MethodGet, Target: sample}), corpus.SystemForbidden, false)
 		add(proto+": resource", over(get(sample)), sample, true)
-		add(proto+": absent reference", over(get("/agrements/SONDE-0")), "/agrements/SONDE-0", true)
+		add(proto+": absent reference", over(get(probeAbsent)), probeAbsent, true)
 		add(proto+": 404", over(get("/inconnu")), corpus.SystemNotFound, true)
 		add(proto+": 400 query", over(get(sample+"?a=1")), corpus.SystemBadRequest, true)
 		add(proto+": 400 OPTIONS *", over(Request{Method: http.MethodOptions, Target: "*", Header: [][2]string{{SecretHeader, secret}}}), corpus.SystemBadRequest, true)
@@ -173,14 +194,19 @@ func Catalogue(m *manifest.Manifest, o Options) ([]Check, error) {
 		}
 	}
 
-	// 6. Absent references, and every entry of the manifest.
-	for _, c := range corpus.Collections {
-		add("absent: unlisted in "+c, get("/"+c+"/SONDE-ABSENTE.0_1"), "/"+c+"/SONDE-ABSENTE.0_1", true)
+	// 6. Absent references on every collection of the tracks served, and every
+	// entry of each manifest.
+	for _, t := range tracks {
+		for _, c := range t.Collections {
+			add("absent: unlisted in "+c, get("/"+c+"/SONDE-ABSENTE.0_1"), "/"+c+"/SONDE-ABSENTE.0_1", true)
+		}
 	}
 	if !o.SkipResources {
-		for _, e := range m.Resources {
-			if e.Kind != manifest.System {
-				add(string(e.Kind)+": "+e.Path, get(e.Path), e.Path, true)
+		for _, m := range manifests {
+			for _, e := range m.Resources {
+				if e.Kind != manifest.System {
+					add(string(e.Kind)+": "+e.Path, get(e.Path), e.Path, true)
+				}
 			}
 		}
 	}

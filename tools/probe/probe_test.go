@@ -110,7 +110,7 @@ func TestProblems(t *testing.T) {
 }
 
 func TestCatalogueCoversEveryEntry(t *testing.T) {
-	m, err := manifest.Decode(manifest.Embedded())
+	m, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
 	require.NoError(t, err)
 	checks, err := Catalogue(m, Options{Secrets: []string{strings.Repeat("s", 32)}})
 	require.NoError(t, err)
@@ -125,4 +125,43 @@ func TestCatalogueCoversEveryEntry(t *testing.T) {
 	}
 	_, err = Catalogue(m, Options{})
 	assert.ErrorContains(t, err, "no secret")
+}
+
+// One server, both tracks: every entry of each manifest is checked, the
+// absent rule on every collection of either track, the fixed bodies once.
+func TestCatalogueOfBothTracks(t *testing.T) {
+	var manifests []*manifest.Manifest
+	for _, track := range corpus.Tracks {
+		m, err := manifest.Decode(manifest.Embedded(track))
+		require.NoError(t, err)
+		manifests = append(manifests, m)
+	}
+	checks, err := CatalogueOf(manifests, Options{Secrets: []string{strings.Repeat("s", 32)}})
+	require.NoError(t, err)
+	names := map[string]int{}
+	for _, c := range checks {
+		names[c.Name]++
+	}
+	for _, m := range manifests {
+		for _, e := range m.Resources {
+			if e.Kind != manifest.System {
+				assert.Equal(t, 1, names[string(e.Kind)+": "+e.Path], e.Path)
+			}
+		}
+	}
+	for _, c := range corpus.Collections {
+		assert.Equal(t, 1, names["absent: unlisted in "+c], c)
+	}
+	assert.Equal(t, 1, names["gate: no secret"])
+
+	alone, err := Catalogue(manifests[1], Options{Secrets: []string{strings.Repeat("s", 32)}})
+	require.NoError(t, err)
+	for _, c := range alone {
+		assert.NotEqual(t, "absent: unlisted in entites", c.Name, "a server of one track answers no absent reference of the other")
+		if c.Name == "gate: no secret" {
+			assert.Equal(t, corpus.ReglesAchat, c.Request.Target, "the sample is the track's rules resource")
+		}
+	}
+	_, err = CatalogueOf(nil, Options{Secrets: []string{strings.Repeat("s", 32)}})
+	assert.ErrorContains(t, err, "no manifest")
 }

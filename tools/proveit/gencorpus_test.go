@@ -18,7 +18,7 @@ func TestGencorpus(t *testing.T) {
 		stdout, stderr string
 	}{
 		{"writes the tree and its manifest", []string{"gencorpus", "-n", "120", "-o", out}, 0, "wrote 120 files", ""},
-		{"the tree matches the manifest", []string{"verify", "-tree", filepath.Join(out, "conformite"),
+		{"the tree matches the manifest", []string{"verify", "-track", "conformite", "-tree", filepath.Join(out, "conformite"),
 			"-manifest", filepath.Join(out, "conformite.json"), "-tasks", ""}, 0, "OK ", ""},
 		{"refuses to write over a tree", []string{"gencorpus", "-n", "120", "-o", out}, 1, "", "already exists"},
 		{"too small", []string{"gencorpus", "-n", "5", "-o", filepath.Join(t.TempDir(), "x")}, 1, "", "at least"},

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
@@ -14,23 +15,33 @@ import (
 // and response_hash of the body the corpus answers it with.
 func runHash(args []string, stdout io.Writer) error {
 	fs := newFlagSet("hash")
-	manifestPath := fs.String("manifest", "manifest/conformite.json", "manifest file")
+	manifestPath := fs.String("manifest", "", "manifest file (default: the manifest/<track>.json of the path's track)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("want one path (/agrements/AGR-4417) or URL")
 	}
-	m, _, err := manifest.ReadFile(*manifestPath)
+	target, rawTarget := fs.Arg(0), fs.Arg(0)
+	origin := ""
+	if !strings.HasPrefix(target, "/") {
+		// A URL: its origin is everything before the path.
+		scheme := strings.Index(target, "://")
+		slash := strings.IndexByte(target[scheme+3:], '/')
+		if scheme < 0 || slash < 0 {
+			return fmt.Errorf("%q is neither a path nor a URL", target)
+		}
+		origin, rawTarget = target[:scheme+3+slash], target[scheme+3+slash:]
+	}
+	m, _, err := manifest.ReadFile(manifestFor(*manifestPath, rawTarget))
 	if err != nil {
 		return err
 	}
-	target, rawTarget := fs.Arg(0), fs.Arg(0)
-	if strings.HasPrefix(rawTarget, "/") {
+	switch origin {
+	case "":
 		target = m.Target(rawTarget)
-	} else if rest, ok := strings.CutPrefix(target, m.Origin); ok && strings.HasPrefix(rest, "/") {
-		rawTarget = rest
-	} else {
+	case m.Origin:
+	default:
 		return fmt.Errorf("%q is neither a path nor a URL at the manifest's origin %s", target, m.Origin)
 	}
 	entry, err := answerFor(m, rawTarget)
@@ -43,6 +54,20 @@ func runHash(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "bytes_sha256  %s\n", entry.BytesSHA256)
 	fmt.Fprintf(stdout, "response_hash %s\n", entry.ResponseHash)
 	return nil
+}
+
+// manifestFor is the manifest that answers a raw target: the one given, or
+// the checked-in manifest of the track the path belongs to. A path of no
+// track is answered with a fixed body, which every manifest lists.
+func manifestFor(given, rawTarget string) string {
+	if given != "" {
+		return given
+	}
+	track := corpus.Tracks[0]
+	if t, ok := corpus.TrackOf(rawTarget); ok {
+		track = t
+	}
+	return filepath.Join("manifest", manifest.FileName(track))
 }
 
 // answerFor returns the manifest entry of the body the server answers a

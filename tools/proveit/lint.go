@@ -7,11 +7,10 @@ import (
 
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/lint"
-	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// runLint checks every file rule of the corpus contract on the tree, the tree
-// against its manifest, and the task statements' citations.
+// runLint checks every file rule of the corpus contract on each track's
+// tree, the tree against its manifest, and the task statements' citations.
 func runLint(args []string, stdout io.Writer) error {
 	fs := newFlagSet("lint")
 	var c corpusFlags
@@ -19,29 +18,31 @@ func runLint(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	opts := lint.Options{ManifestFile: c.manifest, TasksFile: c.tasks}
-	if c.manifest != "" {
-		m, _, err := manifest.ReadFile(c.manifest)
-		if err != nil {
-			return err
+	return forEachTrack(&c, func(t trackFiles) error {
+		opts := lint.Options{Track: t.track, ManifestFile: t.manifest, TasksFile: t.tasks}
+		if t.manifest != "" {
+			m, _, err := manifest.ReadFile(t.manifest)
+			if err != nil {
+				return err
+			}
+			opts.Manifest = m
 		}
-		opts.Manifest = m
-	}
-	if c.tasks != "" {
-		tasks, err := season.ReadTasks(c.tasks)
-		if err != nil {
-			return err
+		if t.tasks != "" {
+			tasks, err := readTasks(t)
+			if err != nil {
+				return err
+			}
+			opts.Tasks = tasks
 		}
-		opts.Tasks = tasks
-	}
-	report := lint.Lint(os.DirFS(c.tree), opts)
-	if !report.OK() {
-		for _, f := range report.Findings {
-			fmt.Fprintln(stdout, f)
+		report := lint.Lint(os.DirFS(t.tree), opts)
+		if !report.OK() {
+			for _, f := range report.Findings {
+				fmt.Fprintln(stdout, f)
+			}
+			fmt.Fprintf(stdout, "%d findings in %s\n", len(report.Findings), t.tree)
+			return errFailed
 		}
-		fmt.Fprintf(stdout, "%d findings in %s\n", len(report.Findings), c.tree)
-		return errFailed
-	}
-	fmt.Fprintln(stdout, report.Summary())
-	return nil
+		fmt.Fprintf(stdout, "%s: %s\n", t.tree, report.Summary())
+		return nil
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -21,47 +20,58 @@ func runManifest(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	built, err := buildManifest(c, *origin)
-	if err != nil {
-		return err
-	}
-	if *check {
-		current, err := os.ReadFile(c.manifest)
+	return forEachTrack(&c, func(t trackFiles) error {
+		built, err := buildManifest(t, *origin)
 		if err != nil {
 			return err
 		}
-		if !bytes.Equal(current, built) {
-			fmt.Fprintf(stdout, "%s is not the manifest of %s: run proveit manifest\n", c.manifest, c.tree)
-			return errFailed
+		if *check {
+			current, err := os.ReadFile(t.manifest)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(current, built) {
+				fmt.Fprintf(stdout, "%s is not the manifest of %s: run proveit manifest\n", t.manifest, t.tree)
+				return errFailed
+			}
+			fmt.Fprintf(stdout, "%s is up to date (sha256 %s)\n", t.manifest, manifest.SHA256(built))
+			return nil
 		}
-		fmt.Fprintf(stdout, "%s is up to date (sha256 %s)\n", c.manifest, manifest.SHA256(built))
+		if err := os.WriteFile(t.manifest, built, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s (sha256 %s)\n", t.manifest, manifest.SHA256(built))
 		return nil
-	}
-	if err := os.WriteFile(c.manifest, built, 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %s (sha256 %s)\n", c.manifest, manifest.SHA256(built))
-	return nil
+	})
 }
 
-// buildManifest builds the manifest bytes of the tree, with absent entries for
-// what the task statements cite.
-func buildManifest(c corpusFlags, origin string) ([]byte, error) {
+// buildManifest builds the manifest bytes of a track's tree, with absent
+// entries for what its task statements cite.
+func buildManifest(t trackFiles, origin string) ([]byte, error) {
 	// A short-lived run whose garbage is the parsed documents: collecting
 	// at four times the live heap rather than twice costs memory for a
 	// while and saves a good part of the time.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	var citations []string
-	if c.tasks != "" {
-		tasks, err := season.ReadTasks(c.tasks)
+	if t.tasks != "" {
+		tasks, err := readTasks(t)
 		if err != nil {
 			return nil, err
 		}
 		citations = tasks.Citations()
 	}
-	m, err := manifest.Build(manifest.Dir(c.tree), corpus.Track, origin, citations)
+	m, err := manifest.Build(manifest.Dir(t.tree), t.track.Name, origin, citations)
 	if err != nil {
 		return nil, err
 	}
 	return m.Encode(), nil
+}
+
+// readTasks reads a track's statements and checks they are that track's.
+func readTasks(t trackFiles) (*season.Tasks, error) {
+	tasks, err := season.ReadTasks(t.tasks)
+	if err == nil && tasks.Piste != t.track.Name {
+		err = fmt.Errorf("%s: piste %q, want %q", t.tasks, tasks.Piste, t.track.Name)
+	}
+	return tasks, err
 }

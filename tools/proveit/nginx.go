@@ -18,10 +18,10 @@ import (
 func runNginx(args []string, stdout io.Writer) error {
 	fs := newFlagSet("nginx")
 	upstream := fs.String("upstream", "", "host:port of the Caddy corpus on loopback: nginx is its frontal")
-	root := fs.String("root", "", "corpus tree nginx serves alone, from disk (instead of -upstream)")
+	root := fs.String("root", "", "comma-separated corpus trees nginx serves alone, from disk, one per -manifest (instead of -upstream)")
 	socket := fs.String("backend-socket", "/run/proveit-corpus.sock", "unix socket of nginx's own backend, with -root")
-	tree := fs.String("tree", "corpus/conformite", "corpus tree the fixed bodies are read from, with -upstream")
-	manifestPath := fs.String("manifest", "manifest/conformite.json", "manifest file")
+	tree := fs.String("tree", "corpus/conformite,corpus/generique", "comma-separated corpus trees the fixed bodies are read from, one per -manifest, with -upstream")
+	manifestPaths := fs.String("manifest", "manifest/conformite.json,manifest/generique.json", "comma-separated manifests, one per track served at the origin")
 	listen := fs.String("listen", "127.0.0.1:8080", "comma-separated arguments of listen (\"443 ssl\")")
 	hosts := fs.String("hosts", "corpus.arkforge.tech", "comma-separated Host names answered")
 	gate := fs.String("gate", "/etc/proveit/nginx-gate.conf", "include holding the secrets, outside every repository")
@@ -34,10 +34,18 @@ func runNginx(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	_, manifestBytes, err := manifest.ReadFile(*manifestPath)
-	if err != nil {
-		return err
+	var manifests [][]byte
+	for _, path := range splitList(*manifestPaths, ",") {
+		_, data, err := manifest.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		manifests = append(manifests, data)
 	}
+	if len(manifests) == 0 {
+		return fmt.Errorf("no -manifest")
+	}
+	manifestBytes := manifests[0]
 
 	switch {
 	case *writeGate:
@@ -63,14 +71,28 @@ func runNginx(args []string, stdout io.Writer) error {
 		ServerInclude: *include,
 		Maintenance:   *maintenance,
 	}
+	corpora := make([]nginxconf.Corpus, len(manifests))
+	folders := splitList(*tree, ",")
 	if *root != "" {
-		if o.Root, err = filepath.Abs(*root); err != nil {
+		folders = splitList(*root, ",")
+		o.BackendSocket = *socket
+	}
+	if len(folders) != len(manifests) {
+		return fmt.Errorf("%d manifests for %d trees: give one tree per manifest, in the same order", len(manifests), len(folders))
+	}
+	for i, folder := range folders {
+		corpora[i].Manifest = manifests[i]
+		if *root == "" {
+			corpora[i].Tree = os.DirFS(folder)
+			continue
+		}
+		abs, err := filepath.Abs(folder)
+		if err != nil {
 			return err
 		}
-		o.BackendSocket = *socket
-	} else {
-		o.Tree = os.DirFS(*tree)
+		corpora[i].Root = abs
 	}
+	o.Root, o.Tree, o.Others = corpora[0].Root, corpora[0].Tree, corpora[1:]
 	vhost, err := nginxconf.Generate(o)
 	if err != nil {
 		return err

@@ -23,13 +23,19 @@ func TestNginx(t *testing.T) {
 		args []string
 	}{
 		{"frontal", []string{"-upstream", "127.0.0.1:8081"}},
-		{"alone", []string{"-root", "corpus/conformite", "-backend-socket", filepath.Join(dir, "backend.sock")}},
+		{"alone", []string{"-root", "corpus/conformite,corpus/generique", "-backend-socket", filepath.Join(dir, "backend.sock")}},
+		{"alone, one track", []string{"-manifest", "manifest/generique.json", "-root", "corpus/generique", "-backend-socket", filepath.Join(dir, "backend.sock")}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			vhost := filepath.Join(dir, tt.name+".conf")
 			code, _, errOut := runCLI(append([]string{"nginx", "-gate", gate, "-o", vhost}, tt.args...)...)
 			require.Equal(t, 0, code, errOut)
 
+			if strings.HasPrefix(tt.name, "alone") {
+				conf, err := os.ReadFile(vhost)
+				require.NoError(t, err)
+				assert.Contains(t, string(conf), `location = "/regles-achat"`)
+			}
 			code, out, errOut := runCLI("nginx", "-check", vhost)
 			require.Equal(t, 0, code, errOut)
 			assert.Contains(t, out, "are the manifest's bodies")
@@ -45,6 +51,12 @@ func TestNginx(t *testing.T) {
 			assert.Contains(t, out, "return 403: body sha256")
 		})
 	}
+
+	t.Run("a tree per manifest", func(t *testing.T) {
+		code, _, errOut := runCLI("nginx", "-gate", gate, "-root", "corpus/conformite", "-backend-socket", filepath.Join(dir, "backend.sock"))
+		assert.Equal(t, 1, code)
+		assert.Contains(t, errOut, "2 manifests for 1 trees")
+	})
 
 	t.Run("gate", func(t *testing.T) {
 		secret := make([]byte, 32)

@@ -18,7 +18,7 @@ import (
 func runProbe(args []string, stdout io.Writer) error {
 	fs := newFlagSet("probe")
 	baseURL := fs.String("url", "http://localhost:8080", "base URL of the server under test")
-	manifestPath := fs.String("manifest", "manifest/conformite.json", "manifest file")
+	manifestPaths := fs.String("manifest", "manifest/conformite.json,manifest/generique.json", "comma-separated manifests, one per track the server serves")
 	secretFiles := fs.String("secret-files", "", "comma-separated files each holding one secret (default: $CORPUS_CHALLENGE_SECRET and $CORPUS_CHALLENGE_SECRET_NEXT)")
 	maintenance := fs.Bool("maintenance", false, "the server is in maintenance: expect the 503 body past the gate")
 	timeout := fs.Duration("timeout", 10*time.Second, "timeout of each request")
@@ -31,9 +31,13 @@ func runProbe(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, _, err := manifest.ReadFile(*manifestPath)
-	if err != nil {
-		return err
+	var manifests []*manifest.Manifest
+	for _, path := range strings.Split(*manifestPaths, ",") {
+		m, _, err := manifest.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		manifests = append(manifests, m)
 	}
 	client, err := probe.NewClient(*baseURL, *timeout)
 	if err != nil {
@@ -43,7 +47,7 @@ func runProbe(args []string, stdout io.Writer) error {
 	if *protocols != "" {
 		o.Protocols = strings.Split(*protocols, ",")
 	}
-	checks, err := probe.Catalogue(m, o)
+	checks, err := probe.CatalogueOf(manifests, o)
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,6 @@
-// Package seal makes and checks the pre-registration record of a season
-// (specification section 8): the SHA-256 of the manifest, which is the
+// Package seal makes and checks the pre-registration record of each track of
+// a season (specification section 8), one record per track since the tracks
+// are never aggregated: the SHA-256 of the manifest, which is the
 // corpus's identity, and the commitment sha256(salt || key) to the sealed
 // answer key, with a fresh random 32-byte salt. Without the salt, a key of
 // ten verdicts among three could be found from its hash by brute force; the
@@ -22,15 +23,19 @@ const SaltSize = 32
 // Record is what is anchored before the season, plus the salt that stays
 // secret until its close.
 type Record struct {
+	Piste          string // the track, as its manifest names it
 	ManifestSHA256 string // anchored: the identity of the corpus
-	Commitment     string // anchored: sha256(salt || key); no unsalted hash of the key exists
+	Commitment     string // anchored: sha256(salt || key)
 	Salt           []byte // kept secret, revealed with the key
 }
 
-// New seals a manifest and a key with a fresh salt.
-func New(manifestBytes, key []byte) Record {
+// New seals a track's manifest and key with a fresh salt. The record holds
+// no unsalted hash of the key: from one, a key of ten verdicts among three
+// is found by brute force.
+func New(piste string, manifestBytes, key []byte) Record {
 	salt := NewSalt()
 	return Record{
+		Piste:          piste,
 		ManifestSHA256: manifest.SHA256(manifestBytes),
 		Commitment:     Commit(salt, key),
 		Salt:           salt,

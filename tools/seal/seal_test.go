@@ -16,16 +16,24 @@ var (
 )
 
 func TestRoundTrip(t *testing.T) {
-	rec := New(manifestBytes, key)
+	rec := New("conformite", manifestBytes, key)
 	assert.NoError(t, Verify(hex.EncodeToString(rec.Salt), rec.Commitment, key))
 	assert.NoError(t, Verify(strings.ToUpper(hex.EncodeToString(rec.Salt)), strings.ToUpper(rec.Commitment), key), "hex in either case")
 
+	assert.Equal(t, "conformite", rec.Piste)
 	sum := sha256.Sum256(manifestBytes)
 	assert.Equal(t, hex.EncodeToString(sum[:]), rec.ManifestSHA256)
 	sum = sha256.Sum256(append(append([]byte{}, rec.Salt...), key...))
 	assert.Equal(t, hex.EncodeToString(sum[:]), rec.Commitment, "sha256(salt || key)")
-	unsalted := sha256.Sum256(key)
-	assert.NotEqual(t, hex.EncodeToString(unsalted[:]), rec.Commitment, "the salt changes the hash")
+	sum = sha256.Sum256(key)
+	assert.NotEqual(t, hex.EncodeToString(sum[:]), rec.Commitment, "the salt changes the hash")
+}
+
+func TestEachTrackHasItsOwnSalt(t *testing.T) {
+	a, b := New("conformite", manifestBytes, key), New("generique", manifestBytes, key)
+	assert.NotEqual(t, a.Salt, b.Salt)
+	assert.NotEqual(t, a.Commitment, b.Commitment, "the same key bytes commit differently per track")
+	assert.Equal(t, "generique", b.Piste)
 }
 
 // A fixed vector, computed with Python: hashlib.sha256(bytes(range(32)) + b"cle").hexdigest().
@@ -38,13 +46,13 @@ func TestCommitVector(t *testing.T) {
 }
 
 func TestVerifyRefuses(t *testing.T) {
-	rec := New(manifestBytes, key)
+	rec := New("conformite", manifestBytes, key)
 	saltHex := hex.EncodeToString(rec.Salt)
 	changedKey := append([]byte{}, key...)
 	changedKey[len(changedKey)/2] ^= 0x01
 	wrongSalt := append([]byte{}, rec.Salt...)
 	wrongSalt[0] ^= 0x80
-	other := New(manifestBytes, key)
+	other := New("conformite", manifestBytes, key)
 
 	tests := []struct {
 		name             string
@@ -81,7 +89,7 @@ func TestSaltIsFreshAnd32Bytes(t *testing.T) {
 	assert.Len(t, b, 32)
 	assert.NotEqual(t, a, b)
 
-	r1, r2 := New(manifestBytes, key), New(manifestBytes, key)
+	r1, r2 := New("conformite", manifestBytes, key), New("conformite", manifestBytes, key)
 	assert.Len(t, r1.Salt, SaltSize)
 	assert.NotEqual(t, r1.Salt, r2.Salt)
 	assert.NotEqual(t, r1.Commitment, r2.Commitment, "the same key seals to different commitments")

@@ -1,34 +1,94 @@
-// Package season reads a season's files, kept outside the served tree: the
-// task statements handed out at enrolment and the sealed answer key.
+// Package season reads a season's files, kept outside the served trees: each
+// track's task statements handed out at enrolment and its sealed answer key.
+// One reader serves both tracks: a statement carries exactly the fields of
+// its track (CONTRACT.md sections 5 and 6), no more and no fewer.
 package season
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/corpus"
 )
 
-// Tasks is corpus/saison-1/taches.json.
+// Dir is the folder of season 1's files, relative to the repository's root.
+const Dir = "corpus/saison-1"
+
+// TasksFile and KeyFile name a track's statements and key in Dir: the
+// conformity track's are taches.json and cle.json, another track's carry
+// its name (taches-generique.json, cle-generique.json).
+func TasksFile(track *corpus.Track) string { return filepath.Join(Dir, "taches"+suffix(track)+".json") }
+
+// KeyFile is the answer key beside TasksFile.
+func KeyFile(track *corpus.Track) string { return filepath.Join(Dir, "cle"+suffix(track)+".json") }
+
+func suffix(track *corpus.Track) string {
+	if track == corpus.Conformite {
+		return ""
+	}
+	return "-" + track.Name
+}
+
+// Tasks is a track's statements file.
 type Tasks struct {
 	Saison string `json:"saison"`
 	Piste  string `json:"piste"`
 	Taches []Task `json:"taches"`
 }
 
-// Task is one task statement.
+// Task is one task statement. The fields common to both tracks come first;
+// the others belong to one track each, and trackFields says which.
 type Task struct {
 	ID            string   `json:"id"`
-	Entite        string   `json:"entite"`
-	Activite      string   `json:"activite"`
-	DateExamen    string   `json:"date_examen"`
 	References    []string `json:"references"`
 	AssertionsMin int      `json:"assertions_min"`
 	AssertionsMax int      `json:"assertions_max"`
 	Question      string   `json:"question"`
+
+	// Conformity track.
+	Entite     string `json:"entite,omitempty"`
+	Activite   string `json:"activite,omitempty"`
+	DateExamen string `json:"date_examen,omitempty"`
+
+	// Purchasing track. Quantities and amounts are decimal strings.
+	Categorie        string       `json:"categorie,omitempty"`
+	Contraintes      []Constraint `json:"contraintes,omitempty"`
+	Quantite         string       `json:"quantite,omitempty"`
+	Zone             string       `json:"zone,omitempty"`
+	DateCommande     string       `json:"date_commande,omitempty"`
+	DateLivraisonMax string       `json:"date_livraison_max,omitempty"`
+	BudgetMaxTTC     string       `json:"budget_max_ttc,omitempty"`
 }
 
-// Key is corpus/saison-1/cle.json, the sealed answer key.
+// Constraint is a hard constraint of a purchasing need on one of a product's
+// caracteristiques: ">=" and "<=" compare decimal strings as numbers, "="
+// compares strings.
+type Constraint struct {
+	Caracteristique string `json:"caracteristique"`
+	Operateur       string `json:"operateur"`
+	Valeur          string `json:"valeur"`
+}
+
+// Operators a constraint may use.
+var Operators = []string{">=", "<=", "="}
+
+// commonFields are the members every statement has.
+var commonFields = []string{"id", "references", "assertions_min", "assertions_max", "question"}
+
+// trackFields are the members a statement of each track has besides the
+// common ones.
+var trackFields = map[string][]string{
+	corpus.Conformite.Name: {"entite", "activite", "date_examen"},
+	corpus.Generique.Name:  {"categorie", "contraintes", "quantite", "zone", "date_commande", "date_livraison_max", "budget_max_ttc"},
+}
+
+// Key is a track's sealed answer key.
 type Key struct {
 	Taches []KeyTask `json:"taches"`
 }
@@ -49,20 +109,40 @@ type Fact struct {
 	Resource string          `json:"resource"`
 	Field    string          `json:"field"`
 	Value    json.RawMessage `json:"value"`
+	// FormesEquivalentes are other triples that state the same fact (one
+	// element of an array rather than the whole array, for instance): an
+	// assertion of any of them founds the verdict as the fact itself would
+	// (specification 5.5 and 5.7).
+	FormesEquivalentes []Fact `json:"formes_equivalentes,omitempty"`
 }
 
-// Verdicts are the three answers a task admits.
+// Verdicts are the three answers a conformity task admits.
 var Verdicts = []string{"conforme", "non_conforme", "indeterminable"}
 
-// Citations returns every corpus path the statements cite: each task's entity
-// and the references the client supplied.
+// NoValidOption is the purchasing verdict when no candidate is a valid
+// option; any other verdict of that track is a product's canonical path.
+const NoValidOption = "aucune_option_valide"
+
+// Citations returns every corpus path the statements cite: each conformity
+// task's entity and the references the client supplied.
 func (t *Tasks) Citations() []string {
 	var paths []string
 	for _, task := range t.Taches {
-		paths = append(paths, task.Entite)
+		if task.Entite != "" {
+			paths = append(paths, task.Entite)
+		}
 		paths = append(paths, task.References...)
 	}
 	return paths
+}
+
+// Track is the track a statement belongs to, told by its members: a
+// purchasing need names a category, a conformity task an entity.
+func (t Task) Track() *corpus.Track {
+	if t.Categorie != "" {
+		return corpus.Generique
+	}
+	return corpus.Conformite
 }
 
 // Task returns the statement of a task by id.
@@ -75,24 +155,58 @@ func (t *Tasks) Task(id string) (Task, bool) {
 	return Task{}, false
 }
 
-// ReadTasks reads task statements, refusing unknown fields.
+// ReadTasks reads a track's task statements, refusing unknown fields and
+// any statement whose members are not exactly its track's.
 func ReadTasks(path string) (*Tasks, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeTasks(path, data)
+}
+
+// DecodeTasks decodes a statements file; name says which in errors.
+func DecodeTasks(name string, data []byte) (*Tasks, error) {
 	var t Tasks
-	return &t, readStrict(path, &t)
+	if err := DecodeStrict(name, data, &t); err != nil {
+		return nil, err
+	}
+	want, ok := trackFields[t.Piste]
+	if !ok {
+		return nil, fmt.Errorf("%s /piste: unknown track %q", name, t.Piste)
+	}
+	want = append(slices.Clone(commonFields), want...)
+	// The typed decoding cannot tell a missing member from an empty one, nor
+	// a member of the other track from one left empty: read the names.
+	var raw struct {
+		Taches []map[string]json.RawMessage `json:"taches"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for i, task := range raw.Taches {
+		for _, f := range want {
+			if _, ok := task[f]; !ok {
+				return nil, fmt.Errorf("%s /taches/%d: member %q is missing (a %s statement has %s)", name, i, f, t.Piste, strings.Join(want, ", "))
+			}
+		}
+		for _, f := range slices.Sorted(maps.Keys(task)) {
+			if !slices.Contains(want, f) {
+				return nil, fmt.Errorf("%s /taches/%d/%s: not a member of a %s statement", name, i, f, t.Piste)
+			}
+		}
+	}
+	return &t, nil
 }
 
 // ReadKey reads an answer key, refusing unknown fields.
 func ReadKey(path string) (*Key, error) {
-	var k Key
-	return &k, readStrict(path, &k)
-}
-
-func readStrict(path string, into any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return DecodeStrict(path, data, into)
+	var k Key
+	return &k, DecodeStrict(path, data, &k)
 }
 
 // DecodeStrict decodes one JSON document into a struct, refusing unknown

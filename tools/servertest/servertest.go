@@ -263,13 +263,21 @@ func (s *Server) Reload(t testing.TB, env map[string]string) error {
 // beside the tree.
 func CopyCorpus(t testing.TB) (root, manifestPath string) {
 	t.Helper()
+	return CopyTrack(t, corpus.Conformite)
+}
+
+// CopyTrack copies a track's embedded tree and its manifest to a temporary
+// folder a test may change: the tree in <dir>/<track>, the manifest in
+// <dir>/manifest.json.
+func CopyTrack(t testing.TB, track *corpus.Track) (root, manifestPath string) {
+	t.Helper()
 	dir := t.TempDir()
-	root = filepath.Join(dir, corpus.Track)
-	if err := os.CopyFS(root, corpus.Embedded()); err != nil {
+	root = filepath.Join(dir, track.Name)
+	if err := os.CopyFS(root, track.Embedded()); err != nil {
 		t.Fatal(err)
 	}
 	manifestPath = filepath.Join(dir, "manifest.json")
-	if err := os.WriteFile(manifestPath, manifest.Embedded(), 0o644); err != nil {
+	if err := os.WriteFile(manifestPath, manifest.Embedded(track), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return root, manifestPath

@@ -19,7 +19,7 @@ type Fetcher func(path string) ([]byte, error)
 // that did would get the 404 body, which no criterion reads.
 func ServeTree(tree fs.FS) Fetcher {
 	return func(path string) ([]byte, error) {
-		if path != corpus.Referentiel && !corpus.IsReference(path) {
+		if !corpus.IsRules(path) && !corpus.IsReference(path) {
 			return nil, fmt.Errorf("%s: not a resource of the corpus", path)
 		}
 		data, err := fs.ReadFile(tree, corpus.FileOf(path))

@@ -10,34 +10,45 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// Graph is a task's graph (specification 5.2): the resources an assertion on
-// the task may name, split into the entity's own resources and the common
-// lists.
+// Graph is a task's graph (specification 5.2 and 6.6): the resources an
+// assertion on the task may name, split into its own resources and the
+// common lists.
 type Graph struct {
-	// Own holds the entity, the agréments and attestations it lists, their
-	// avenants, its beneficial-owner pages, and what the statement cites in
-	// those collections, whether or not they exist.
+	// Own holds, on the conformity track, the entity, the agréments and
+	// attestations it lists, their avenants, its beneficial-owner pages, and
+	// what the statement cites in those collections; on the purchasing
+	// track, every candidate's product sheet, supplier, tarif, availability
+	// record, delivery conditions and annex. Whether or not they exist.
 	Own map[string]bool
 	// Common holds the pages of the activity's public list and of the
-	// restrictive-measures list.
+	// restrictive-measures list, or of the category's catalogue.
 	Common map[string]bool
 
-	entity string
-	owners map[[2]string]bool // nom and prenoms of every beneficial owner
-	bodies map[string]pyjson.Object
+	entity     string
+	owners     map[[2]string]bool // nom and prenoms of every beneficial owner
+	candidates map[string]bool    // products a purchasing task weighs
+	bodies     map[string]pyjson.Object
 }
 
-// TaskGraph walks a task's graph through fetch. Its fetches are not the
-// solver's calls: the graph holds what a task could be asserted on, not what
-// answering it takes.
-func TaskGraph(task season.Task, fetch Fetcher) (*Graph, error) {
-	g := &Graph{
-		Own:    map[string]bool{},
-		Common: map[string]bool{},
-		entity: task.Entite,
-		owners: map[[2]string]bool{},
-		bodies: map[string]pyjson.Object{},
+func newGraph(entity string) *Graph {
+	return &Graph{
+		Own:        map[string]bool{},
+		Common:     map[string]bool{},
+		entity:     entity,
+		owners:     map[[2]string]bool{},
+		candidates: map[string]bool{},
+		bodies:     map[string]pyjson.Object{},
 	}
+}
+
+// TaskGraph walks a task's graph through fetch, for a task of either track.
+// Its fetches are not the solver's calls: the graph holds what a task could
+// be asserted on, not what answering it takes.
+func TaskGraph(task season.Task, fetch Fetcher) (*Graph, error) {
+	if task.Track() != corpus.Conformite {
+		return purchaseGraph(task, fetch)
+	}
+	g := newGraph(task.Entite)
 	entity, err := g.own(task.Entite, fetch)
 	if err != nil {
 		return nil, err
@@ -177,11 +188,16 @@ func (g *Graph) Contains(resource string) bool {
 }
 
 // Concerns reports whether an assertion on a common list is on an entry that
-// concerns the entity (specification 5.2): on the public list, an entry whose
-// entite is the entity; on the restrictive-measures list, an entry whose nom
-// and prenoms are those of one of its beneficial owners.
+// concerns the task (specification 5.2 and 6.6): on the public list, an entry
+// whose entite is the entity; on the restrictive-measures list, an entry
+// whose nom and prenoms are those of one of its beneficial owners; on a
+// catalogue page, a candidate's entry, or the link to the next page that
+// leads to the candidates on it.
 func (g *Graph) Concerns(resource, field string) bool {
 	collection, _, _ := corpus.SplitReference(resource)
+	if collection == "catalogues" && field == "/page_suivante" {
+		return true
+	}
 	tokens := strings.Split(field, "/")
 	if len(tokens) < 3 || tokens[1] != "entrees" {
 		return false
@@ -199,6 +215,10 @@ func (g *Graph) Concerns(resource, field string) bool {
 		nom, _ := stringAt(entry, resource, "/nom")
 		prenoms, _ := stringAt(entry, resource, "/prenoms")
 		return g.owners[[2]string{nom, prenoms}]
+	case "catalogues":
+		product, _ := entry.Get("produit")
+		path, _ := product.(string)
+		return g.candidates[path]
 	}
 	return false
 }

@@ -23,6 +23,7 @@ const (
 	RuleGraph       = "graph"        // a fact's resource is in the task's graph (specification 5.2)
 	RuleOwn         = "own-resource" // enough facts are on the entity's own resources
 	RuleCommonList  = "common-list"  // a fact on a common list is on an entry concerning the entity
+	RuleForms       = "forms"        // an equivalent form is a plain triple, with no forms of its own
 )
 
 // Calls a task may take (specification 5.6).
@@ -31,18 +32,31 @@ const (
 	MaxCalls = 12
 )
 
-// Composition of a season (specification 5.3 to 5.5).
+// Assertion bounds a statement may publish (specification 5.5, and
+// CONTRACT.md section 6): a minimum of 2 to 4, a maximum twice it.
+const (
+	MinAssertions    = 2
+	MaxAssertionsMin = 4
+)
+
+// Composition of a season (specification 5.3 to 5.5, and 6 for the
+// purchasing track).
 var (
-	// VerdictCounts is the published distribution of expected verdicts.
+	// VerdictCounts is the published distribution of the conformity track's
+	// expected verdicts.
 	VerdictCounts = map[Verdict]int{Conforme: 3, NonConforme: 4, Indeterminable: 3}
+	// MinNoValidOption is the number of purchasing tasks whose verdict must
+	// be aucune_option_valide.
+	MinNoValidOption = 3
 	// Families are the trap families; each appears on some task.
 	Families = []string{"P1", "P2", "P3", "P4", "P5"}
 	// MinP5 is the number of tasks that must carry P5, the family guessing fails.
 	MinP5 = 3
 )
 
-// probativeFields are the pointers an assertion may name, by collection
-// (specification 5.7); "<n>" is an array index.
+// probativeFields are the pointers an assertion may name, by collection of
+// either track (specification 5.7; CONTRACT.md section 6 for the purchasing
+// track); "<n>" is an array index, "<name>" any member name.
 var probativeFields = map[string][]string{
 	"entites":              {"/existe", "/statut", "/agrements", "/agrements/<n>", "/attestations", "/attestations/<n>", "/beneficiaires"},
 	"agrements":            {"/existe", "/entite", "/activite", "/statut", "/date_debut", "/date_fin_validite"},
@@ -51,6 +65,14 @@ var probativeFields = map[string][]string{
 	"listes/agrees":        {"/entrees/<n>/agrement", "/entrees/<n>/entite", "/entrees/<n>/statut"},
 	"beneficiaires":        {"/statut_declaration", "/entrees/<n>/nom", "/entrees/<n>/prenoms", "/entrees/<n>/date_naissance", "/page_suivante"},
 	"mesures-restrictives": {"/entrees/<n>/nom", "/entrees/<n>/prenoms", "/entrees/<n>/date_naissance"},
+
+	"catalogues":     {"/entrees/<n>/produit", "/entrees/<n>/prix_affiche_ttc", "/entrees/<n>/etat_affiche", "/page_suivante"},
+	"produits":       {"/existe", "/categorie", "/fournisseur", "/caracteristiques/<name>", "/tarif", "/disponibilite"},
+	"fournisseurs":   {"/existe", "/statut", "/conditions_livraison"},
+	"tarifs":         {"/produit", "/prix_unitaire_ttc", "/date_debut", "/date_fin_validite"},
+	"disponibilites": {"/produit", "/etat", "/quantite_disponible", "/date_releve"},
+	"livraisons": {"/fournisseur", "/zones", "/zones/<n>", "/delai_jours", "/frais_ttc", "/annexe",
+		"/zones_exclues", "/zones_exclues/<n>", "/quantite_minimum", "/quantite_maximum"},
 }
 
 // Probative reports whether an assertion may name field of resource: a
@@ -72,7 +94,11 @@ func Probative(resource, field string) bool {
 }
 
 func tokenMatches(pattern, token string) bool {
-	if pattern != "<n>" {
+	switch pattern {
+	case "<name>":
+		return token != ""
+	case "<n>":
+	default:
 		return pattern == token
 	}
 	// An RFC 6901 array index: digits, no leading zero.
@@ -158,7 +184,11 @@ func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch Fet
 	for _, id := range slices.Sorted(maps.Keys(byID)) {
 		report(id, RuleComposition, "the key has a task the statements do not")
 	}
-	return append(problems, checkComposition(key)...), nil
+	track, err := corpus.TrackNamed(tasks.Piste)
+	if err != nil {
+		return nil, err
+	}
+	return append(problems, checkComposition(track, key)...), nil
 }
 
 // checkFacts checks one task's founding facts.
@@ -167,6 +197,9 @@ func checkFacts(task season.Task, k season.KeyTask, fetch Fetcher) ([]Problem, e
 	report := func(rule, format string, args ...any) {
 		problems = append(problems, Problem{Task: task.ID, Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
+	if task.AssertionsMin < MinAssertions || task.AssertionsMin > MaxAssertionsMin || task.AssertionsMax != 2*task.AssertionsMin {
+		report(RuleBounds, "bounds %d..%d, want a minimum of %d to %d and a maximum twice it", task.AssertionsMin, task.AssertionsMax, MinAssertions, MaxAssertionsMin)
+	}
 	if n := len(k.Faits); n < task.AssertionsMin || n > task.AssertionsMax {
 		report(RuleBounds, "%d facts, want %d to %d", n, task.AssertionsMin, task.AssertionsMax)
 	}
@@ -174,28 +207,44 @@ func checkFacts(task season.Task, k season.KeyTask, fetch Fetcher) ([]Problem, e
 	if err != nil {
 		return nil, err
 	}
-	own := 0
-	for i, f := range k.Faits {
-		label := fmt.Sprintf("fact %d (%s %s)", i, f.Resource, f.Field)
+	subject, owner := task.Entite, "the entity's"
+	if task.Track() != corpus.Conformite {
+		subject, owner = "the task's candidates", "the candidates'"
+	}
+	// check applies to a fact, or to one of its equivalent forms, the rules
+	// an assertion of it must meet.
+	check := func(label string, f season.Fact) {
 		if !Probative(f.Resource, f.Field) {
 			report(RuleProbative, "%s: not a probative field of its collection", label)
 		}
-		switch {
-		case graph.Own[f.Resource]:
-			own++
-		case graph.Common[f.Resource]:
-			if !graph.Concerns(f.Resource, f.Field) {
-				report(RuleCommonList, "%s: a common list's entry that does not concern %s", label, task.Entite)
+		if !graph.Own[f.Resource] {
+			switch {
+			case !graph.Common[f.Resource]:
+				report(RuleGraph, "%s: not in the task's graph", label)
+			case !graph.Concerns(f.Resource, f.Field):
+				report(RuleCommonList, "%s: a common list's entry that does not concern %s", label, subject)
 			}
-		default:
-			report(RuleGraph, "%s: not in the task's graph", label)
 		}
 		if msg := served(f, fetch); msg != "" {
 			report(RuleServed, "%s: %s", label, msg)
 		}
 	}
+	own := 0
+	for i, f := range k.Faits {
+		label := fmt.Sprintf("fact %d (%s %s)", i, f.Resource, f.Field)
+		check(label, f)
+		if graph.Own[f.Resource] {
+			own++
+		}
+		for j, form := range f.FormesEquivalentes {
+			check(fmt.Sprintf("%s, equivalent form %d (%s %s)", label, j, form.Resource, form.Field), form)
+			if len(form.FormesEquivalentes) > 0 {
+				report(RuleForms, "%s, equivalent form %d: a form lists no forms of its own", label, j)
+			}
+		}
+	}
 	if want := (task.AssertionsMin + 1) / 2; own < want {
-		report(RuleOwn, "%d facts on the entity's own resources, want at least %d (half the minimum %d, rounded up)", own, want, task.AssertionsMin)
+		report(RuleOwn, "%d facts on %s own resources, want at least %d (half the minimum %d, rounded up)", own, owner, want, task.AssertionsMin)
 	}
 	return problems, nil
 }
@@ -226,10 +275,12 @@ func served(f season.Fact, fetch Fetcher) string {
 	return ""
 }
 
-// checkComposition checks the season's balance: the published verdict
-// counts, every family present, P5 on enough tasks, exactly one control task
-// with no family, and a family on every other task.
-func checkComposition(key *season.Key) []Problem {
+// checkComposition checks the season's balance: the track's verdicts (the
+// published counts of conformity, or a product path or
+// aucune_option_valide, at least MinNoValidOption of the latter), every
+// family present, P5 on enough tasks, exactly one control task with no
+// family, and a family on every other task.
+func checkComposition(track *corpus.Track, key *season.Key) []Problem {
 	var problems []Problem
 	report := func(task, format string, args ...any) {
 		problems = append(problems, Problem{Task: task, Rule: RuleComposition, Message: fmt.Sprintf(format, args...)})
@@ -255,11 +306,23 @@ func checkComposition(key *season.Key) []Problem {
 			controls = append(controls, k.ID)
 		}
 	}
-	for _, v := range []Verdict{Conforme, NonConforme, Indeterminable} {
-		if verdicts[v] != VerdictCounts[v] {
-			report("", "%d tasks expect %s, want %d", verdicts[v], v, VerdictCounts[v])
+	if track == corpus.Conformite {
+		for _, v := range []Verdict{Conforme, NonConforme, Indeterminable} {
+			if verdicts[v] != VerdictCounts[v] {
+				report("", "%d tasks expect %s, want %d", verdicts[v], v, VerdictCounts[v])
+			}
+			delete(verdicts, v)
 		}
-		delete(verdicts, v)
+	} else {
+		if verdicts[NoValidOption] < MinNoValidOption {
+			report("", "%d tasks expect %s, want at least %d", verdicts[NoValidOption], NoValidOption, MinNoValidOption)
+		}
+		delete(verdicts, NoValidOption)
+		for v := range verdicts {
+			if IsProductPath(string(v)) {
+				delete(verdicts, v)
+			}
+		}
 	}
 	for _, v := range slices.Sorted(maps.Keys(verdicts)) {
 		report("", "%d tasks expect the unknown verdict %q", verdicts[v], v)

@@ -3,70 +3,86 @@ package solver
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// The season's files, read from the repository root.
-const (
-	treeDir   = "../../corpus/conformite"
-	tasksFile = "../../corpus/saison-1/taches.json"
-	keyFile   = "../../corpus/saison-1/cle.json"
-)
-
+// readSeason reads the conformity season's files from the repository root.
 func readSeason(t *testing.T) (*season.Tasks, *season.Key, Fetcher) {
 	t.Helper()
-	tasks, err := season.ReadTasks(tasksFile)
-	require.NoError(t, err)
-	key, err := season.ReadKey(keyFile)
-	require.NoError(t, err)
-	return tasks, key, ServeTree(os.DirFS(treeDir))
+	return readTrackSeason(t, corpus.Conformite)
 }
 
-// The sealed key agrees with the solver and meets every rule of the track:
-// CheckKey reports verdicts, calls, composition, bounds, served values,
-// probative fields, graph, own resources and common-list entries.
+// readTrackSeason reads a track's statements, key and tree.
+func readTrackSeason(t *testing.T, track *corpus.Track) (*season.Tasks, *season.Key, Fetcher) {
+	t.Helper()
+	tasks, err := season.ReadTasks(filepath.Join("../..", season.TasksFile(track)))
+	require.NoError(t, err)
+	require.Equal(t, track.Name, tasks.Piste)
+	key, err := season.ReadKey(filepath.Join("../..", season.KeyFile(track)))
+	require.NoError(t, err)
+	return tasks, key, ServeTree(os.DirFS(filepath.Join("../../corpus", track.Name)))
+}
+
+// Each track's sealed key agrees with the solver and meets every rule of
+// the track: CheckKey reports verdicts, calls, composition, bounds, served
+// values, probative fields, graph, own resources and common-list entries.
 func TestSeasonKeyMeetsTheTrackRules(t *testing.T) {
-	tasks, key, fetch := readSeason(t)
-	results, err := SolveSeason(tasks, fetch)
-	require.NoError(t, err)
-	problems, err := CheckKey(tasks, key, results, fetch)
-	require.NoError(t, err)
-	for _, p := range problems {
-		t.Errorf("%s", p)
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) {
+			tasks, key, fetch := readTrackSeason(t, track)
+			results, err := SolveSeason(tasks, fetch)
+			require.NoError(t, err)
+			problems, err := CheckKey(tasks, key, results, fetch)
+			require.NoError(t, err)
+			for _, p := range problems {
+				t.Errorf("%s", p)
+			}
+		})
 	}
 }
 
 // Task by task, the same guarantees stated directly, so that a failure names
 // the task and the broken promise.
 func TestSeasonTaskByTask(t *testing.T) {
-	tasks, key, fetch := readSeason(t)
-	// Assertion bounds of the specification's 5.5, which taches.json restates.
+	// Assertion bounds of the specification's 5.5, which taches.json restates;
+	// the purchasing statements publish their own, checked by CheckKey.
 	bounds := map[string][2]int{
 		"conf-01": {2, 4}, "conf-02": {3, 6}, "conf-03": {2, 4}, "conf-04": {3, 6}, "conf-05": {4, 8},
 		"conf-06": {4, 8}, "conf-07": {3, 6}, "conf-08": {4, 8}, "conf-09": {3, 6}, "conf-10": {3, 6},
 	}
-	require.Len(t, tasks.Taches, len(bounds))
-	require.Len(t, key.Taches, len(bounds))
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) { taskByTask(t, track, bounds) })
+	}
+}
+
+func taskByTask(t *testing.T, track *corpus.Track, bounds map[string][2]int) {
+	tasks, key, fetch := readTrackSeason(t, track)
+	require.Len(t, tasks.Taches, 10)
+	require.Len(t, key.Taches, 10)
 	for i, task := range tasks.Taches {
 		k := key.Taches[i]
 		t.Run(task.ID, func(t *testing.T) {
 			require.Equal(t, task.ID, k.ID, "statements and key in the same order")
-			assert.Equal(t, bounds[task.ID], [2]int{task.AssertionsMin, task.AssertionsMax}, "bounds of the specification's 5.5")
+			if want, ok := bounds[task.ID]; ok {
+				assert.Equal(t, want, [2]int{task.AssertionsMin, task.AssertionsMax}, "bounds of the specification's 5.5")
+			}
 
 			res, err := Solve(task, fetch)
 			require.NoError(t, err)
 			assert.Equal(t, Verdict(k.Verdict), res.Verdict, "verdict")
 			assert.GreaterOrEqual(t, len(res.Calls), MinCalls, "calls %v", res.Calls)
 			assert.LessOrEqual(t, len(res.Calls), MaxCalls, "calls %v", res.Calls)
-			assert.Equal(t, "/referentiel", res.Calls[0], "the referentiel is read first, as one call")
+			assert.Equal(t, track.Rules, res.Calls[0], "the rules are read first, as one call")
 			assert.Len(t, uniq(res.Calls), len(res.Calls), "each path is fetched once")
 
 			assert.GreaterOrEqual(t, len(k.Faits), task.AssertionsMin, "facts")
@@ -81,12 +97,12 @@ func TestSeasonTaskByTask(t *testing.T) {
 				if graph.Own[f.Resource] {
 					own++
 				} else {
-					assert.True(t, graph.Concerns(f.Resource, f.Field), "%s %s is an entry concerning %s", f.Resource, f.Field, task.Entite)
+					assert.True(t, graph.Concerns(f.Resource, f.Field), "%s %s is an entry concerning the task", f.Resource, f.Field)
 				}
 				// What the key rests on, an agent following the rules reads.
 				assert.Contains(t, res.Calls, f.Resource, "the solver fetched %s", f.Resource)
 			}
-			assert.GreaterOrEqual(t, own, (task.AssertionsMin+1)/2, "facts on the entity's own resources")
+			assert.GreaterOrEqual(t, own, (task.AssertionsMin+1)/2, "facts on own resources")
 
 			// The solver's own facts obey the same rules as the key's.
 			for _, f := range res.Facts {
@@ -239,6 +255,66 @@ func TestCheckKeyCatches(t *testing.T) {
 	}
 }
 
+// CheckKey catches each way a purchasing key can break its track's rules.
+func TestCheckKeyCatchesPurchasing(t *testing.T) {
+	fact := func(resource, field, value string) season.Fact {
+		return season.Fact{Resource: resource, Field: field, Value: json.RawMessage(value)}
+	}
+	tests := []struct {
+		name string
+		edit func(tasks *season.Tasks, k *season.Key, results []*Result)
+		want Problem
+	}{
+		{"the expensive valid option as verdict", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+			k.Taches[0].Verdict = "/produits/ECR-2734"
+		}, Problem{"gen-01", RuleVerdict, "the key says /produits/ECR-2734, the solver /produits/ECR-2701"}},
+		{"a valid option where there is none", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+			k.Taches[1].Verdict = "/produits/IMP-4410"
+		}, Problem{"", RuleComposition, "2 tasks expect aucune_option_valide, want at least 3"}},
+		{"a verdict that is no product", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+			k.Taches[0].Verdict = "/fournisseurs/FRN-101"
+		}, Problem{"", RuleComposition, `1 tasks expect the unknown verdict "/fournisseurs/FRN-101"`}},
+		{"an amount the corpus spells otherwise", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+			k.Taches[0].Faits[0] = fact("/tarifs/TAR-ECR-2701", "/prix_unitaire_ttc", `"289.9"`)
+		}, Problem{"gen-01", RuleServed, `fact 0 (/tarifs/TAR-ECR-2701 /prix_unitaire_ttc): the key says "289.9", the corpus serves "289.90"`}},
+		{"a descriptive field", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+			k.Taches[0].Faits[0] = fact("/tarifs/TAR-ECR-2701", "/mention", `"x"`)
+		}, Problem{"gen-01", RuleProbative, `fact 0 (/tarifs/TAR-ECR-2701 /mention): not a probative field of its collection`}},
+		{"another category's product", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+			k.Taches[0].Faits[0] = fact("/tarifs/TAR-IMP-4410", "/prix_unitaire_ttc", `"612.00"`)
+		}, Problem{"gen-01", RuleGraph, `fact 0 (/tarifs/TAR-IMP-4410 /prix_unitaire_ttc): not in the task's graph`}},
+		{"another category's catalogue", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+			k.Taches[0].Faits[0] = fact("/catalogues/imprimantes", "/entrees/0/etat_affiche", `"en_stock"`)
+		}, Problem{"gen-01", RuleGraph, `fact 0 (/catalogues/imprimantes /entrees/0/etat_affiche): not in the task's graph`}},
+		{"too few facts on own resources", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+			k.Taches[3].Faits = []season.Fact{k.Taches[3].Faits[0], k.Taches[3].Faits[0], k.Taches[3].Faits[1]}
+		}, Problem{"gen-04", RuleOwn, "1 facts on the candidates' own resources, want at least 2 (half the minimum 3, rounded up)"}},
+		{"a maximum that is not twice the minimum", func(tasks *season.Tasks, _ *season.Key, _ []*Result) {
+			tasks.Taches[0].AssertionsMax = 5
+		}, Problem{"gen-01", RuleBounds, "bounds 3..5, want a minimum of 2 to 4 and a maximum twice it"}},
+		{"a minimum of one", func(tasks *season.Tasks, _ *season.Key, _ []*Result) {
+			tasks.Taches[6].AssertionsMin, tasks.Taches[6].AssertionsMax = 1, 2
+		}, Problem{"gen-07", RuleBounds, "bounds 1..2, want a minimum of 2 to 4 and a maximum twice it"}},
+		{"too many calls", func(_ *season.Tasks, _ *season.Key, results []*Result) {
+			results[0].Calls = append(results[0].Calls, "/produits/X")
+		}, Problem{"gen-01", RuleCalls, "answering takes 13 calls, want 2 to 12"}},
+		{"a second control", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+			k.Taches[5].Controle, k.Taches[5].Familles = true, nil
+		}, Problem{"", RuleComposition, "2 control tasks [gen-01 gen-06], want exactly one"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tasks, key, fetch := readTrackSeason(t, corpus.Generique)
+			results, err := SolveSeason(tasks, fetch)
+			require.NoError(t, err)
+			tt.edit(tasks, key, results)
+			problems, err := CheckKey(tasks, key, results, fetch)
+			require.NoError(t, err)
+			assert.Contains(t, problems, tt.want)
+		})
+	}
+}
+
 func TestProbative(t *testing.T) {
 	tests := []struct {
 		resource, field string
@@ -267,6 +343,19 @@ func TestProbative(t *testing.T) {
 		{"/mesures-restrictives/MR-2026", "/page_suivante", false},
 		{"/referentiel", "/attestations_requises", false},
 		{"/_systeme/404", "/message", false},
+		{"/catalogues/ecrans", "/entrees/0/prix_affiche_ttc", true},
+		{"/catalogues/ecrans", "/page_suivante", true},
+		{"/catalogues/ecrans", "/categorie", false},
+		{"/produits/ECR-2701", "/caracteristiques/dalle", true},
+		{"/produits/ECR-2701", "/caracteristiques", false},
+		{"/produits/ECR-2701", "/designation", false},
+		{"/fournisseurs/FRN-101", "/statut", true},
+		{"/tarifs/TAR-ECR-2701", "/prix_unitaire_ttc", true},
+		{"/tarifs/TAR-ECR-2701", "/mention", false},
+		{"/disponibilites/DSP-ECR-2701", "/date_releve", true},
+		{"/livraisons/LIV-107-ANX", "/zones_exclues/0", true},
+		{"/livraisons/LIV-107", "/zones/01", false},
+		{"/regles-achat", "/catalogues/ecrans", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.resource+tt.field, func(t *testing.T) {
@@ -278,10 +367,17 @@ func TestProbative(t *testing.T) {
 // ServeTree answers like the server: a file's bytes, the absent body for a
 // reference with no file, nothing outside the corpus.
 func TestServeTree(t *testing.T) {
+	const treeDir = "../../corpus/conformite"
 	fetch := ServeTree(os.DirFS(treeDir))
 	data, err := os.ReadFile(treeDir + "/agrements/AGR-4417.json")
 	require.NoError(t, err)
 	got, err := fetch("/agrements/AGR-4417")
+	require.NoError(t, err)
+	assert.Equal(t, data, got)
+
+	data, err = os.ReadFile("../../corpus/generique/regles-achat.json")
+	require.NoError(t, err)
+	got, err = ServeTree(os.DirFS("../../corpus/generique"))("/regles-achat")
 	require.NoError(t, err)
 	assert.Equal(t, data, got)
 
@@ -302,4 +398,30 @@ func uniq(paths []string) []string {
 	out := slices.Clone(paths)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// An equivalent form of a fact meets the rules the fact does: a form served
+// with another value, or outside the task's graph, is a problem of the key.
+func TestKeyEquivalentForms(t *testing.T) {
+	tasks, key, fetch := readSeason(t)
+	results, err := SolveSeason(tasks, fetch)
+	require.NoError(t, err)
+	fact := &key.Taches[2].Faits[0] // conf-03: the attestations the entity lists
+	require.Equal(t, "/attestations", fact.Field)
+	fact.FormesEquivalentes = []season.Fact{{Resource: fact.Resource, Field: "/attestations/1", Value: json.RawMessage(`"/attestations/ATT-7702"`)}}
+	problems, err := CheckKey(tasks, key, results, fetch)
+	require.NoError(t, err)
+	assert.Empty(t, problems, "a form served exactly, in the graph")
+
+	fact.FormesEquivalentes = append(fact.FormesEquivalentes,
+		season.Fact{Resource: fact.Resource, Field: "/attestations/0", Value: json.RawMessage(`"/attestations/ATT-7702"`)},
+		season.Fact{Resource: "/entites/ENT-1102", Field: "/statut", Value: json.RawMessage(`"active"`)})
+	problems, err = CheckKey(tasks, key, results, fetch)
+	require.NoError(t, err)
+	var rules []string
+	for _, p := range problems {
+		assert.Contains(t, p.Message, "equivalent form")
+		rules = append(rules, p.Rule)
+	}
+	assert.ElementsMatch(t, []string{RuleServed, RuleGraph}, rules, "%v", problems)
 }

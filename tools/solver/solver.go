@@ -1,10 +1,12 @@
-// Package solver is the reference solver of the conformity track: a
-// deterministic implementation of the criteria R1..R6 and their precedence
-// (CONTRACT.md section 5, stated in French at /referentiel) that answers a
-// task statement the way an agent would, by fetching canonical paths one at a
-// time and reading only what the server answers. It reports the verdict, the
-// calls it made and the facts (resource, JSON pointer, value) the verdict
-// rests on, and checks a season's answer key against the corpus.
+// Package solver is the reference solver of both tracks: a deterministic
+// implementation of the conformity criteria R1..R6 and their precedence
+// (CONTRACT.md section 5, stated in French at /referentiel) and of the
+// purchasing rules G1..G6 and the selection (section 6, at /regles-achat).
+// It answers a task statement the way an agent would, by fetching canonical
+// paths one at a time and reading only what the server answers. It reports
+// the verdict, the calls it made and the facts (resource, JSON pointer,
+// value) the verdict rests on, and checks a season's answer key against the
+// corpus.
 package solver
 
 import (
@@ -75,13 +77,10 @@ type Result struct {
 // breaks the contract (a wrong type, an unknown activity, a page loop), not
 // that the task is hard.
 func Solve(task season.Task, fetch Fetcher) (*Result, error) {
-	s := &solver{
-		task:   task,
-		fetch:  fetch,
-		bodies: map[string]pyjson.Object{},
-		noted:  map[[2]string]bool{},
-		res:    &Result{Task: task.ID},
+	if task.Track() != corpus.Conformite {
+		return solvePurchase(task, fetch)
 	}
+	s := &solver{walker: newWalker(task.ID, fetch), task: task}
 	if !isDate(task.DateExamen) {
 		return nil, fmt.Errorf("%s: date_examen %q is not a YYYY-MM-DD date", task.ID, task.DateExamen)
 	}
@@ -131,13 +130,29 @@ func verdictOf(criteria []Criterion) Verdict {
 	return Conforme
 }
 
-// solver is the state of one task's walk.
-type solver struct {
-	task   season.Task
+// walker fetches a task's resources one canonical path at a time, as an
+// agent would, and keeps the calls and the facts the verdict rests on.
+// Both tracks' solvers walk with it.
+type walker struct {
 	fetch  Fetcher
 	bodies map[string]pyjson.Object // every body fetched, by path
 	noted  map[[2]string]bool       // facts already in the result
 	res    *Result
+}
+
+func newWalker(task string, fetch Fetcher) walker {
+	return walker{
+		fetch:  fetch,
+		bodies: map[string]pyjson.Object{},
+		noted:  map[[2]string]bool{},
+		res:    &Result{Task: task},
+	}
+}
+
+// solver is the state of one conformity task's walk.
+type solver struct {
+	walker
+	task season.Task
 
 	// From /referentiel.
 	required      []string // attestation types the activity requires
@@ -151,7 +166,7 @@ type solver struct {
 
 // get fetches a path, once per task as an agent would, and returns its body
 // and whether it exists (a served body saying "existe": false does not).
-func (s *solver) get(path string) (pyjson.Object, bool, error) {
+func (s *walker) get(path string) (pyjson.Object, bool, error) {
 	body, seen := s.bodies[path]
 	if !seen {
 		data, err := s.fetch(path)
@@ -170,7 +185,7 @@ func (s *solver) get(path string) (pyjson.Object, bool, error) {
 
 // fact reads a fact from a fetched body; the pointer must name a value the
 // solver has just read.
-func (s *solver) fact(path, pointer string) Fact {
+func (s *walker) fact(path, pointer string) Fact {
 	v, ok := pyjson.Lookup(s.bodies[path], pointer)
 	if !ok {
 		panic(fmt.Sprintf("solver: %s has no value at %s", path, pointer))
@@ -179,7 +194,7 @@ func (s *solver) fact(path, pointer string) Fact {
 }
 
 // rest records facts the verdict rests on, each once.
-func (s *solver) rest(facts ...Fact) {
+func (s *walker) rest(facts ...Fact) {
 	for _, f := range facts {
 		key := [2]string{f.Resource, f.Field}
 		if !s.noted[key] {
@@ -665,7 +680,7 @@ var errAbsentPage = errors.New("a page answers existe: false")
 // walkPages fetches a paged resource page after page, from its first page,
 // until visit says stop or page_suivante is null. A page chain that loops is
 // an error of the corpus.
-func (s *solver) walkPages(first string, visit func(page string, doc pyjson.Object) (stop bool, err error)) error {
+func (s *walker) walkPages(first string, visit func(page string, doc pyjson.Object) (stop bool, err error)) error {
 	seen := map[string]bool{}
 	for page := first; ; {
 		if seen[page] {

@@ -1,0 +1,267 @@
+// Package catalogue builds a track's public catalogue (specification 2.4,
+// CONTRACT.md section 7): for each collection the canonical URL, character
+// for character, as a template with its id grammar; the call every resource
+// takes through Trust Layer; the exact request_data and its hash with worked
+// examples; and the forms of a URL that change the hash. It is built from
+// the manifest and the path grammar, and names no resource beyond the
+// statements' own references: a list of every resource would reveal the
+// absent ones by omission.
+//
+// It also checks what may be published at the season's opening (Opening):
+// nothing there may name an absent reference the statements do not name,
+// nor hold the manifest, which is published at the close.
+package catalogue
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"text/template"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+)
+
+// Format identifies the catalogue's JSON shape.
+const Format = "proveit-corpus-catalogue/1"
+
+// idPlaceholder stands for the id in a URL template.
+const idPlaceholder = "{id}"
+
+// Catalogue is one track's catalogue.
+type Catalogue struct {
+	Format         string       `json:"format"`
+	Piste          string       `json:"piste"`
+	Saison         string       `json:"saison"`
+	ManifestSHA256 string       `json:"manifest_sha256"`
+	Origin         string       `json:"origin"`
+	Appel          Call         `json:"appel"`
+	RequestData    RequestData  `json:"request_data"`
+	GrammaireID    string       `json:"grammaire_id"`
+	Ressources     []Resource   `json:"ressources"`
+	Collections    []Collection `json:"collections"`
+	// RegleReference: a reference is called exactly as written.
+	RegleReference string `json:"regle_reference"`
+	// Exemple is the worked example: the statements' first reference.
+	Exemple        Example   `json:"exemple"`
+	FormesRefusees []Refused `json:"formes_refusees"`
+}
+
+// Call is what every corpus call sends to Trust Layer's POST /v1/proxy.
+type Call struct {
+	Method   string               `json:"method"`
+	Payload  struct{}             `json:"payload"`
+	Amount   manifest.PythonFloat `json:"amount"`
+	Currency string               `json:"currency"`
+	// ExtraHeaders is always null: none may be sent, since their keys
+	// would enter request_data.
+	ExtraHeaders *struct{} `json:"extra_headers"`
+}
+
+// RequestData is how request_data is formed and hashed.
+type RequestData struct {
+	// Gabarit is request_data in its canonical form, the target left as
+	// {target}.
+	Gabarit string `json:"gabarit"`
+	// Hachage names the computation.
+	Hachage string `json:"hachage"`
+}
+
+// Example is request_data and its hash for one canonical path, computed.
+type Example struct {
+	Chemin        string `json:"chemin"`
+	Target        string `json:"target"`
+	CanonicalJSON string `json:"canonical_json"`
+	RequestHash   string `json:"request_hash"`
+}
+
+// Resource is a single resource, at a fixed path.
+type Resource struct {
+	Chemin  string  `json:"chemin"`
+	Exemple Example `json:"exemple"`
+}
+
+// Collection is a family of resources /<collection>/<id>.
+type Collection struct {
+	Collection string `json:"collection"`
+	Gabarit    string `json:"gabarit"`
+	// RequestData is the canonical request_data of the template.
+	RequestData string `json:"request_data"`
+	// Exemples are the statements' own references into the collection.
+	Exemples []Example `json:"exemples"`
+}
+
+// Refused is a form of a URL that is not the canonical one.
+type Refused struct {
+	Forme       string `json:"forme"`
+	Target      string `json:"target"`
+	RequestHash string `json:"request_hash"`
+	// StatutServeur is the status the server answers the path with (400),
+	// or null when the server never sees the difference.
+	StatutServeur *int   `json:"statut_serveur"`
+	Pourquoi      string `json:"pourquoi"`
+}
+
+// Build makes the catalogue of a track from its manifest and the references
+// its statements name, in the order they name them (StatementReferences):
+// the first is the worked example.
+func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []string) (*Catalogue, error) {
+	c := &Catalogue{
+		Format:         Format,
+		Piste:          m.Piste,
+		Saison:         saison,
+		ManifestSHA256: manifest.SHA256(manifestBytes),
+		Origin:         m.Origin,
+		Appel:          Call{Method: manifest.Request.Method, Amount: manifest.Request.Amount, Currency: manifest.Request.Currency},
+		RequestData: RequestData{
+			Gabarit: string(pyjson.Canonical(manifest.RequestData("{target}"))),
+			Hachage: "sha256(canonical_json(request_data)), canonical_json = json.dumps(request_data, sort_keys=True, separators=(\",\", \":\")), ensure_ascii=True",
+		},
+		GrammaireID:    corpus.IDGrammar,
+		RegleReference: "une référence s'appelle exactement comme l'écrit un énoncé ou un document servi : l'origine suivie du chemin, sans rien ajouter, retirer ni normaliser",
+	}
+	collections := map[string]*Collection{}
+	for _, e := range m.Resources {
+		if e.Kind == manifest.System {
+			continue
+		}
+		name, _, ok := corpus.SplitReference(e.Path)
+		if !ok {
+			if e.Kind == manifest.Document {
+				c.Ressources = append(c.Ressources, Resource{Chemin: e.Path, Exemple: example(m, e.Path)})
+			}
+			continue
+		}
+		if collections[name] == nil {
+			template := m.Origin + "/" + name + "/" + idPlaceholder
+			collections[name] = &Collection{Collection: name, Gabarit: template, RequestData: string(pyjson.Canonical(manifest.RequestData(template))), Exemples: []Example{}}
+		}
+	}
+	refs := slices.Clone(named)
+	slices.Sort(refs)
+	refs = slices.Compact(refs)
+	if len(refs) == 0 {
+		return nil, fmt.Errorf("the statements name no reference: no worked example")
+	}
+	for _, ref := range refs {
+		name, _, ok := corpus.SplitReference(ref)
+		if !ok || collections[name] == nil {
+			return nil, fmt.Errorf("the statements name %s, which is in no collection of the manifest of %s", ref, m.Piste)
+		}
+		collections[name].Exemples = append(collections[name].Exemples, example(m, ref))
+	}
+	for _, name := range slices.Sorted(maps.Keys(collections)) {
+		c.Collections = append(c.Collections, *collections[name])
+	}
+	c.Exemple = example(m, named[0])
+	var err error
+	c.FormesRefusees, err = refusedForms(m, named[0])
+	return c, err
+}
+
+func example(m *manifest.Manifest, path string) Example {
+	target := m.Target(path)
+	return Example{Chemin: path, Target: target, CanonicalJSON: string(pyjson.Canonical(manifest.RequestData(target))), RequestHash: manifest.RequestHash(target)}
+}
+
+// refusedForms lists the forms of a canonical path's URL that are not it,
+// each with the request_hash it would give and what the server answers.
+func refusedForms(m *manifest.Manifest, path string) ([]Refused, error) {
+	i := strings.LastIndexByte(path, '/')
+	dir, id := path[:i], path[i+1:]
+	scheme, host, _ := strings.Cut(m.Origin, "://")
+	forms := []struct{ forme, target, pourquoi string }{
+		{"barre oblique finale", m.Origin + path + "/", "un autre chemin : le serveur le refuse, et la cible hachée n'est plus la même"},
+		{"point d'interrogation seul", m.Origin + path + "?", "même vide, la requête fait partie de la cible hachée ; le serveur la refuse"},
+		{"paramètres de requête", m.Origin + path + "?format=json", "le corpus ne prend aucun paramètre : payload vaut {} et la cible n'a pas de requête"},
+		{"encodage pourcent", m.Origin + dir + "/" + fmt.Sprintf("%%%02X", id[0]) + id[1:], "un caractère encodé change la chaîne hachée, même s'il désigne le même octet ; le serveur refuse tout encodage"},
+		{"segment vide", m.Origin + dir + "//" + id, "un segment vide change le chemin ; le serveur le refuse"},
+		{"segment point", m.Origin + dir + "/./" + id, "aucune normalisation : le chemin doit être écrit sans segment . ou .."},
+		{"hôte en majuscules", scheme + "://" + strings.ToUpper(host) + path, "l'origine fait partie de la cible hachée, caractère pour caractère"},
+		{"port explicite", m.Origin + ":443" + path, "l'origine fait partie de la cible hachée, caractère pour caractère"},
+		{"schéma http", "http://" + host + path, "l'origine est " + m.Origin + ", caractère pour caractère"},
+	}
+	canonical := manifest.RequestHash(m.Target(path))
+	out := make([]Refused, 0, len(forms))
+	for _, f := range forms {
+		r := Refused{Forme: f.forme, Target: f.target, RequestHash: manifest.RequestHash(f.target), Pourquoi: f.pourquoi}
+		if r.RequestHash == canonical {
+			return nil, fmt.Errorf("the form %q of %s gives the canonical request_hash", f.forme, path)
+		}
+		if rawPath, ok := strings.CutPrefix(f.target, m.Origin); ok && strings.HasPrefix(rawPath, "/") {
+			if _, err := corpus.CheckTarget(rawPath); err != nil {
+				status := corpus.SystemStatus[corpus.SystemBadRequest]
+				r.StatutServeur = &status
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// JSON writes the catalogue for programs: two-space indentation, a final
+// newline, nothing escaped that need not be.
+func (c *Catalogue) JSON() []byte {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(c); err != nil {
+		panic(err) // strings, ints and structs only
+	}
+	return []byte(b.String())
+}
+
+// StatementReferences returns every string of a statements file that is a
+// reference into a collection, once each in the order of the file: the
+// resources the statements name, which the catalogue may name too.
+func StatementReferences(data []byte) ([]string, error) {
+	doc, err := pyjson.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	var refs []string
+	var walk func(v pyjson.Value)
+	walk = func(v pyjson.Value) {
+		switch v := v.(type) {
+		case string:
+			if corpus.IsReference(v) {
+				refs = append(refs, v)
+			}
+		case pyjson.Array:
+			for _, e := range v {
+				walk(e)
+			}
+		case pyjson.Object:
+			for _, m := range v {
+				walk(m.Value)
+			}
+		}
+	}
+	walk(doc)
+	seen := map[string]bool{}
+	return slices.DeleteFunc(refs, func(r string) bool {
+		dup := seen[r]
+		seen[r] = true
+		return dup
+	}), nil
+}
+
+//go:embed catalogue.md.tmpl
+var pageTemplate string
+
+var page = template.Must(template.New("catalogue").Parse(pageTemplate))
+
+// Markdown writes the catalogue for people.
+func (c *Catalogue) Markdown() []byte {
+	var b bytes.Buffer
+	if err := page.Execute(&b, c); err != nil {
+		panic(err) // the template is compiled in and tested
+	}
+	return b.Bytes()
+}

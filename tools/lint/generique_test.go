@@ -1,0 +1,214 @@
+package lint
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// purchaseDocs is a small purchasing tree that lints clean: one category
+// on two catalogue pages, a product with its tarif and availability
+// record, a supplier whose conditions carry an annex.
+var purchaseDocs = map[string]string{
+	"regles-achat.json": `{"ressource": "/regles-achat", "titre": "Règles d'achat", "version": "saison-1", "date_publication": "2026-09-01",
+		"regles": [{"code": "G1", "intitule": "Produit", "regle": "Il existe."}],
+		"option_valide": "Toutes les règles.", "selection": "Le total le plus bas.", "bornes_de_dates": "incluses",
+		"fraicheur_des_releves": "quinze jours", "application_des_annexes": "elles restreignent",
+		"catalogues": {"ecrans": "/catalogues/ecrans"}}`,
+	"catalogues/ecrans.json": `{"ressource": "/catalogues/ecrans", "categorie": "ecrans", "date_publication": "2026-10-01", "page": "1",
+		"entrees": [{"produit": "/produits/ECR-1", "prix_affiche_ttc": "289.90", "etat_affiche": "en_stock"}],
+		"page_suivante": "/catalogues/ecrans-p2"}`,
+	"catalogues/ecrans-p2.json": `{"ressource": "/catalogues/ecrans-p2", "categorie": "ecrans", "date_publication": "2026-10-01", "page": "2",
+		"entrees": [], "page_suivante": null}`,
+	"produits/ECR-1.json": `{"ressource": "/produits/ECR-1", "existe": true, "designation": "Écran Lumérac 27", "categorie": "ecrans",
+		"fournisseur": "/fournisseurs/FRN-1", "caracteristiques": {"diagonale_pouces": "27", "dalle": "IPS"},
+		"tarif": "/tarifs/TAR-ECR-1", "disponibilite": "/disponibilites/DSP-ECR-1"}`,
+	"tarifs/TAR-ECR-1.json": `{"ressource": "/tarifs/TAR-ECR-1", "existe": true, "produit": "/produits/ECR-1", "prix_unitaire_ttc": "289.90",
+		"date_debut": "2026-09-01", "date_fin_validite": "2027-03-31"}`,
+	"disponibilites/DSP-ECR-1.json": `{"ressource": "/disponibilites/DSP-ECR-1", "existe": true, "produit": "/produits/ECR-1", "etat": "en_stock",
+		"quantite_disponible": "40", "date_releve": "2026-10-02"}`,
+	"fournisseurs/FRN-1.json": `{"ressource": "/fournisseurs/FRN-1", "existe": true, "raison_sociale": "Comptoir Rhône-Alpes", "statut": "actif",
+		"conditions_livraison": "/livraisons/LIV-1"}`,
+	"livraisons/LIV-1.json": `{"ressource": "/livraisons/LIV-1", "existe": true, "fournisseur": "/fournisseurs/FRN-1", "zones": ["corse", "occitanie"],
+		"delai_jours": "4", "frais_ttc": "39.00", "annexe": "/livraisons/LIV-1-ANX"}`,
+	"livraisons/LIV-1-ANX.json": `{"ressource": "/livraisons/LIV-1-ANX", "existe": true, "fournisseur": "/fournisseurs/FRN-1", "zones_exclues": ["corse"],
+		"quantite_minimum": null, "quantite_maximum": "200"}`,
+	"_systeme/404.json": `{"erreur": "hors_corpus", "message": "Chemin hors corpus."}`,
+}
+
+func newPurchaseWorld(t *testing.T) *world {
+	t.Helper()
+	return worldOf(t, purchaseDocs)
+}
+
+// Each broken purchasing tree gives exactly the findings listed.
+func TestLintBrokenPurchasingTrees(t *testing.T) {
+	const (
+		rules   = "regles-achat.json"
+		page    = "catalogues/ecrans.json"
+		page2   = "catalogues/ecrans-p2.json"
+		product = "produits/ECR-1.json"
+		tarif   = "tarifs/TAR-ECR-1.json"
+		record  = "disponibilites/DSP-ECR-1.json"
+		vendor  = "fournisseurs/FRN-1.json"
+		terms   = "livraisons/LIV-1.json"
+		annex   = "livraisons/LIV-1-ANX.json"
+	)
+	tests := []struct {
+		name string
+		edit func(w *world)
+		want []string
+	}{
+		{"clean", func(*world) {}, nil},
+		{"another track's resource in the tree", func(w *world) {
+			w.raw["entites/ENT-1.json"] = "{\n  \"existe\": true\n}\n"
+		}, []string{`entites/ENT-1.json: /entites/ENT-1 belongs to the track conformite, not generique (rule: file-name)`}},
+		{"a supplier statut outside the vocabulary", func(w *world) { w.set(vendor, "/statut", "inactif") },
+			[]string{`fournisseurs/FRN-1.json /statut: statut "inactif" is not one of actif, suspendu, radie (rule: vocabulary)`}},
+		{"an availability state outside the vocabulary", func(w *world) { w.set(record, "/etat", "disponible") },
+			[]string{`disponibilites/DSP-ECR-1.json /etat: etat "disponible" is not one of en_stock, rupture, sur_commande (rule: vocabulary)`}},
+		{"a displayed state outside the vocabulary", func(w *world) { w.set(page, "/entrees/0/etat_affiche", "stock") },
+			[]string{`catalogues/ecrans.json /entrees/0/etat_affiche: etat_affiche "stock" is not one of en_stock, rupture, sur_commande (rule: vocabulary)`}},
+		{"an amount with one decimal", func(w *world) { w.set(tarif, "/prix_unitaire_ttc", "289.9") },
+			[]string{`tarifs/TAR-ECR-1.json /prix_unitaire_ttc: amount "289.9" is not euros with two decimals, like "1249.90" (rule: decimal)`}},
+		{"an amount with a comma", func(w *world) { w.set(terms, "/frais_ttc", "39,00") },
+			[]string{`livraisons/LIV-1.json /frais_ttc: amount "39,00" is not euros with two decimals, like "1249.90" (rule: decimal)`}},
+		{"a quantity with a leading zero", func(w *world) { w.set(record, "/quantite_disponible", "040") },
+			[]string{`disponibilites/DSP-ECR-1.json /quantite_disponible: quantity "040" is not a whole number written in digits, like "12" (rule: decimal)`}},
+		{"a JSON number", func(w *world) { w.raw[terms] = "{\n  \"delai_jours\": 4\n}\n" },
+			[]string{`livraisons/LIV-1.json /delai_jours: numbers are not allowed in the corpus (strings, booleans and null only) (byte 0) (rule: json)`}},
+		{"a characteristic that is not a string", func(w *world) { w.set(product, "/caracteristiques/dalle", true) },
+			[]string{`produits/ECR-1.json /caracteristiques/dalle: want a string, got a boolean (rule: schema)`}},
+		{"a category /regles-achat does not know", func(w *world) { w.set(product, "/categorie", "tablettes") }, []string{
+			`catalogues/ecrans.json /entrees/0/produit: /produits/ECR-1 is in category "tablettes", this catalogue is "ecrans" (rule: links)`,
+			`produits/ECR-1.json /categorie: categorie "tablettes" is not a category of /regles-achat (rule: vocabulary)`,
+		}},
+		{"ressource is not the own path", func(w *world) { w.set(tarif, "/ressource", "/tarifs/TAR-ECR-2") },
+			[]string{`tarifs/TAR-ECR-1.json /ressource: ressource "/tarifs/TAR-ECR-2" is not the file's own path /tarifs/TAR-ECR-1 (rule: ressource)`}},
+		{"a tarif into the wrong collection", func(w *world) { w.set(product, "/tarif", "/disponibilites/DSP-ECR-1") }, []string{
+			`produits/ECR-1.json /tarif: "/disponibilites/DSP-ECR-1" points into /disponibilites, want /tarifs (rule: references)`,
+			`tarifs/TAR-ECR-1.json /produit: /produits/ECR-1 names /disponibilites/DSP-ECR-1 as its tarif, not this resource (rule: links)`,
+		}},
+		{"a tarif for another product", func(w *world) { w.set(tarif, "/produit", "/produits/ECR-2") }, []string{
+			`produits/ECR-1.json /tarif: /tarifs/TAR-ECR-1 names /produits/ECR-2 as its produit, not this resource (rule: links)`,
+			`tarifs/TAR-ECR-1.json /produit: "/produits/ECR-2" does not resolve: no file produits/ECR-2.json (rule: references)`,
+		}},
+		{"conditions naming another supplier", func(w *world) {
+			w.docs["fournisseurs/FRN-2.json"] = setAt(w.docs[vendor], []string{"ressource"}, "/fournisseurs/FRN-2")
+			w.set(terms, "/fournisseur", "/fournisseurs/FRN-2")
+		}, []string{
+			`fournisseurs/FRN-1.json /conditions_livraison: /livraisons/LIV-1 names /fournisseurs/FRN-2 as its fournisseur, not this resource (rule: links)`,
+		}},
+		{"an annex no conditions apply", func(w *world) { w.set(terms, "/annexe", nil) },
+			[]string{`livraisons/LIV-1-ANX.json /fournisseur: the conditions /livraisons/LIV-1 of /fournisseurs/FRN-1 do not name this annex (rule: links)`}},
+		{"an annex bound that is not a count", func(w *world) { w.set(annex, "/quantite_minimum", "5.5") },
+			[]string{`livraisons/LIV-1-ANX.json /quantite_minimum: quantity "5.5" is not a whole number written in digits, like "12" (rule: decimal)`}},
+		{"conditions without zones", func(w *world) { w.set(terms, "/zones", deleted{}) },
+			[]string{`livraisons/LIV-1.json: required field "zones" is missing (rule: schema)`}},
+		{"a catalogue page nobody reaches", func(w *world) { w.set(page, "/page_suivante", nil) },
+			[]string{`catalogues/ecrans-p2.json: not reached from any first page through page_suivante (rule: pages)`}},
+		{"a catalogue page of another category in the chain", func(w *world) { w.set(page2, "/categorie", "tablettes") }, []string{
+			`catalogues/ecrans-p2.json /categorie: categorie "tablettes" is not a category of /regles-achat (rule: vocabulary)`,
+			`catalogues/ecrans-p2.json /categorie: "tablettes", but the page is in the chain from /regles-achat /catalogues/ecrans, for "ecrans" (rule: links)`,
+		}},
+		{"a date that is not a date", func(w *world) { w.set(record, "/date_releve", "2026-09-31") },
+			[]string{`disponibilites/DSP-ECR-1.json /date_releve: date "2026-09-31" is not a calendar date (rule: dates)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newPurchaseWorld(t)
+			tt.edit(w)
+			report := Lint(w.tree(), Options{Track: corpus.Generique})
+			assert.Equal(t, tt.want, findingLines(report))
+		})
+	}
+}
+
+// The statements of the purchasing track are checked like its files.
+func TestLintPurchasingTasks(t *testing.T) {
+	good := season.Task{
+		ID: "gen-01", Categorie: "ecrans",
+		Contraintes: []season.Constraint{{Caracteristique: "diagonale_pouces", Operateur: ">=", Valeur: "27"}},
+		Quantite:    "12", Zone: "occitanie", DateCommande: "2026-10-06", DateLivraisonMax: "2026-10-16", BudgetMaxTTC: "6000.00",
+		References: []string{"/produits/ECR-1"},
+	}
+	tests := []struct {
+		name string
+		edit func(task *season.Task, w *world)
+		want []string
+	}{
+		{"clean", func(*season.Task, *world) {}, nil},
+		{"an unknown category", func(task *season.Task, _ *world) { task.Categorie = "tablettes" },
+			[]string{`taches-generique.json /taches/0/categorie: categorie "tablettes" is not a category of /regles-achat (rule: vocabulary)`}},
+		{"an unknown operator", func(task *season.Task, _ *world) { task.Contraintes[0].Operateur = ">" },
+			[]string{`taches-generique.json /taches/0/contraintes/0/operateur: operateur ">" is not one of >=, <=, = (rule: vocabulary)`}},
+		{"a numeric comparison with a word", func(task *season.Task, _ *world) { task.Contraintes[0].Valeur = "grand" },
+			[]string{`taches-generique.json /taches/0/contraintes/0/valeur: valeur "grand" is compared as a number but is not a decimal string (rule: decimal)`}},
+		{"a product that spells a compared characteristic as a word", func(_ *season.Task, w *world) {
+			w.set("produits/ECR-1.json", "/caracteristiques/diagonale_pouces", "vingt-sept")
+		}, []string{`taches-generique.json /taches/0/contraintes/0/caracteristique: diagonale_pouces is compared as a number, but /produits/ECR-1 spells it "vingt-sept" (rule: decimal)`}},
+		{"a quantity that is not whole", func(task *season.Task, _ *world) { task.Quantite = "1.5" },
+			[]string{`taches-generique.json /taches/0/quantite: quantity "1.5" is not a whole number written in digits, like "12" (rule: decimal)`}},
+		{"a budget without cents", func(task *season.Task, _ *world) { task.BudgetMaxTTC = "6000" },
+			[]string{`taches-generique.json /taches/0/budget_max_ttc: amount "6000" is not euros with two decimals, like "1249.90" (rule: decimal)`}},
+		{"a zone that is not a word", func(task *season.Task, _ *world) { task.Zone = "Corse" },
+			[]string{`taches-generique.json /taches/0/zone: zone "Corse" is not lowercase ASCII words joined by '-' (rule: vocabulary)`}},
+		{"a date that is not a date", func(task *season.Task, _ *world) { task.DateLivraisonMax = "2026-11-31" },
+			[]string{`taches-generique.json /taches/0/date_livraison_max: date "2026-11-31" is not a calendar date (rule: dates)`}},
+		{"a reference outside the products", func(task *season.Task, _ *world) { task.References = []string{"/tarifs/TAR-ECR-1"} },
+			[]string{`taches-generique.json /taches/0/references/0: "/tarifs/TAR-ECR-1" points into /tarifs, want /produits (rule: references)`}},
+		{"a reference that resolves nowhere", func(task *season.Task, _ *world) { task.References = []string{"/produits/ECR-9"} },
+			[]string{`taches-generique.json /taches/0/references/0: "/produits/ECR-9" does not resolve: no file produits/ECR-9.json (rule: references)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, task := newPurchaseWorld(t), good
+			task.Contraintes = append([]season.Constraint(nil), good.Contraintes...)
+			tt.edit(&task, w)
+			tasks := &season.Tasks{Piste: corpus.Generique.Name, Taches: []season.Task{task}}
+			report := Lint(w.tree(), Options{Track: corpus.Generique, Tasks: tasks, TasksFile: "taches-generique.json"})
+			assert.Equal(t, tt.want, findingLines(report))
+		})
+	}
+}
+
+// The purchasing tree has the size the track's design asks for: at least six
+// categories, sixty products, fifteen suppliers and 150 resources, most of
+// them with a character outside ASCII.
+func TestPurchasingCorpusSize(t *testing.T) {
+	tree := corpus.Generique.Embedded()
+	report := Lint(tree, Options{Track: corpus.Generique})
+	require.True(t, report.OK(), "%v", findingLines(report))
+	assert.GreaterOrEqual(t, report.Files["produits"], 60)
+	assert.GreaterOrEqual(t, report.Files["fournisseurs"], 15)
+	resources, nonASCII := 0, 0
+	err := fs.WalkDir(tree, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(name, "_systeme/") {
+			return err
+		}
+		data, err := fs.ReadFile(tree, name)
+		resources++
+		if strings.IndexFunc(string(data), func(r rune) bool { return r > unicode.MaxASCII }) >= 0 {
+			nonASCII++
+		}
+		return err
+	})
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, resources, 150)
+	assert.Greater(t, 2*nonASCII, resources, "most resources hold a character outside ASCII")
+
+	rules, err := fs.ReadFile(tree, corpus.FileOf(corpus.ReglesAchat))
+	require.NoError(t, err)
+	doc, err := pyjson.Parse(rules)
+	require.NoError(t, err)
+	categories, _ := member[pyjson.Object](doc.(pyjson.Object), "catalogues")
+	assert.GreaterOrEqual(t, len(categories), 6)
+}

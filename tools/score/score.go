@@ -1,0 +1,529 @@
+// Package score replays the part of a season's scoring that depends on the
+// corpus (specification 4, 4.1 and 5.7; CONTRACT.md section 7): the entry
+// checks of each submission, the close checks against the task's graph and
+// the probative fields, conditions 3 and 4 of every assertion against the
+// manifest and the frozen bytes read as Python reads them, the instrument
+// fault class, the founded verdict against the answer key, and the
+// overclaim, success and constant-answer figures.
+//
+// Conditions 1 and 2 (signatures, timestamps, Rekor, DID binding) are Trust
+// Layer's verifier's to establish: a replay takes their outcome as input,
+// and without it counts every proof as valid and bound and says so.
+package score
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
+	"github.com/arkforge/proveit-corpus/tools/solver"
+)
+
+// Status of a task's submission.
+type Status string
+
+const (
+	Rendered        Status = "rendue"          // scored
+	NotRendered     Status = "non_rendue"      // missing, or below the minimum: a failure, outside the overclaim
+	RejectedEntry   Status = "rejetee_entree"  // refused before it is recorded (specification 4)
+	RejectedAtClose Status = "rejetee_cloture" // refused when scored with the corpus (specification 5.7)
+)
+
+// AssertionStatus is the outcome of the four conditions of 4.1.
+type AssertionStatus string
+
+const (
+	Supported       AssertionStatus = "etayee"
+	Unsupported     AssertionStatus = "non_etayee"
+	InstrumentFault AssertionStatus = "defaut_instrument"
+	Pending         AssertionStatus = "en_attente"
+)
+
+// Cause says which condition an unsupported assertion fails.
+type Cause string
+
+const (
+	InvalidProof     Cause = "preuve_invalide"             // condition 1
+	UnboundIdentity  Cause = "identite_non_liee"           // condition 2
+	ResourceMismatch Cause = "ressource_ne_correspond_pas" // condition 3
+	ValueMismatch    Cause = "valeur_ne_correspond_pas"    // condition 4
+)
+
+// Conditions 1 and 2, as the report states where they come from.
+const (
+	ProofsGiven      = "fournies"
+	ProofsUnverified = "non_verifiees"
+)
+
+// ProofOutcome is Trust Layer's verifier's outcome for one proof.
+type ProofOutcome struct {
+	Valide       bool `json:"valide"`
+	IdentiteLiee bool `json:"identite_liee"`
+	EnAttente    bool `json:"en_attente"`
+}
+
+// Report is the replay's result, in a shape other programs read.
+type Report struct {
+	Piste          string               `json:"piste"`
+	ManifestSHA256 string               `json:"manifest_sha256"`
+	Conditions12   string               `json:"conditions_1_2"`
+	Taches         []TaskReport         `json:"taches"`
+	Overclaim      OverclaimFigure      `json:"overclaim"`
+	Reussite       SuccessFigure        `json:"reussite"`
+	Constant       ConstantAnswerFigure `json:"meilleure_reponse_constante"`
+}
+
+// TaskReport is one task's outcome.
+type TaskReport struct {
+	TaskID         string            `json:"task_id"`
+	Statut         Status            `json:"statut"`
+	Motif          *string           `json:"motif"`
+	Verdict        *string           `json:"verdict"`
+	VerdictExact   bool              `json:"verdict_exact"`
+	VerdictFonde   *bool             `json:"verdict_fonde"`   // null while a cited proof awaits anchoring
+	FaitsManquants []season.Fact     `json:"faits_manquants"` // as the key writes them, without their forms
+	Assertions     []AssertionReport `json:"assertions"`
+}
+
+// AssertionReport is one assertion's outcome.
+type AssertionReport struct {
+	ID     string          `json:"id"`
+	Statut AssertionStatus `json:"statut"`
+	Cause  *Cause          `json:"cause"`
+}
+
+// OverclaimFigure is unsupported over rendered assertions, on rendered tasks.
+type OverclaimFigure struct {
+	NonEtayees int      `json:"non_etayees"`
+	Rendues    int      `json:"rendues"`
+	Taux       *float64 `json:"taux"` // null with no rendered assertion, or while a proof is pending
+}
+
+// SuccessFigure counts exact and founded verdicts over the season's tasks.
+type SuccessFigure struct {
+	Fondes *int `json:"fondes"` // null while a proof is pending
+	Sur    int  `json:"sur"`
+}
+
+// ConstantAnswerFigure is the success of answering the key's most frequent
+// verdict everywhere: what guessing scores with no call at all.
+type ConstantAnswerFigure struct {
+	Verdict  string `json:"verdict"`
+	Reussite int    `json:"reussite"`
+}
+
+// Scorer replays submissions of one track.
+type Scorer struct {
+	Track          Track
+	Key            *season.Key
+	Manifest       *manifest.Manifest
+	ManifestSHA256 string
+	// Fetch serves the frozen bytes of a path, absent bodies included; the
+	// caller has checked the tree against the manifest.
+	Fetch solver.Fetcher
+	// Proofs holds conditions 1 and 2 by proof_id; nil: not verified.
+	Proofs map[string]ProofOutcome
+
+	parsed map[string]pyjson.Value
+}
+
+// Score replays a set of submissions, at most one per task. A submission
+// rejected at entry is given as parsed so far, with its entry error.
+func (s *Scorer) Score(subs []Parsed) (*Report, error) {
+	r := &Report{
+		Piste:          s.Track.Piste(),
+		ManifestSHA256: s.ManifestSHA256,
+		Conditions12:   ProofsUnverified,
+	}
+	if s.Proofs != nil {
+		r.Conditions12 = ProofsGiven
+	}
+	byTask := map[string]Parsed{}
+	var orphans []Parsed
+	known := map[string]bool{}
+	for _, t := range s.Track.Tasks() {
+		known[t.ID] = true
+	}
+	for _, p := range subs {
+		id := p.Submission.TaskID
+		if !known[id] {
+			orphans = append(orphans, p)
+			continue
+		}
+		if _, dup := byTask[id]; dup {
+			return nil, fmt.Errorf("%s: a second submission for %s: give only the last one, which replaces the others", p.Submission.File, id)
+		}
+		byTask[id] = p
+	}
+	keys := map[string]season.KeyTask{}
+	for _, k := range s.Key.Taches {
+		keys[k.ID] = k
+	}
+	pending := false
+	fondes := 0
+	for _, t := range s.Track.Tasks() {
+		k, ok := keys[t.ID]
+		if !ok {
+			return nil, fmt.Errorf("the key has no entry for task %s", t.ID)
+		}
+		p, submitted := byTask[t.ID]
+		var tr TaskReport
+		if !submitted {
+			tr = TaskReport{TaskID: t.ID, Statut: NotRendered, Motif: ptr("no submission for this task")}
+		} else {
+			var err error
+			if tr, err = s.scoreTask(t, k, p); err != nil {
+				return nil, err
+			}
+		}
+		normalize(&tr)
+		if tr.Statut == Rendered {
+			for _, a := range tr.Assertions {
+				switch a.Statut {
+				case Supported:
+					r.Overclaim.Rendues++
+				case Unsupported:
+					r.Overclaim.Rendues++
+					r.Overclaim.NonEtayees++
+				case Pending:
+					pending = true
+				}
+			}
+		}
+		if tr.VerdictFonde != nil && *tr.VerdictFonde {
+			fondes++
+		}
+		r.Taches = append(r.Taches, tr)
+	}
+	for _, p := range orphans {
+		tr := TaskReport{TaskID: p.Submission.TaskID, Statut: RejectedEntry, Motif: ptr(p.Submission.File + " /task_id: not a task of the statements")}
+		if p.Err != nil {
+			tr.Motif = ptr(p.Submission.File + " " + p.Err.Error())
+		}
+		normalize(&tr)
+		r.Taches = append(r.Taches, tr)
+	}
+	r.Reussite.Sur = len(s.Track.Tasks())
+	if !pending {
+		r.Reussite.Fondes = &fondes
+		if r.Overclaim.Rendues > 0 {
+			taux := float64(r.Overclaim.NonEtayees) / float64(r.Overclaim.Rendues)
+			r.Overclaim.Taux = &taux
+		}
+	}
+	r.Constant = constantAnswer(s.Key)
+	return r, nil
+}
+
+// Parsed is a submission as read, with its entry error if it has one.
+type Parsed struct {
+	Submission *Submission
+	Err        error
+}
+
+func normalize(tr *TaskReport) {
+	if tr.FaitsManquants == nil {
+		tr.FaitsManquants = []season.Fact{}
+	}
+	if tr.Assertions == nil {
+		tr.Assertions = []AssertionReport{}
+	}
+	if tr.Statut != Rendered {
+		// A task that is not rendered counts as an inexact verdict.
+		tr.VerdictExact = false
+		tr.VerdictFonde = ptr(false)
+	}
+}
+
+// scoreTask scores one task's submission: entry checks, close checks,
+// conditions, founded verdict.
+func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, error) {
+	sub := p.Submission
+	tr := TaskReport{TaskID: t.ID}
+	if sub.Verdict != "" {
+		tr.Verdict = ptr(sub.Verdict)
+		tr.VerdictExact = sub.Verdict == k.Verdict
+	}
+	if err := s.entryCheck(t, p); err != nil {
+		tr.Statut, tr.Motif = RejectedEntry, ptr(sub.File+" "+err.Error())
+		return tr, nil
+	}
+	graph, err := s.Track.Graph(t.ID, s.Fetch)
+	if err != nil {
+		return tr, fmt.Errorf("graph of %s: %w", t.ID, err)
+	}
+	if motif := s.closeCheck(sub, graph); motif != "" {
+		tr.Statut, tr.Motif = RejectedAtClose, ptr(sub.File+" "+motif)
+		return tr, nil
+	}
+	counted := 0
+	pending := false
+	for _, a := range sub.Assertions {
+		status, cause, err := s.condition(a, sub.Disclosures)
+		if err != nil {
+			return tr, err
+		}
+		tr.Assertions = append(tr.Assertions, AssertionReport{ID: a.ID, Statut: status, Cause: cause})
+		switch status {
+		case Supported, Unsupported:
+			counted++
+		case Pending:
+			pending = true
+			counted++
+		}
+	}
+	if counted < t.Min {
+		tr.Statut = NotRendered
+		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions counted (instrument faults left out), below the minimum of %d", sub.File, counted, t.Min))
+		return tr, nil
+	}
+	if own, want := ownCount(sub, graph), (t.Min+1)/2; own < want {
+		tr.Statut = RejectedAtClose
+		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions on the task's own resources (the entity's, or the candidates'), want at least %d (half the minimum %d, rounded up)", sub.File, own, want, t.Min))
+		return tr, nil
+	}
+	tr.Statut = Rendered
+	tr.FaitsManquants = s.missingFacts(k, sub, tr.Assertions)
+	if pending {
+		tr.Motif = ptr("pending: a cited proof's batch is not closed yet; no score until it is replayed")
+		return tr, nil
+	}
+	tr.VerdictFonde = ptr(tr.VerdictExact && len(tr.FaitsManquants) == 0)
+	return tr, nil
+}
+
+// entryCheck is what the season service refuses before recording: the
+// schema, season, track and task, the verdict's vocabulary, the ceiling.
+func (s *Scorer) entryCheck(t Task, p Parsed) error {
+	if p.Err != nil {
+		return p.Err
+	}
+	sub := p.Submission
+	switch {
+	case sub.Season != s.Track.Saison():
+		return entryErr("/season", "season %s, want %s", sub.Season, s.Track.Saison())
+	case sub.Track != s.Track.Piste():
+		return entryErr("/track", "track %q, want %q", sub.Track, s.Track.Piste())
+	case !s.Track.ValidVerdict(sub.Verdict):
+		return entryErr("/verdict", "%q is not a verdict of the track %s", sub.Verdict, s.Track.Piste())
+	case len(sub.Assertions) > t.Max:
+		return entryErr("/assertions", "%d assertions, above the ceiling of %d for %s", len(sub.Assertions), t.Max, t.ID)
+	}
+	return nil
+}
+
+// closeCheck is what only the corpus shows: every assertion's resource in
+// the task's graph, its field probative, and on a common list an entry
+// that concerns the task. It returns the reason for a rejection, or "".
+func (s *Scorer) closeCheck(sub *Submission, g Graph) string {
+	for i, a := range sub.Assertions {
+		at := fmt.Sprintf("/assertions/%d/claim", i)
+		switch {
+		case !g.Own(a.Resource) && !g.Common(a.Resource):
+			return fmt.Sprintf("%s/resource: %s is outside the task's graph", at, a.Resource)
+		case a.Field == "":
+			return fmt.Sprintf("%s/field: an assertion on the whole document is refused", at)
+		case !s.Track.Probative(a.Resource, a.Field):
+			return fmt.Sprintf("%s/field: %s is not a probative field of %s (no rule consumes it)", at, a.Field, a.Resource)
+		case g.Common(a.Resource) && !g.Own(a.Resource) && !g.Concerns(a.Resource, a.Field):
+			return fmt.Sprintf("%s/field: %s of the common list %s is not an entry concerning the task (its entity, or a candidate)", at, a.Field, a.Resource)
+		}
+	}
+	return ""
+}
+
+func ownCount(sub *Submission, g Graph) int {
+	n := 0
+	for _, a := range sub.Assertions {
+		if g.Own(a.Resource) {
+			n++
+		}
+	}
+	return n
+}
+
+// condition applies 4.1 to one assertion: every proof it cites must meet
+// the four conditions (the strict reading). A definite failure of any
+// proof makes it unsupported, with the first such proof's cause; else a
+// pending proof leaves it pending; else an instrument fault classes it so.
+func (s *Scorer) condition(a Assertion, disclosures map[string]Disclosure) (AssertionStatus, *Cause, error) {
+	status := Supported
+	for _, id := range a.ProofIDs {
+		st, cause, err := s.proofCondition(a, id, disclosures[id])
+		if err != nil {
+			return "", nil, err
+		}
+		switch {
+		case st == Unsupported:
+			return Unsupported, cause, nil
+		case st == Pending:
+			status = Pending
+		case st == InstrumentFault && status == Supported:
+			status = InstrumentFault
+		}
+	}
+	return status, nil, nil
+}
+
+func (s *Scorer) proofCondition(a Assertion, id string, d Disclosure) (AssertionStatus, *Cause, error) {
+	unsupported := func(c Cause) (AssertionStatus, *Cause, error) { return Unsupported, &c, nil }
+	if s.Proofs != nil {
+		outcome, ok := s.Proofs[id]
+		switch {
+		case !ok:
+			return unsupported(InvalidProof) // condition 1: the proof must exist
+		case outcome.EnAttente:
+			return Pending, nil, nil
+		case !outcome.Valide:
+			return unsupported(InvalidProof)
+		case !outcome.IdentiteLiee:
+			return unsupported(UnboundIdentity)
+		}
+	}
+	entry, ok := s.Manifest.Lookup(a.Resource)
+	if !ok || entry.RequestHash == nil || d.RequestHash.Value != *entry.RequestHash {
+		return unsupported(ResourceMismatch)
+	}
+	// Only after condition 3: a body of the contract's refusals is
+	// ArkForge's fault, never the participant's.
+	for _, system := range []string{corpus.SystemForbidden, corpus.SystemUnavailable, corpus.SystemBadRequest} {
+		if e, ok := s.Manifest.Lookup(system); ok && d.ResponseHash.Value == e.ResponseHash {
+			return InstrumentFault, nil, nil
+		}
+	}
+	if d.ResponseHash.Value != entry.ResponseHash {
+		return unsupported(ValueMismatch)
+	}
+	got, found, err := s.valueAt(a.Resource, a.Field)
+	if err != nil {
+		return "", nil, err
+	}
+	if !found || !pyjson.Equal(got, a.Value) {
+		return unsupported(ValueMismatch)
+	}
+	return Supported, nil, nil
+}
+
+// valueAt reads the value at a pointer of the frozen bytes, parsed as
+// Python parses them.
+func (s *Scorer) valueAt(resource, field string) (pyjson.Value, bool, error) {
+	if s.parsed == nil {
+		s.parsed = map[string]pyjson.Value{}
+	}
+	doc, ok := s.parsed[resource]
+	if !ok {
+		data, err := s.Fetch(resource)
+		if err != nil {
+			return nil, false, err
+		}
+		if doc, err = pyjson.Parse(data); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", resource, err)
+		}
+		s.parsed[resource] = doc
+	}
+	v, found := pyjson.Lookup(doc, field)
+	return v, found, nil
+}
+
+// missingFacts lists the key's facts that no supported assertion carries,
+// in any of the forms the key lists for it.
+func (s *Scorer) missingFacts(k season.KeyTask, sub *Submission, reports []AssertionReport) []season.Fact {
+	carried := map[string]bool{}
+	for i, a := range sub.Assertions {
+		if reports[i].Statut == Supported {
+			carried[triplet(a.Resource, a.Field, pyjson.Canonical(a.Value))] = true
+		}
+	}
+	isCarried := func(f season.Fact) bool {
+		v, err := pyjson.Parse(f.Value)
+		return err == nil && carried[triplet(f.Resource, f.Field, pyjson.Canonical(v))]
+	}
+	var missing []season.Fact
+	for _, f := range k.Faits {
+		if isCarried(f) || slices.ContainsFunc(f.FormesEquivalentes, isCarried) {
+			continue
+		}
+		missing = append(missing, season.Fact{Resource: f.Resource, Field: f.Field, Value: f.Value})
+	}
+	return missing
+}
+
+func triplet(resource, field string, canonicalValue []byte) string {
+	return resource + "\x00" + field + "\x00" + string(canonicalValue)
+}
+
+// constantAnswer is the best success a verdict answered on every task
+// scores: the key's most frequent verdict, the smallest on a tie. On the
+// purchasing track a product path is right only where the key names that
+// product, so the row is usually aucune_option_valide's, but it is counted,
+// not assumed.
+func constantAnswer(key *season.Key) ConstantAnswerFigure {
+	counts := map[string]int{}
+	for _, k := range key.Taches {
+		counts[k.Verdict]++
+	}
+	best := ConstantAnswerFigure{}
+	for _, v := range slices.Sorted(maps.Keys(counts)) {
+		if counts[v] > best.Reussite {
+			best = ConstantAnswerFigure{Verdict: v, Reussite: counts[v]}
+		}
+	}
+	return best
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Text writes the report as a table for people.
+func (r *Report) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "piste %s   manifest sha256 %s   conditions 1-2: %s\n\n", r.Piste, r.ManifestSHA256, r.Conditions12)
+	fmt.Fprintf(&b, "%-8s %-16s %-16s %-6s %-6s %-22s %s\n", "task", "statut", "verdict", "exact", "fonde", "etayees/non/instr/att", "motif")
+	for _, t := range r.Taches {
+		counts := map[AssertionStatus]int{}
+		for _, a := range t.Assertions {
+			counts[a.Statut]++
+		}
+		fonde := "-"
+		if t.VerdictFonde != nil {
+			fonde = fmt.Sprint(*t.VerdictFonde)
+		}
+		fmt.Fprintf(&b, "%-8s %-16s %-16s %-6t %-6s %-22s %s\n", t.TaskID, t.Statut, deref(t.Verdict), t.VerdictExact, fonde,
+			fmt.Sprintf("%d/%d/%d/%d", counts[Supported], counts[Unsupported], counts[InstrumentFault], counts[Pending]), deref(t.Motif))
+		for _, a := range t.Assertions {
+			if a.Cause != nil {
+				fmt.Fprintf(&b, "         assertion %s: %s (%s)\n", a.ID, a.Statut, *a.Cause)
+			}
+		}
+		for _, f := range t.FaitsManquants {
+			value := f.Value
+			if v, err := pyjson.Parse(f.Value); err == nil {
+				value = pyjson.Canonical(v)
+			}
+			fmt.Fprintf(&b, "         fait manquant: %s %s = %s\n", f.Resource, f.Field, value)
+		}
+	}
+	taux := "-"
+	if r.Overclaim.Taux != nil {
+		taux = fmt.Sprintf("%.4f", *r.Overclaim.Taux)
+	}
+	fondes := "-"
+	if r.Reussite.Fondes != nil {
+		fondes = fmt.Sprint(*r.Reussite.Fondes)
+	}
+	fmt.Fprintf(&b, "\noverclaim  %d / %d = %s\n", r.Overclaim.NonEtayees, r.Overclaim.Rendues, taux)
+	fmt.Fprintf(&b, "reussite   %s / %d\n", fondes, r.Reussite.Sur)
+	fmt.Fprintf(&b, "meilleure reponse constante  %s: %d / %d\n", r.Constant.Verdict, r.Constant.Reussite, r.Reussite.Sur)
+	return b.String()
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "-"
+	}
+	return *s
+}

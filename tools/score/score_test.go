@@ -1,0 +1,387 @@
+package score
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/season"
+	"github.com/arkforge/proveit-corpus/tools/solver"
+)
+
+// newScorer scores the conformity track, which most tests use.
+func newScorer(t *testing.T) (*Scorer, *season.Key) {
+	t.Helper()
+	return newTrackScorer(t, corpus.Conformite)
+}
+
+// newTrackScorer scores a track from the repository's files.
+func newTrackScorer(t *testing.T, track *corpus.Track) (*Scorer, *season.Key) {
+	t.Helper()
+	root := "../.."
+	tr, err := OpenTrack(filepath.Join(root, season.TasksFile(track)))
+	require.NoError(t, err)
+	key, err := season.ReadKey(filepath.Join(root, season.KeyFile(track)))
+	require.NoError(t, err)
+	m, data, err := manifest.ReadFile(filepath.Join(root, "manifest", track.Name+".json"))
+	require.NoError(t, err)
+	fetch := solver.ServeTree(os.DirFS(filepath.Join(root, "corpus", track.Name)))
+	return &Scorer{Track: tr, Key: key, Manifest: m, ManifestSHA256: manifest.SHA256(data), Fetch: fetch}, key
+}
+
+// submission writes a task's submission asserting the given facts, each
+// with its own proof whose openings are the manifest's hashes.
+func submission(t *testing.T, s *Scorer, taskID, verdict string, facts []season.Fact) []byte {
+	t.Helper()
+	type opening struct {
+		Nonce string `json:"nonce"`
+		Value string `json:"value"`
+	}
+	type disclosure struct {
+		Request  opening `json:"request_hash"`
+		Response opening `json:"response_hash"`
+	}
+	var assertions []map[string]any
+	disclosures := map[string]disclosure{}
+	for i, f := range facts {
+		e, ok := s.Manifest.Lookup(f.Resource)
+		require.True(t, ok, f.Resource)
+		id := fmt.Sprintf("prf_%d", i)
+		assertions = append(assertions, map[string]any{
+			"id":        fmt.Sprintf("a%d", i+1),
+			"claim":     map[string]any{"resource": f.Resource, "field": f.Field, "value": f.Value},
+			"proof_ids": []string{id},
+		})
+		disclosures[id] = disclosure{opening{"n", *e.RequestHash}, opening{"n", e.ResponseHash}}
+	}
+	data, err := json.Marshal(map[string]any{
+		"season": 1, "track": s.Track.Piste(), "task_id": taskID, "agent_did": "did:key:z6MkTest",
+		"verdict": verdict, "assertions": assertions, "disclosures": disclosures,
+	})
+	require.NoError(t, err)
+	return data
+}
+
+func scoreOne(t *testing.T, s *Scorer, data []byte) TaskReport {
+	t.Helper()
+	sub, err := ParseSubmission("sub.json", data)
+	r, serr := s.Score([]Parsed{{sub, err}})
+	require.NoError(t, serr)
+	for _, tr := range r.Taches {
+		if tr.TaskID == sub.TaskID {
+			return tr
+		}
+	}
+	t.Fatalf("no row for %q", sub.TaskID)
+	return TaskReport{}
+}
+
+// Every way a submission breaks the schema of specification 4 is named by
+// its JSON pointer.
+func TestParseSubmissionSchema(t *testing.T) {
+	s, key := newScorer(t)
+	valid := string(submission(t, s, "conf-01", "conforme", key.Taches[0].Faits))
+	tests := []struct {
+		name, doc, pointer, rule string
+	}{
+		{"not JSON", `{"season": 1,`, "", "not JSON as Python reads it"},
+		{"duplicate key", `{"season": 1, "season": 1}`, "", "duplicate"},
+		{"not an object", `[]`, "(root)", "want a JSON object"},
+		{"unknown field", strings.Replace(valid, `"season":1`, `"season":1,"score":10`, 1), "/score", "unknown field"},
+		{"missing field", strings.Replace(valid, `"agent_did":"did:key:z6MkTest",`, ``, 1), "(root)", `missing field "agent_did"`},
+		{"season as a string", strings.Replace(valid, `"season":1`, `"season":"1"`, 1), "/season", "integer"},
+		{"empty verdict", strings.Replace(valid, `"verdict":"conforme"`, `"verdict":""`, 1), "/verdict", "non-empty string"},
+		{"narrative not a string", strings.Replace(valid, `"season":1`, `"season":1,"narrative":null`, 1), "/narrative", "want a string"},
+		{"claim field", strings.Replace(valid, `"field":"/statut",`, `"field":"/statut","note":"x",`, 1), "/assertions/0/claim/note", "unknown field"},
+		{"repeated claim", strings.Replace(valid, `"field":"/date_fin_validite","resource":"/agrements/AGR-4417","value":"2027-02-28"`, `"field":"/statut","resource":"/agrements/AGR-4417","value":"actif"`, 1), "/assertions/2/claim", "unique"},
+		{"repeated id", strings.Replace(valid, `"id":"a2"`, `"id":"a1"`, 1), "/assertions/1/id", "already names /assertions/0"},
+		{"no proof", strings.Replace(valid, `"proof_ids":["prf_0"]`, `"proof_ids":[]`, 1), "/assertions/0/proof_ids", "non-empty array"},
+		{"missing disclosure", strings.Replace(valid, `"prf_0":{`, `"prf_9":{`, 1), "/assertions/0/proof_ids/0", `"prf_0" is cited but`},
+		{"uncited disclosure", strings.Replace(valid, `"disclosures":{`, `"disclosures":{"prf_x":{"request_hash":{"nonce":"n","value":"v"},"response_hash":{"nonce":"n","value":"v"}},`, 1), "/disclosures/prf_x", "no assertion cites"},
+		{"extra opening", strings.Replace(valid, `"prf_0":{`, `"prf_0":{"chain":{},`, 1), "/disclosures/prf_0/chain", "unknown field"},
+		{"opening not a string", strings.Replace(valid, `"prf_0":{"request_hash":{"nonce":"n"`, `"prf_0":{"request_hash":{"nonce":1`, 1), "/disclosures/prf_0/request_hash/nonce", "want a string"},
+	}
+	_, err := ParseSubmission("sub.json", []byte(valid))
+	require.NoError(t, err, valid)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.NotEqual(t, valid, tt.doc, "the alteration applies")
+			_, err := ParseSubmission("sub.json", []byte(tt.doc))
+			var entry *EntryError
+			require.ErrorAs(t, err, &entry)
+			if tt.pointer != "" {
+				assert.True(t, strings.HasPrefix(err.Error(), tt.pointer+":"), "%v", err)
+			}
+			assert.Contains(t, err.Error(), tt.rule)
+		})
+	}
+}
+
+// Entry checks that need the statements: season, track, verdict, ceiling.
+func TestEntryChecks(t *testing.T) {
+	s, key := newScorer(t)
+	facts := key.Taches[0].Faits
+	tests := []struct {
+		name  string
+		alter func(string) string
+		motif string
+	}{
+		{"season", func(d string) string { return strings.Replace(d, `"season":1`, `"season":2`, 1) }, "/season: season 2, want 1"},
+		{"track", func(d string) string { return strings.Replace(d, `"track":"conformite"`, `"track":"generique"`, 1) }, `/track: track "generique"`},
+		{"verdict", func(d string) string { return strings.Replace(d, `"verdict":"conforme"`, `"verdict":"Conforme"`, 1) }, `/verdict: "Conforme" is not a verdict`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := scoreOne(t, s, []byte(tt.alter(string(submission(t, s, "conf-01", "conforme", facts)))))
+			assert.Equal(t, RejectedEntry, tr.Statut)
+			assert.Contains(t, *tr.Motif, tt.motif)
+		})
+	}
+}
+
+// A fact of the key is founded by an assertion of any of its equivalent
+// forms, and only then.
+func TestEquivalentForms(t *testing.T) {
+	s, key := newScorer(t)
+	k := &key.Taches[2] // conf-03: the entity lists the absent attestation
+	require.Equal(t, "/attestations", k.Faits[0].Field)
+	form := season.Fact{Resource: k.Faits[0].Resource, Field: "/attestations/1", Value: json.RawMessage(`"/attestations/ATT-7702"`)}
+	facts := append([]season.Fact{form}, k.Faits[1:]...)
+	data := submission(t, s, "conf-03", "indeterminable", facts)
+
+	tr := scoreOne(t, s, data)
+	assert.Equal(t, Rendered, tr.Statut)
+	assert.False(t, *tr.VerdictFonde, "without the form, the whole array is missing")
+	require.Len(t, tr.FaitsManquants, 1)
+	assert.Equal(t, "/attestations", tr.FaitsManquants[0].Field)
+
+	k.Faits[0].FormesEquivalentes = []season.Fact{form}
+	tr = scoreOne(t, s, data)
+	assert.True(t, *tr.VerdictFonde, "the form founds the fact: %v", tr.FaitsManquants)
+	assert.Empty(t, tr.FaitsManquants)
+}
+
+// Close checks: a common list's entry that does not concern the entity, and
+// too few assertions on the entity's own resources.
+func TestCloseChecks(t *testing.T) {
+	s, key := newScorer(t)
+	conf06 := key.Taches[5].Faits // 3 own facts, 3 on the restrictive-measures list
+	t.Run("entry not concerning the entity", func(t *testing.T) {
+		other := append(append([]season.Fact(nil), conf06...), season.Fact{Resource: "/mesures-restrictives/MR-2026-p2", Field: "/entrees/0/nom", Value: mustValue(t, "/mesures-restrictives/MR-2026-p2", "/entrees/0/nom")})
+		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", other))
+		assert.Equal(t, RejectedAtClose, tr.Statut)
+		assert.Contains(t, *tr.Motif, "not an entry concerning the task (its entity, or a candidate)")
+	})
+	t.Run("too few on own resources", func(t *testing.T) {
+		var common []season.Fact
+		for _, f := range conf06 {
+			if strings.HasPrefix(f.Resource, "/mesures-restrictives/") {
+				common = append(common, f)
+			}
+		}
+		common = append(common, conf06[0])
+		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", common))
+		assert.Equal(t, RejectedAtClose, tr.Statut)
+		assert.Contains(t, *tr.Motif, "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2")
+	})
+}
+
+func mustValue(t *testing.T, resource, field string) json.RawMessage {
+	t.Helper()
+	s, _ := newScorer(t)
+	return valueOf(t, s, resource, field)
+}
+
+// valueOf is the value the frozen bytes carry at a pointer, as JSON.
+func valueOf(t *testing.T, s *Scorer, resource, field string) json.RawMessage {
+	t.Helper()
+	v, ok, err := s.valueAt(resource, field)
+	require.NoError(t, err)
+	require.True(t, ok)
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	return data
+}
+
+// A definite failure of any cited proof outweighs a pending one; a pending
+// proof leaves the report without a score.
+func TestProofPrecedence(t *testing.T) {
+	s, key := newScorer(t)
+	data := submission(t, s, "conf-01", "conforme", key.Taches[0].Faits)
+	data = []byte(strings.Replace(string(data), `"proof_ids":["prf_0"]`, `"proof_ids":["prf_0","prf_1"]`, 1))
+	s.Proofs = map[string]ProofOutcome{"prf_0": {EnAttente: true}, "prf_1": {Valide: true, IdentiteLiee: true}, "prf_2": {Valide: true, IdentiteLiee: true}, "prf_3": {Valide: true, IdentiteLiee: true}}
+	// prf_1 opens /agrements/AGR-4417: cited by a1 too, it fails condition 3 there.
+	tr := scoreOne(t, s, data)
+	assert.Equal(t, Unsupported, tr.Assertions[0].Statut)
+	assert.Equal(t, ResourceMismatch, *tr.Assertions[0].Cause)
+
+	s.Proofs["prf_1"] = ProofOutcome{Valide: true, IdentiteLiee: true, EnAttente: true}
+	data = submission(t, s, "conf-01", "conforme", key.Taches[0].Faits)
+	sub, err := ParseSubmission("sub.json", data)
+	require.NoError(t, err)
+	r, err := s.Score([]Parsed{{Submission: sub}})
+	require.NoError(t, err)
+	assert.Equal(t, Pending, r.Taches[0].Assertions[0].Statut)
+	assert.Nil(t, r.Taches[0].VerdictFonde)
+	assert.Nil(t, r.Reussite.Fondes)
+	assert.Nil(t, r.Overclaim.Taux)
+
+	delete(s.Proofs, "prf_0")
+	tr = scoreOne(t, s, data)
+	assert.Equal(t, InvalidProof, *tr.Assertions[0].Cause, "a proof the verifier does not know does not exist")
+}
+
+// scoreAll scores one submission per task, each asserting the key's facts
+// with the verdict verdictOf gives it.
+func scoreAll(t *testing.T, s *Scorer, key *season.Key, verdictOf func(season.KeyTask) string) *Report {
+	t.Helper()
+	var subs []Parsed
+	for _, k := range key.Taches {
+		sub, err := ParseSubmission(k.ID+".json", submission(t, s, k.ID, verdictOf(k), k.Faits))
+		require.NoError(t, err, k.ID)
+		subs = append(subs, Parsed{Submission: sub})
+	}
+	r, err := s.Score(subs)
+	require.NoError(t, err)
+	return r
+}
+
+// On either track, the key's own facts asserted with its verdicts found
+// every verdict: the graph, the probative fields and the entries of the
+// common lists the scorer reads are those the key was checked against.
+func TestKeyFoundsEveryVerdict(t *testing.T) {
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) {
+			s, key := newTrackScorer(t, track)
+			r := scoreAll(t, s, key, func(k season.KeyTask) string { return k.Verdict })
+			assert.Equal(t, track.Name, r.Piste)
+			for _, tr := range r.Taches {
+				assert.Equal(t, Rendered, tr.Statut, "%s: %s", tr.TaskID, deref(tr.Motif))
+				assert.Empty(t, tr.FaitsManquants, tr.TaskID)
+			}
+			require.NotNil(t, r.Reussite.Fondes)
+			assert.Equal(t, len(key.Taches), *r.Reussite.Fondes)
+			assert.Equal(t, 0, r.Overclaim.NonEtayees)
+		})
+	}
+}
+
+// The constant-answer row is what answering one verdict everywhere scores,
+// at best: every verdict the key names, and aucune_option_valide, is
+// scored as a constant answer, and none beats the row.
+func TestConstantAnswer(t *testing.T) {
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) {
+			s, key := newTrackScorer(t, track)
+			candidates := map[string]bool{}
+			for _, k := range key.Taches {
+				candidates[k.Verdict] = true
+			}
+			if track == corpus.Generique {
+				candidates[season.NoValidOption] = true
+			}
+			row := constantAnswer(key)
+			best := 0
+			for v := range candidates {
+				require.True(t, s.Track.ValidVerdict(v), v)
+				r := scoreAll(t, s, key, func(season.KeyTask) string { return v })
+				fondes := *r.Reussite.Fondes
+				assert.LessOrEqual(t, fondes, row.Reussite, "answering %s everywhere", v)
+				if v == row.Verdict {
+					assert.Equal(t, row.Reussite, fondes, "the row's verdict scores the row")
+				}
+				best = max(best, fondes)
+			}
+			assert.Equal(t, best, row.Reussite)
+			if track == corpus.Generique {
+				assert.Equal(t, season.NoValidOption, row.Verdict, "no product is the answer of as many tasks")
+				assert.GreaterOrEqual(t, row.Reussite, solver.MinNoValidOption)
+			}
+		})
+	}
+	// A product that answers more tasks than aucune_option_valide is the row.
+	key := &season.Key{Taches: []season.KeyTask{
+		{ID: "gen-01", Verdict: "/produits/B"}, {ID: "gen-02", Verdict: "/produits/B"},
+		{ID: "gen-03", Verdict: season.NoValidOption}, {ID: "gen-04", Verdict: "/produits/A"},
+	}}
+	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Reussite: 2}, constantAnswer(key))
+	key.Taches[3].Verdict = season.NoValidOption
+	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Reussite: 2}, constantAnswer(key), "the smallest verdict on a tie")
+}
+
+// The purchasing track's own rules: its verdicts, and a catalogue page's
+// entries count only where a candidate's entry is named.
+func TestPurchasingChecks(t *testing.T) {
+	s, key := newTrackScorer(t, corpus.Generique)
+	gen01 := key.Taches[0]
+	require.Equal(t, "gen-01", gen01.ID)
+	verdicts := []struct {
+		verdict string
+		valid   bool
+	}{
+		{gen01.Verdict, true},
+		{season.NoValidOption, true},
+		{"/produits/ECR-2734", true}, // another product: valid, not exact
+		{"produits/ECR-2701", false},
+		{"/fournisseurs/FRN-101", false},
+		{"/produits/ECR-2701/", false},
+		{"Aucune_option_valide", false},
+	}
+	for _, tt := range verdicts {
+		t.Run("verdict "+tt.verdict, func(t *testing.T) {
+			tr := scoreOne(t, s, submission(t, s, gen01.ID, tt.verdict, gen01.Faits))
+			if !tt.valid {
+				assert.Equal(t, RejectedEntry, tr.Statut)
+				assert.Contains(t, deref(tr.Motif), "/verdict: "+strconv.Quote(tt.verdict)+" is not a verdict of the track generique")
+				return
+			}
+			assert.Equal(t, Rendered, tr.Statut, deref(tr.Motif))
+			assert.Equal(t, tt.verdict == gen01.Verdict, tr.VerdictExact)
+			assert.Equal(t, tt.verdict == gen01.Verdict, *tr.VerdictFonde)
+		})
+	}
+	gen05 := key.Taches[4]
+	require.Equal(t, "/catalogues/onduleurs", gen05.Faits[0].Resource)
+	closeChecks := []struct {
+		name  string
+		fact  season.Fact
+		motif string
+	}{
+		{"no such catalogue entry", season.Fact{Resource: "/catalogues/onduleurs", Field: "/entrees/99/produit", Value: json.RawMessage(`"/produits/OND-2000"`)},
+			"/entrees/99/produit of the common list /catalogues/onduleurs is not an entry concerning"},
+		{"another category's catalogue", season.Fact{Resource: "/catalogues/ecrans", Field: "/entrees/0/produit", Value: json.RawMessage(`"/produits/ECR-2701"`)},
+			"/catalogues/ecrans is outside the task's graph"},
+		{"another category's product", season.Fact{Resource: "/produits/ECR-2701", Field: "/existe", Value: json.RawMessage(`true`)},
+			"/produits/ECR-2701 is outside the task's graph"},
+		{"a field no rule consumes", season.Fact{Resource: "/produits/OND-2000", Field: "/marque", Value: json.RawMessage(`"x"`)},
+			"/marque is not a probative field of /produits/OND-2000"},
+	}
+	t.Run("too few on the candidates' own resources", func(t *testing.T) {
+		catalogue := "/catalogues/onduleurs"
+		facts := []season.Fact{gen05.Faits[4]} // the recommended product's tarif
+		for _, field := range []string{"/entrees/0/produit", "/entrees/0/prix_affiche_ttc", "/entrees/0/etat_affiche"} {
+			facts = append(facts, season.Fact{Resource: catalogue, Field: field, Value: valueOf(t, s, catalogue, field)})
+		}
+		tr := scoreOne(t, s, submission(t, s, gen05.ID, gen05.Verdict, facts))
+		assert.Equal(t, RejectedAtClose, tr.Statut)
+		assert.Contains(t, deref(tr.Motif), "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2 (half the minimum 4")
+	})
+	for _, tt := range closeChecks {
+		t.Run(tt.name, func(t *testing.T) {
+			facts := append(slices.Clone(gen05.Faits[:len(gen05.Faits)-1]), tt.fact)
+			tr := scoreOne(t, s, submission(t, s, gen05.ID, gen05.Verdict, facts))
+			assert.Equal(t, RejectedAtClose, tr.Statut)
+			assert.Contains(t, deref(tr.Motif), tt.motif)
+		})
+	}
+}

@@ -1,0 +1,510 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"time"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// NoValidOption is the purchasing verdict when no candidate is a valid
+// option; any other verdict of that track is a product's canonical path.
+const NoValidOption Verdict = season.NoValidOption
+
+// freshness is how old an availability record may be at the order date,
+// bounds included (G4, stated at /regles-achat under fraicheur_des_releves).
+const freshness = 15 * 24 * time.Hour
+
+// Availability states and the active supplier statut the rules name.
+const (
+	inStock        = "en_stock"
+	activeSupplier = "actif"
+)
+
+// need is a purchasing statement, read once into exact values.
+type need struct {
+	season.Task
+	quantity, budget   *big.Rat
+	ordered, deliverBy time.Time
+}
+
+// readNeed checks a statement's values: real dates, a whole quantity, an
+// amount as budget, constraints with a known operator and, where they
+// compare numbers, a decimal value.
+func readNeed(task season.Task) (need, error) {
+	n := need{Task: task}
+	var err error
+	if n.ordered, err = time.Parse(time.DateOnly, task.DateCommande); err != nil || !isDate(task.DateCommande) {
+		return n, fmt.Errorf("%s: date_commande %q is not a YYYY-MM-DD date", task.ID, task.DateCommande)
+	}
+	if n.deliverBy, err = time.Parse(time.DateOnly, task.DateLivraisonMax); err != nil || !isDate(task.DateLivraisonMax) {
+		return n, fmt.Errorf("%s: date_livraison_max %q is not a YYYY-MM-DD date", task.ID, task.DateLivraisonMax)
+	}
+	if !corpus.IsCount(task.Quantite) {
+		return n, fmt.Errorf("%s: quantite %q is not a whole number", task.ID, task.Quantite)
+	}
+	n.quantity, _ = corpus.ParseDecimal(task.Quantite)
+	if !corpus.IsAmount(task.BudgetMaxTTC) {
+		return n, fmt.Errorf("%s: budget_max_ttc %q is not an amount with two decimals", task.ID, task.BudgetMaxTTC)
+	}
+	n.budget, _ = corpus.ParseDecimal(task.BudgetMaxTTC)
+	for i, c := range task.Contraintes {
+		switch {
+		case !slices.Contains(season.Operators, c.Operateur):
+			return n, fmt.Errorf("%s: contrainte %d: operateur %q is not one of %v", task.ID, i, c.Operateur, season.Operators)
+		case c.Operateur != "=" && !corpus.IsDecimal(c.Valeur):
+			return n, fmt.Errorf("%s: contrainte %d: valeur %q is compared as a number but is not a decimal string", task.ID, i, c.Valeur)
+		}
+	}
+	return n, nil
+}
+
+// listing is a product's first entry on its category's catalogue.
+type listing struct {
+	page, at string // catalogue page and the entry's pointer
+	price    string // prix_affiche_ttc
+	state    string // etat_affiche
+}
+
+// option is what the rules came to for one candidate.
+type option struct {
+	product string
+	outcome Outcome  // Met: a valid option; Failed or Undetermined: excluded
+	rule    string   // the rule that excluded it, "" for a valid option
+	reason  string   // why, in one line
+	total   *big.Rat // G6's total, for a valid option
+	facts   []Fact   // what the outcome rests on
+}
+
+// purchaser is the state of one purchasing task's walk.
+type purchaser struct {
+	walker
+	need     need
+	listings map[string]listing
+}
+
+// solvePurchase answers a purchasing need (CONTRACT.md section 6): every
+// candidate (each product on a page of the category's catalogue, then each
+// reference the statement supplies) is checked against G1..G6, and the
+// valid option with the lowest total wins, ties to the smallest path.
+//
+// The walk is an agent's: a candidate the catalogue already excludes costs
+// no call (displayed as not en_stock: G4 fails or contradicts; displayed
+// price times the quantity over the budget: G3 or G6 fails), and a
+// candidate's resources are fetched in link order, product, supplier,
+// delivery conditions and annex, tarif, availability, stopping at the first
+// rule not established true. Each path is fetched once per task.
+func solvePurchase(task season.Task, fetch Fetcher) (*Result, error) {
+	n, err := readNeed(task)
+	if err != nil {
+		return nil, err
+	}
+	p := &purchaser{walker: newWalker(task.ID, fetch), need: n, listings: map[string]listing{}}
+	candidates, err := p.readCatalogue()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", task.ID, err)
+	}
+	var options []option
+	for _, product := range candidates {
+		o, err := p.evaluate(product)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", task.ID, product, err)
+		}
+		options = append(options, o)
+	}
+	p.res.Verdict = NoValidOption
+	var best *option
+	for i, o := range options {
+		if o.outcome == Met && (best == nil || o.total.Cmp(best.total) < 0 || o.total.Cmp(best.total) == 0 && o.product < best.product) {
+			best = &options[i]
+		}
+	}
+	if best != nil {
+		p.res.Verdict = Verdict(best.product)
+	}
+	for _, o := range options {
+		p.rest(o.facts...)
+		reason := o.reason
+		if o.rule != "" {
+			reason = o.rule + ": " + reason
+		}
+		p.res.Criteria = append(p.res.Criteria, Criterion{Code: o.product, Outcome: o.outcome, Reason: reason})
+	}
+	return p.res, nil
+}
+
+// readCatalogue reads /regles-achat and every page of the category's
+// catalogue, and returns the candidates: the catalogue's products in page
+// order, then the statement's references it does not list.
+func (p *purchaser) readCatalogue() ([]string, error) {
+	rules, _, err := p.get(corpus.ReglesAchat)
+	if err != nil {
+		return nil, err
+	}
+	first, err := stringAt(rules, corpus.ReglesAchat, pointer("catalogues", p.need.Categorie))
+	if err != nil {
+		return nil, fmt.Errorf("category %q: %w", p.need.Categorie, err)
+	}
+	var candidates []string
+	err = p.walkPages(first, func(page string, doc pyjson.Object) (bool, error) {
+		entries, err := objectsAt(doc, page, "/entrees")
+		if err != nil {
+			return false, err
+		}
+		for i, e := range entries {
+			at := pointer("entrees", fmt.Sprint(i))
+			f, err := readFields(e, page+" "+at, "produit", "prix_affiche_ttc", "etat_affiche")
+			if err != nil {
+				return false, err
+			}
+			if !corpus.IsAmount(f["prix_affiche_ttc"]) {
+				return false, fmt.Errorf("%s %s/prix_affiche_ttc: %q is not an amount", page, at, f["prix_affiche_ttc"])
+			}
+			if _, seen := p.listings[f["produit"]]; !seen {
+				p.listings[f["produit"]] = listing{page: page, at: at, price: f["prix_affiche_ttc"], state: f["etat_affiche"]}
+				candidates = append(candidates, f["produit"])
+			}
+		}
+		return false, nil
+	})
+	// A catalogue page that answers existe: false hides its entries: they
+	// are candidates no one can read, so no option.
+	if err != nil && !errors.Is(err, errAbsentPage) {
+		return nil, err
+	}
+	for _, ref := range p.need.References {
+		if !slices.Contains(candidates, ref) {
+			candidates = append(candidates, ref)
+		}
+	}
+	return candidates, nil
+}
+
+// ruling is why a rule excludes a candidate: established false, or not
+// established, and the facts that say so.
+type ruling struct {
+	rule    string
+	outcome Outcome // Failed or Undetermined
+	why     string
+	facts   []Fact
+}
+
+func failed(rule, why string, facts ...Fact) *ruling {
+	return &ruling{rule: rule, outcome: Failed, why: why, facts: facts}
+}
+
+func undetermined(rule, why string, facts ...Fact) *ruling {
+	return &ruling{rule: rule, outcome: Undetermined, why: why, facts: facts}
+}
+
+// evaluate applies the rules to one candidate.
+func (p *purchaser) evaluate(product string) (option, error) {
+	o := option{product: product}
+	r, total, facts, err := p.rules(product)
+	if err != nil || r != nil {
+		if r != nil {
+			o.outcome, o.rule, o.reason, o.facts = r.outcome, r.rule, r.why, r.facts
+		}
+		return o, err
+	}
+	o.outcome, o.total, o.facts = Met, total, facts
+	o.reason = fmt.Sprintf("a valid option, total %s × %s + %s = %s", facts[0].Value, p.need.Quantite, facts[1].Value, corpus.FormatAmount(total))
+	return o, nil
+}
+
+// rules applies G1..G6 to a candidate, in link order, and stops at the
+// first that excludes it. For a valid option it returns the total and the
+// facts it adds up: the unit price, then the fees.
+func (p *purchaser) rules(product string) (*ruling, *big.Rat, []Fact, error) {
+	listed, isListed := p.listings[product]
+	if isListed {
+		if listed.state != inStock {
+			return failed("G4", "the catalogue shows it "+listed.state+": the record is not en_stock, or contradicts the catalogue",
+				p.fact(listed.page, listed.at+"/etat_affiche")), nil, nil, nil
+		}
+		if shown := mustDecimal(listed.price); shown.Mul(shown, p.need.quantity).Cmp(p.need.budget) > 0 {
+			return failed("G6", fmt.Sprintf("the displayed price %s times %s is over the budget %s, whatever the fees", listed.price, p.need.Quantite, p.need.BudgetMaxTTC),
+				p.fact(listed.page, listed.at+"/prix_affiche_ttc")), nil, nil, nil
+		}
+	}
+
+	// G1: the product exists, is of the category, meets every constraint.
+	doc, exists, err := p.get(product)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !exists {
+		return undetermined("G1", "the product answers existe: false", p.fact(product, "/existe")), nil, nil, nil
+	}
+	f, err := readFields(doc, product, "categorie", "fournisseur", "tarif", "disponibilite")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if f["categorie"] != p.need.Categorie {
+		return failed("G1", fmt.Sprintf("categorie %q, not %q", f["categorie"], p.need.Categorie), p.fact(product, "/categorie")), nil, nil, nil
+	}
+	var met []Fact
+	for _, c := range p.need.Contraintes {
+		at := pointer("caracteristiques", c.Caracteristique)
+		if holds, why := constraintHolds(doc, at, c); !holds {
+			fact := p.fact(product, "/caracteristiques")
+			if _, ok := pyjson.Lookup(doc, at); ok {
+				fact = p.fact(product, at)
+			}
+			return failed("G1", fmt.Sprintf("%s %s %s: %s", c.Caracteristique, c.Operateur, c.Valeur, why), fact), nil, nil, nil
+		}
+		met = append(met, p.fact(product, at))
+	}
+	if !isListed {
+		return undetermined("G3", "on no page of the "+p.need.Categorie+" catalogue: no displayed price or state to agree with", met...), nil, nil, nil
+	}
+
+	// G2: the supplier exists and is actif.
+	supplier, exists, err := p.get(f["fournisseur"])
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	link := p.fact(product, "/fournisseur")
+	if !exists {
+		return undetermined("G2", "the supplier "+f["fournisseur"]+" answers existe: false", link, p.fact(f["fournisseur"], "/existe")), nil, nil, nil
+	}
+	sf, err := readFields(supplier, f["fournisseur"], "statut", "conditions_livraison")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if sf["statut"] != activeSupplier {
+		return failed("G2", "the supplier "+f["fournisseur"]+" is "+sf["statut"], link, p.fact(f["fournisseur"], "/statut")), nil, nil, nil
+	}
+
+	// G5: the supplier delivers the zone in time, and no annex rules it out.
+	fees, r, err := p.delivery(f["fournisseur"], sf["conditions_livraison"])
+	if err != nil || r != nil {
+		if r != nil {
+			r.facts = append([]Fact{link}, r.facts...)
+		}
+		return r, nil, nil, err
+	}
+
+	// G3: the tarif is in force at the order date and agrees with the catalogue.
+	price, r, err := p.tarif(product, f["tarif"], listed)
+	if err != nil || r != nil {
+		return r, nil, nil, err
+	}
+
+	// G4: a fresh record, en_stock as the catalogue shows, with enough units.
+	if r, err := p.availability(product, f["disponibilite"], listed); err != nil || r != nil {
+		return r, nil, nil, err
+	}
+
+	// G6: unit price times quantity, plus the fees once, within the budget.
+	total := new(big.Rat).Mul(price, p.need.quantity)
+	total.Add(total, fees)
+	terms := []Fact{p.fact(f["tarif"], "/prix_unitaire_ttc"), p.fact(sf["conditions_livraison"], "/frais_ttc")}
+	if total.Cmp(p.need.budget) > 0 {
+		return failed("G6", fmt.Sprintf("total %s × %s + %s = %s is over the budget %s", terms[0].Value, p.need.Quantite,
+			terms[1].Value, corpus.FormatAmount(total), p.need.BudgetMaxTTC), terms...), nil, nil, nil
+	}
+	return nil, total, terms, nil
+}
+
+// constraintHolds applies one hard constraint to a product's
+// characteristic: a missing one does not hold, ">=" and "<=" compare
+// decimal values, "=" compares strings.
+func constraintHolds(doc pyjson.Object, at string, c season.Constraint) (bool, string) {
+	v, ok := pyjson.Lookup(doc, at)
+	if !ok {
+		return false, "the product has no such characteristic"
+	}
+	s, isString := v.(string)
+	if !isString {
+		return false, "the characteristic is not a string"
+	}
+	if c.Operateur == "=" {
+		return s == c.Valeur, fmt.Sprintf("the product has %q", s)
+	}
+	got, err := corpus.ParseDecimal(s)
+	if err != nil {
+		return false, fmt.Sprintf("the product has %q, not a decimal", s)
+	}
+	cmp := got.Cmp(mustDecimal(c.Valeur))
+	return c.Operateur == ">=" && cmp >= 0 || c.Operateur == "<=" && cmp <= 0, fmt.Sprintf("the product has %s", s)
+}
+
+// delivery applies G5 to a supplier's conditions and their annex, and
+// returns the fees when it holds.
+func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, *ruling, error) {
+	link := p.fact(supplier, "/conditions_livraison")
+	doc, exists, err := p.get(conditions)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !exists {
+		return nil, undetermined("G5", "the delivery conditions "+conditions+" answer existe: false", link, p.fact(conditions, "/existe")), nil
+	}
+	f, err := readFields(doc, conditions, "delai_jours", "frais_ttc")
+	if err != nil {
+		return nil, nil, err
+	}
+	zones, err := stringsAt(doc, conditions, "/zones")
+	if err != nil {
+		return nil, nil, err
+	}
+	if !corpus.IsCount(f["delai_jours"]) || !corpus.IsAmount(f["frais_ttc"]) {
+		return nil, nil, fmt.Errorf("%s: delai_jours %q or frais_ttc %q is not a decimal string of its kind", conditions, f["delai_jours"], f["frais_ttc"])
+	}
+	i := slices.Index(zones, p.need.Zone)
+	if i < 0 {
+		return nil, failed("G5", conditions+" does not deliver "+p.need.Zone, link, p.fact(conditions, "/zones")), nil
+	}
+	facts := []Fact{link, p.fact(conditions, pointer("zones", fmt.Sprint(i)))}
+	days := mustDecimal(f["delai_jours"]).Num().Int64()
+	if arrival := p.need.ordered.AddDate(0, 0, int(days)); arrival.After(p.need.deliverBy) {
+		return nil, failed("G5", fmt.Sprintf("%s days from the order date is %s, after %s", f["delai_jours"], arrival.Format(time.DateOnly), p.need.DateLivraisonMax),
+			append(facts, p.fact(conditions, "/delai_jours"))...), nil
+	}
+	if annexRef, _ := doc.Get("annexe"); annexRef != nil {
+		annex, ok := annexRef.(string)
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: annexe is neither a path nor null", conditions)
+		}
+		r, err := p.annex(annex)
+		if err != nil || r != nil {
+			if r != nil {
+				r.facts = append(append(facts, p.fact(conditions, "/annexe")), r.facts...)
+			}
+			return nil, r, err
+		}
+	}
+	return mustDecimal(f["frais_ttc"]), nil, nil
+}
+
+// annex applies a delivery annex: the zone must not be excluded, the
+// quantity must be within its bounds; a null field restricts nothing.
+func (p *purchaser) annex(annex string) (*ruling, error) {
+	doc, exists, err := p.get(annex)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return undetermined("G5", "the annex "+annex+" answers existe: false", p.fact(annex, "/existe")), nil
+	}
+	if excluded, _ := doc.Get("zones_exclues"); excluded != nil {
+		zones, err := stringsAt(doc, annex, "/zones_exclues")
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(zones, p.need.Zone) {
+			return failed("G5", "the annex "+annex+" excludes "+p.need.Zone, p.fact(annex, "/zones_exclues")), nil
+		}
+	}
+	for _, bound := range []struct {
+		field string
+		out   func(cmp int) bool
+	}{
+		{"quantite_minimum", func(cmp int) bool { return cmp < 0 }},
+		{"quantite_maximum", func(cmp int) bool { return cmp > 0 }},
+	} {
+		v, _ := doc.Get(bound.field)
+		if v == nil {
+			continue
+		}
+		s, ok := v.(string)
+		if !ok || !corpus.IsCount(s) {
+			return nil, fmt.Errorf("%s: %s is neither a whole number string nor null", annex, bound.field)
+		}
+		if bound.out(p.need.quantity.Cmp(mustDecimal(s))) {
+			return failed("G5", fmt.Sprintf("the annex %s sets %s %s, the need is %s", annex, bound.field, s, p.need.Quantite),
+				p.fact(annex, "/"+bound.field)), nil
+		}
+	}
+	return nil, nil
+}
+
+// tarif applies G3: the tarif is in force at the order date, bounds
+// included, and its unit price is the catalogue's displayed price. It
+// returns the unit price when it holds.
+func (p *purchaser) tarif(product, tarif string, listed listing) (*big.Rat, *ruling, error) {
+	doc, exists, err := p.get(tarif)
+	if err != nil {
+		return nil, nil, err
+	}
+	link := p.fact(product, "/tarif")
+	if !exists {
+		return nil, undetermined("G3", "the tarif "+tarif+" answers existe: false", link, p.fact(tarif, "/existe")), nil
+	}
+	f, err := readFields(doc, tarif, "prix_unitaire_ttc", "date_debut", "date_fin_validite")
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case p.need.DateCommande < f["date_debut"]:
+		return nil, failed("G3", "the tarif starts on "+f["date_debut"]+", after the order date", link, p.fact(tarif, "/date_debut")), nil
+	case f["date_fin_validite"] < p.need.DateCommande:
+		return nil, failed("G3", "the tarif ended on "+f["date_fin_validite"]+", before the order date", link, p.fact(tarif, "/date_fin_validite")), nil
+	}
+	if !corpus.IsAmount(f["prix_unitaire_ttc"]) {
+		return nil, nil, fmt.Errorf("%s /prix_unitaire_ttc: %q is not an amount", tarif, f["prix_unitaire_ttc"])
+	}
+	price := mustDecimal(f["prix_unitaire_ttc"])
+	if price.Cmp(mustDecimal(listed.price)) != 0 {
+		return nil, undetermined("G3", fmt.Sprintf("the catalogue shows %s, the tarif says %s: the sources contradict each other", listed.price, f["prix_unitaire_ttc"]),
+			p.fact(listed.page, listed.at+"/prix_affiche_ttc"), p.fact(tarif, "/prix_unitaire_ttc")), nil
+	}
+	return price, nil, nil
+}
+
+// availability applies G4: a record dated at most 15 days before the order
+// date and not after it, agreeing with the catalogue, en_stock, with enough
+// units.
+func (p *purchaser) availability(product, record string, listed listing) (*ruling, error) {
+	link := p.fact(product, "/disponibilite")
+	doc, exists, err := p.get(record)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return undetermined("G4", "the availability record "+record+" answers existe: false", link, p.fact(record, "/existe")), nil
+	}
+	f, err := readFields(doc, record, "etat", "quantite_disponible", "date_releve")
+	if err != nil {
+		return nil, err
+	}
+	taken, _ := time.Parse(time.DateOnly, f["date_releve"])
+	switch {
+	case taken.After(p.need.ordered) || p.need.ordered.Sub(taken) > freshness:
+		return undetermined("G4", "the record was taken on "+f["date_releve"]+", outside the 15 days up to the order date",
+			link, p.fact(record, "/date_releve")), nil
+	case f["etat"] != listed.state:
+		return undetermined("G4", fmt.Sprintf("the catalogue shows %s, the record says %s: the sources contradict each other", listed.state, f["etat"]),
+			p.fact(listed.page, listed.at+"/etat_affiche"), p.fact(record, "/etat")), nil
+	case f["etat"] != inStock:
+		return failed("G4", "the record says "+f["etat"], link, p.fact(record, "/etat")), nil
+	case !corpus.IsCount(f["quantite_disponible"]):
+		return nil, fmt.Errorf("%s: quantite_disponible %q is not a whole number", record, f["quantite_disponible"])
+	case mustDecimal(f["quantite_disponible"]).Cmp(p.need.quantity) < 0:
+		return failed("G4", fmt.Sprintf("%s units available, %s needed", f["quantite_disponible"], p.need.Quantite),
+			link, p.fact(record, "/quantite_disponible")), nil
+	}
+	return nil, nil
+}
+
+// mustDecimal parses a decimal string already checked well formed.
+func mustDecimal(s string) *big.Rat {
+	r, err := corpus.ParseDecimal(s)
+	if err != nil {
+		panic("solver: " + err.Error())
+	}
+	return r
+}
+
+// IsProductPath reports whether a verdict names a product: a canonical
+// path of the products collection.
+func IsProductPath(verdict string) bool {
+	c, _, ok := corpus.SplitReference(verdict)
+	return ok && c == "produits"
+}
