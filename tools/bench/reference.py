@@ -34,6 +34,13 @@ SYSTEM_STATUS = {"/_systeme/400": 400, "/_systeme/403": 403,
 ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
+def set_track(track, rules, collections):
+    """Serve another track than the default one: its name, the path of its
+    rules and its collections, as the benchmark passes them."""
+    global TRACK, REFERENTIEL, COLLECTIONS
+    TRACK, REFERENTIEL, COLLECTIONS = track, rules, collections
+
+
 class Invalid(Exception):
     """A file the corpus may not hold."""
 
@@ -142,7 +149,9 @@ def citations(tasks_file):
         return []
     with open(tasks_file, "rb") as f:
         tasks = json.load(f)
-    return [p for t in tasks["taches"] for p in [t["entite"]] + t["references"]]
+    # A conformity task names its entity; a purchasing need has none.
+    return [p for t in tasks["taches"]
+            for p in ([t["entite"]] if t.get("entite") else []) + t.get("references", [])]
 
 
 def build(root, tasks_file=None):
@@ -228,7 +237,12 @@ def main():
     parser.add_argument("tree")
     parser.add_argument("manifest")
     parser.add_argument("--tasks", help="task statements whose citations get absent entries")
+    parser.add_argument("--track", default=TRACK, help="the track's name, the manifest's piste")
+    parser.add_argument("--rules", default=REFERENTIEL, help="the path of the track's rules")
+    parser.add_argument("--collections", default=",".join(COLLECTIONS),
+                        help="the track's collections, separated by commas")
     args = parser.parse_args()
+    set_track(args.track, args.rules, args.collections.split(","))
     if args.command == "manifest":
         data = build(args.tree, args.tasks)
         with open(args.manifest, "wb") as f:

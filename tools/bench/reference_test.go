@@ -5,11 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson/pyref"
 	"github.com/arkforge/proveit-corpus/tools/gencorpus"
@@ -47,6 +49,8 @@ func TestReferenceAgreesWithGo(t *testing.T) {
 		args                 []string
 	}{
 		{"season 1", "../../corpus/conformite", "../../manifest/conformite.json", []string{"--tasks", "../../corpus/saison-1/taches.json"}},
+		{"season 1, purchasing track", "../../corpus/generique", "../../manifest/generique.json", []string{"--tasks", "../../corpus/saison-1/taches-generique.json",
+			"--track", corpus.Generique.Name, "--rules", corpus.Generique.Rules, "--collections", strings.Join(corpus.Generique.Collections, ",")}},
 		{"generated", genTree, genManifest, nil},
 	}
 	for _, tt := range tests {

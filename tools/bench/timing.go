@@ -43,6 +43,7 @@ func (b *bench) timeTools(c *corpusSet) (*toolRun, error) {
 	goOut, pyOut, sums := filepath.Join(dir, "go.json"), filepath.Join(dir, "python.json"), filepath.Join(dir, "SHA256SUMS")
 	py := func(args ...string) []string {
 		args = append([]string{b.reference}, args...)
+		args = append(args, "--track", c.Track.Name, "--rules", c.Track.Rules, "--collections", strings.Join(c.Track.Collections, ","))
 		if c.Tasks != "" {
 			args = append(args, "--tasks", c.Tasks)
 		}
