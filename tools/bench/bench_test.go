@@ -110,7 +110,21 @@ func TestReadProcStat(t *testing.T) {
 	assert.Equal(t, os.Getppid(), st.ppid)
 	_, ok = readProcStat(-1)
 	assert.False(t, ok)
-	assert.GreaterOrEqual(t, othersTicks(), int64(0))
+}
+
+func TestOthersTicksOf(t *testing.T) {
+	const self = 100
+	procs := map[int]procStat{
+		1:   {ppid: 0, ticks: 1},                   // init: someone else's
+		2:   {ppid: 0, kthread: true, ticks: 1000}, // a kernel thread: never counted
+		50:  {ppid: 1, ticks: 20},                  // another program
+		51:  {ppid: 50, ticks: 300},                // and its child
+		100: {ppid: 50, ticks: 4000},               // the benchmark
+		101: {ppid: self, ticks: 50000},            // a server it started
+		102: {ppid: 101, ticks: 600000},            // and that server's child
+	}
+	assert.Equal(t, int64(1+20+300), othersTicksOf(procs, self))
+	assert.Equal(t, int64(1+20+300+4000+50000+600000), othersTicksOf(procs, 999), "no process is ours")
 }
 
 func TestTotalSamplesAndMicrosPerRequest(t *testing.T) {

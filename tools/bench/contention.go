@@ -68,7 +68,12 @@ func othersTicks() int64 {
 			}
 		}
 	}
-	self := os.Getpid()
+	return othersTicksOf(procs, os.Getpid())
+}
+
+// othersTicksOf sums the ticks of the processes that are neither kernel
+// threads nor self and its descendants.
+func othersTicksOf(procs map[int]procStat, self int) int64 {
 	ours := func(pid int) bool {
 		for depth := 0; pid > 1 && depth < 64; depth++ {
 			if pid == self {

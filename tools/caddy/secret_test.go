@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -168,7 +167,7 @@ func TestMakeRunPrintsNoSecret(t *testing.T) {
 		cmd.Env = append(environment, "CORPUS_ADMIN=127.0.0.1:"+strconv.Itoa(servertest.FreePort(t)))
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-		out := &lockedBuffer{}
+		out := &servertest.SyncBuffer{}
 		cmd.Stdout, cmd.Stderr = out, out
 		require.NoError(t, cmd.Start())
 		client, err := probe.NewClient("http://127.0.0.1:"+strconv.Itoa(port), time.Second)
@@ -191,22 +190,4 @@ func TestMakeRunPrintsNoSecret(t *testing.T) {
 		require.GreaterOrEqual(t, len(secret), 32)
 		assert.NotContains(t, out.String(), secret, "make run printed the secret")
 	}
-}
-
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -61,9 +61,8 @@ func TestRun(t *testing.T) {
 	assert.Equal(t, 200, r.Completed)
 	assert.Zero(t, r.Errors)
 	assert.Equal(t, map[string]int{"200": 100, "403": 100}, r.Status)
-	assert.LessOrEqual(t, r.P50, r.P99)
-	assert.LessOrEqual(t, r.P99, r.P999)
-	assert.LessOrEqual(t, r.P999, r.Max)
+	assert.Positive(t, r.P50, "latencies were recorded")
+	assert.Less(t, r.Max, 10_000.0, "no call to a loopback server waited ten seconds")
 }
 
 // TestMain drives a local server through the command line and checks the

@@ -30,7 +30,7 @@ const readyLimit = 2 * time.Minute
 // output kept in memory.
 type Process struct {
 	cmd     *exec.Cmd
-	output  *syncBuffer
+	output  *SyncBuffer
 	done    chan struct{}
 	started time.Time
 	startup time.Duration
@@ -58,7 +58,7 @@ func (l launch) start() (*Process, error) {
 		name, args = "taskset", append([]string{"-c", l.cpus, l.bin}, l.args...)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), lifetime)
-	p := &Process{output: &syncBuffer{}, done: make(chan struct{})}
+	p := &Process{output: &SyncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.CommandContext(ctx, name, args...)
 	p.cmd.Env, p.cmd.Dir = l.env, l.dir
 	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
@@ -221,18 +221,19 @@ func findRepoRoot() (string, error) {
 	}
 }
 
-type syncBuffer struct {
+// SyncBuffer collects a process's output while a test reads it.
+type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *SyncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
