@@ -52,7 +52,7 @@ run: build
 	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$$port \
 	 CORPUS_HOSTS="$${CORPUS_HOSTS:-localhost 127.0.0.1 ::1}" CORPUS_BIND=$${CORPUS_BIND:-127.0.0.1} \
 	 CORPUS_ADMIN=$${CORPUS_ADMIN:-localhost:2019} \
-	 CORPUS_TELEMETRY_OUTPUT="file $(RUN_DIR)/telemetry.log" CORPUS_ACCESS_OUTPUT="file $(RUN_DIR)/access.log" \
+	 CORPUS_TELEMETRY_OUTPUT="proveit_file $(abspath $(RUN_DIR))/telemetry.log" CORPUS_ACCESS_OUTPUT="file $(RUN_DIR)/access.log" \
 	 CORPUS_PROTOCOLS="h1 h2c" \
 	 exec $(CADDY) run --config Caddyfile --adapter caddyfile
 

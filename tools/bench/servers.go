@@ -155,7 +155,7 @@ func (b *bench) launchCaddy(dir, caddyfile string, env map[string]string) (*serv
 // the server's folder or discarded.
 func startCorpus(telemetry bool) func(*bench, *corpusSet, string) (*server, error) {
 	return func(b *bench, c *corpusSet, dir string) (*server, error) {
-		env := map[string]string{"CORPUS_TELEMETRY_OUTPUT": "file " + filepath.Join(dir, "telemetry.log")}
+		env := map[string]string{"CORPUS_TELEMETRY_OUTPUT": "proveit_file " + filepath.Join(dir, "telemetry.log")}
 		if !telemetry {
 			env["CORPUS_TELEMETRY_OUTPUT"] = "discard"
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"crypto/tls"
 	"io"
 	"net/http"
@@ -322,4 +323,41 @@ func TestTLSAndHTTPVersions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTelemetryLosesNothingOnReloadOrStop: the shipped telemetry writer
+// holds records in a buffer; a reload keeps it open and a clean stop writes
+// it out, so every call has its record.
+func TestTelemetryLosesNothingOnReloadOrStop(t *testing.T) {
+	s := servertest.Start(t, servertest.Options{Secrets: []string{secret0}})
+	client, err := probe.NewClient(s.URL, 10*time.Second)
+	require.NoError(t, err)
+	send := func(n int) {
+		for range n {
+			resp, err := client.Do(context.Background(), probe.Request{Method: http.MethodGet, Target: "/referentiel",
+				Header: [][2]string{{probe.SecretHeader, secret0}}})
+			require.NoError(t, err)
+			require.Equal(t, http.StatusOK, resp.Status)
+		}
+	}
+	send(150)
+	require.NoError(t, s.Reload(t, nil))
+	send(150)
+	s.Stop()
+
+	data, err := os.ReadFile(s.TelemetryLog())
+	require.NoError(t, err)
+	calls := 0
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		var record struct {
+			Msg        string `json:"msg"`
+			Outcome    string `json:"outcome"`
+			SecretSlot int    `json:"secret_slot"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &record), "a whole record: %.80s", line)
+		if record.Msg == "call" && record.Outcome == "resource" && record.SecretSlot == 0 {
+			calls++
+		}
+	}
+	assert.Equal(t, 300, calls, "one record a call, none lost")
 }

@@ -203,7 +203,7 @@ func Launch(o Options) (*Server, error) {
 		"CORPUS_BIND":             "127.0.0.1",
 		"CORPUS_ADMIN":            s.AdminAddr,
 		"CORPUS_PROTOCOLS":        protocols,
-		"CORPUS_TELEMETRY_OUTPUT": "file " + s.TelemetryLog(),
+		"CORPUS_TELEMETRY_OUTPUT": "proveit_file " + s.TelemetryLog(), // the shipped writer, buffered
 		"CORPUS_ACCESS_OUTPUT":    "file " + s.AccessLog(),
 		"CORPUS_SERVER_OUTPUT":    "stderr",
 		"CORPUS_SECRETS_DIR":      s.SecretsDir,
