@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"crypto/tls"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
