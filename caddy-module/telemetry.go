@@ -1,13 +1,13 @@
 package corpushandler
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/arkforge/proveit-corpus/manifest"
 )
 
 // Outcomes name what a call was answered with, in telemetry.
@@ -37,7 +37,7 @@ func (h *Handler) log(r *http.Request, resp *response, slot int, start time.Time
 	}
 	target := zap.Skip()
 	if resp.resource == "" {
-		target = zap.String("target_sha256", hashHex(r.RequestURI))
+		target = zap.String("target_sha256", manifest.SHA256([]byte(r.RequestURI)))
 	}
 	// Cores encode fields before Write returns, so the array can be reused:
 	// a call then costs no allocation.
@@ -82,9 +82,4 @@ func knownProto(proto string) string {
 		return proto
 	}
 	return "other"
-}
-
-func hashHex(text string) string {
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:])
 }
