@@ -138,3 +138,88 @@ func TestTotalSamplesAndMicrosPerRequest(t *testing.T) {
 	assert.InDelta(t, 10, pr.MicrosPerRequest(20), 1e-9)
 	assert.Zero(t, (&profileResult{}).MicrosPerRequest(50))
 }
+
+func TestPairedMedian(t *testing.T) {
+	result := func(rps float64, p99 int64) *closedResult {
+		return &closedResult{Requests: int64(rps * 10), DurationUS: 10_000_000, P99US: p99}
+	}
+	round := func(corpus, floor float64, corpusP99, floorP99 int64) pairedRound {
+		return pairedRound{Corpus: result(corpus, corpusP99), Floor: result(floor, floorP99)}
+	}
+	tests := []struct {
+		name     string
+		run      *pairedRun
+		rps, p99 float64
+	}{
+		{"the middle round of three", &pairedRun{Rounds: []pairedRound{
+			round(900, 1000, 110, 100), round(1200, 1000, 300, 100), round(500, 1000, 100, 100),
+		}}, 0.9, 1.1},
+		{"the lower middle one of an even count", &pairedRun{Rounds: []pairedRound{
+			round(800, 1000, 100, 100), round(1000, 1000, 120, 100),
+		}}, 0.8, 1.0},
+		{"no round", &pairedRun{}, 0, 0},
+		{"no run", nil, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.InDelta(t, tt.rps, tt.run.medianOf(pairedRound.rpsRatio), 1e-9)
+			assert.InDelta(t, tt.p99, tt.run.medianOf(pairedRound.p99Ratio), 1e-9)
+		})
+	}
+}
+
+// TestServingTargetsReadThePairedRuns checks that the serving goals read the
+// paired rounds when there are some, and the serving table's runs otherwise.
+func TestServingTargetsReadThePairedRuns(t *testing.T) {
+	result := func(rps float64, p99 int64) *closedResult {
+		return &closedResult{Requests: int64(rps * 10), DurationUS: 10_000_000, P99US: p99}
+	}
+	servers := []*serverRun{
+		{Setup: setupOf(keyCorpus), Closed: result(800, 200)},
+		{Setup: setupOf(keyRespond), Closed: result(1000, 100)},
+	}
+	met := func(r *report) map[string]bool {
+		got := map[string]bool{}
+		for _, target := range r.targets() {
+			if strings.Contains(target.Name, "floor") {
+				got[strings.SplitN(target.Name, ": ", 2)[1]] = target.Met
+			}
+		}
+		return got
+	}
+	alone := &report{Corpora: []*corpusRun{{Corpus: &corpusSet{Name: "c"}, Servers: servers}}}
+	assert.Equal(t, map[string]bool{
+		"requests/s ≥ 0.9 × the `respond` floor": false,
+		"p99 ≤ 1.1 × the `respond` floor's p99":  false,
+	}, met(alone))
+	paired := &report{Corpora: []*corpusRun{{Corpus: &corpusSet{Name: "c"}, Servers: servers,
+		Paired: &pairedRun{Rounds: []pairedRound{{Corpus: result(950, 105), Floor: result(1000, 100)}}}}}}
+	assert.Equal(t, map[string]bool{
+		"requests/s ≥ 0.9 × the `respond` floor": true,
+		"p99 ≤ 1.1 × the `respond` floor's p99":  true,
+	}, met(paired))
+}
+
+// TestToolAndMemoryGoalsAreTheGeneratedCorpus's checks that the tools',
+// start-up's and memory's goals are set on the generated corpus only.
+func TestToolAndMemoryGoalsAreTheGeneratedCorpus(t *testing.T) {
+	tools := &toolRun{Manifest: toolTiming{GoAllCPUs: 1, Floor: 1, Python: 10}, Verify: toolTiming{GoAllCPUs: 1, Floor: 1, Python: 10}}
+	corpusServer := []*serverRun{{Setup: setupOf(keyCorpus), Closed: &closedResult{Requests: 1, DurationUS: 1}, RSS: 1, PeakRSS: 1}}
+	r := &report{Corpora: []*corpusRun{
+		{Corpus: &corpusSet{Name: "season", Embedded: true}, Servers: corpusServer, Tools: tools, StartupAllCPUs: 1},
+		{Corpus: &corpusSet{Name: "generated"}, Servers: corpusServer, Tools: tools, StartupAllCPUs: 1},
+	}}
+	var goals []string
+	for _, target := range r.targets() {
+		for _, about := range []string{"sha256sum", "Python", "start-up", "RSS"} {
+			if strings.Contains(target.Name, about) {
+				goals = append(goals, target.Name)
+			}
+		}
+	}
+	require.NotEmpty(t, goals)
+	for _, goal := range goals {
+		assert.True(t, strings.HasPrefix(goal, "generated: "), goal)
+	}
+	assert.Len(t, goals, 7)
+}

@@ -47,8 +47,10 @@ type bench struct {
 	serverCPU, loadCPU                          string
 	conns                                       int
 	duration, warmup, openDuration, profileTime time.Duration
+	pairs                                       int // rounds of the paired runs
+	pairDuration                                time.Duration
 	rate                                        float64
-	repeat                                      int
+	repeat, pythonRepeat                        int
 	generated                                   int
 	keep                                        bool // keep the scratch folder, for a look at logs and profiles
 	maxLoad                                     float64
@@ -85,12 +87,15 @@ func main() {
 	flag.StringVar(&b.serverCPU, "server-cpu", "0", "CPU the servers and timed tools are pinned to")
 	flag.StringVar(&b.loadCPU, "load-cpu", "1", "CPU the load generators are pinned to")
 	flag.IntVar(&b.conns, "conns", 50, "connections of the closed-loop and open-loop runs")
-	flag.DurationVar(&b.duration, "duration", 10*time.Second, "length of each closed-loop run")
+	flag.DurationVar(&b.duration, "duration", 8*time.Second, "length of each closed-loop run")
 	flag.DurationVar(&b.warmup, "warmup", 2*time.Second, "unmeasured load before each closed-loop run")
 	flag.DurationVar(&b.openDuration, "open-duration", 5*time.Second, "length of each fixed-rate run")
+	flag.IntVar(&b.pairs, "pairs", 3, "rounds of the paired runs of the shipped configuration and the floor (0: none)")
+	flag.DurationVar(&b.pairDuration, "pair-duration", 4*time.Second, "length of each server's run in a round of the paired runs")
 	flag.DurationVar(&b.profileTime, "profile", 8*time.Second, "length of the CPU profile under load")
 	flag.Float64Var(&b.rate, "rate", 0, "fixed request rate; 0: half the slowest server's closed-loop rate on the season corpus")
 	flag.IntVar(&b.repeat, "repeat", 3, "runs of each timed tool (the median is kept)")
+	flag.IntVar(&b.pythonRepeat, "python-repeat", 1, "runs of the Python reference (the median is kept): slow, and only compared with a wide margin")
 	flag.IntVar(&b.generated, "n", 100_000, "resources of the generated corpus (0: skip it)")
 	flag.BoolVar(&b.keep, "keep", false, "keep the scratch folder (servers' logs, profile, generated corpus)")
 	flag.Float64Var(&b.maxLoad, "max-load", 1, "wait until the 1-minute load average is below this before measuring")
@@ -195,6 +200,10 @@ func (b *bench) measureCorpus(c *corpusSet, first bool) (*corpusRun, error) {
 	for _, s := range setups() {
 		b.log("%s / %s: closed loop, %d connections, %s", c.Name, s.Name, b.conns, b.duration)
 		run.Servers = append(run.Servers, b.closedLoop(c, s, mix))
+	}
+	if b.pairs > 0 && run.server(keyCorpus) != nil && run.server(keyRespond) != nil {
+		b.log("%s: paired runs of the shipped configuration and the floor, %d rounds of %s", c.Name, b.pairs, b.pairDuration)
+		run.Paired = b.pairedLoop(c, mix)
 	}
 	run.Rate = b.rate
 	if run.Rate == 0 {

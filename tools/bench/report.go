@@ -30,6 +30,8 @@ type corpusRun struct {
 	Tools   *toolRun
 	// StartupAllCPUs is the corpus server's start-up unpinned.
 	StartupAllCPUs time.Duration
+	// Paired is the corpus server and the floor driven in turn.
+	Paired *pairedRun
 }
 
 func (c *corpusRun) server(key string) *serverRun {
@@ -89,6 +91,7 @@ func (r *report) markdown() []byte {
 	for _, c := range r.Corpora {
 		r.servingTable(&w, c)
 	}
+	r.pairedSection(&w)
 	r.profileSection(&w)
 	r.toolsSection(&w)
 	r.growthSection(&w)
@@ -227,14 +230,15 @@ func (r *report) toolsSection(w *bytes.Buffer) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 	p("## The manifest tool")
 	p("")
-	p("Wall time, median of %d runs after one that warms the page cache, over the same tree, each free to use every CPU. "+
+	p("Wall time, median of %d runs (Python: %d) after one that warms the page cache, over the same tree, each free to use every CPU; "+
+		"the runs go round by round, each command once a round, so that a tool and the floor it is compared with see the same moments. "+
 		"*proveit* is `bin/proveit manifest` (writes the manifest) and `bin/proveit verify` (checks every entry from the bytes, "+
 		"then rebuilds the manifest and compares it byte for byte); *Python* is `tools/bench/reference.py`, the straightforward "+
 		"implementation of the same two operations with `json.loads`, `json.dumps(sort_keys=True, separators=(\",\", \":\"))` and `hashlib`; "+
 		"*sha256sum* hashes the same files (`find | xargs sha256sum`, then `sha256sum -c`), the floor of any tool that reads every byte. "+
 		"Python and sha256sum run on one CPU at a time; proveit spreads its work over GOMAXPROCS goroutines, so it is timed once more "+
 		"pinned to CPU %s. *others' CPU* is the CPU, in cores, the machine's other processes took on average while the corpus's tools were timed.",
-		r.Config.repeat, r.Config.serverCPU)
+		r.Config.repeat, r.Config.pythonRepeat, r.Config.serverCPU)
 	p("")
 	p("| corpus | operation | proveit | Python | sha256sum | Python ÷ proveit | proveit ÷ sha256sum | proveit, one CPU | Python's manifest = proveit's | others' CPU |")
 	p("|---|---|--:|--:|--:|--:|--:|--:|---|--:|")

@@ -42,16 +42,31 @@ func (r *report) targets() []target {
 		if corpus == nil || floor == nil {
 			continue
 		}
-		got := corpus.Closed.RPS() / floor.Closed.RPS()
-		ts = append(ts, target{Name: fmt.Sprintf("%s: requests/s ≥ %.1f × the `respond` floor", c.Corpus.Name, floorThroughput),
-			Met:      got >= floorThroughput,
-			Measured: fmt.Sprintf("%.2f× (%.0f vs %.0f requests/s)", got, corpus.Closed.RPS(), floor.Closed.RPS())})
+		// The paired runs compare the two at the same moments; without
+		// them, the serving table's runs.
+		rps := corpus.Closed.RPS() / floor.Closed.RPS()
 		p99 := float64(corpus.Closed.P99US) / float64(floor.Closed.P99US)
+		measuredRPS := fmt.Sprintf("%.2f× (%.0f vs %.0f requests/s, one run each)", rps, corpus.Closed.RPS(), floor.Closed.RPS())
+		measuredP99 := fmt.Sprintf("%.2f× (%s vs %s, one run each)", p99, us(corpus.Closed.P99US), us(floor.Closed.P99US))
+		if c.Paired != nil && len(c.Paired.Rounds) > 0 {
+			rps, p99 = c.Paired.medianOf(pairedRound.rpsRatio), c.Paired.medianOf(pairedRound.p99Ratio)
+			measuredRPS = fmt.Sprintf("%.2f×, median of %d paired rounds (one run each: %.2f×)", rps, len(c.Paired.Rounds),
+				corpus.Closed.RPS()/floor.Closed.RPS())
+			measuredP99 = fmt.Sprintf("%.2f×, median of %d paired rounds (one run each: %.2f×)", p99, len(c.Paired.Rounds),
+				float64(corpus.Closed.P99US)/float64(floor.Closed.P99US))
+		}
+		ts = append(ts, target{Name: fmt.Sprintf("%s: requests/s ≥ %.1f × the `respond` floor", c.Corpus.Name, floorThroughput),
+			Met: rps >= floorThroughput, Measured: measuredRPS})
 		ts = append(ts, target{Name: fmt.Sprintf("%s: p99 ≤ %.1f × the `respond` floor's p99", c.Corpus.Name, floorP99),
-			Met:      p99 <= floorP99,
-			Measured: fmt.Sprintf("%.2f× (%s vs %s)", p99, us(corpus.Closed.P99US), us(floor.Closed.P99US))})
+			Met: p99 <= floorP99, Measured: measuredP99})
 	}
+	// The tools', start-up's and memory's goals are set on the large
+	// generated corpus, where per-file and per-byte costs dominate; on the
+	// season's few hundred files they would measure process start-up.
 	for _, c := range r.Corpora {
+		if c.Tools == nil || c.Corpus.Embedded {
+			continue
+		}
 		for _, op := range []struct {
 			name string
 			t    toolTiming
@@ -68,7 +83,7 @@ func (r *report) targets() []target {
 	}
 	for _, c := range r.Corpora {
 		s := c.server(keyCorpus)
-		if s == nil {
+		if s == nil || c.Corpus.Embedded {
 			continue
 		}
 		if c.StartupAllCPUs > 0 {

@@ -34,7 +34,7 @@ type toolRun struct {
 // timeTools times manifest generation and full verification: proveit,
 // the Python reference and sha256sum over the same files, each free to use
 // every CPU, and proveit once more pinned to the server CPU; the median of
-// b.repeat runs after one to warm the cache.
+// b.repeat runs (b.pythonRepeat for Python), after one to warm the cache.
 func (b *bench) timeTools(c *corpusSet) (*toolRun, error) {
 	dir, err := os.MkdirTemp(b.work, "tools-")
 	if err != nil {
@@ -61,27 +61,45 @@ func (b *bench) timeTools(c *corpusSet) (*toolRun, error) {
 	}
 	all := fmt.Sprintf("0-%d", runtime.NumCPU()-1)
 	timings := []struct {
-		into *time.Duration
-		cpus string
-		cmd  []string
+		into   *time.Duration
+		cpus   string
+		cmd    []string
+		repeat int
 	}{
-		{&r.Manifest.Go, b.serverCPU, manifest},
-		{&r.Manifest.GoAllCPUs, all, manifest},
-		{&r.Manifest.Python, all, py("manifest", c.Tree, pyOut)},
-		{&r.Manifest.Floor, all, hashAll},
-		{&r.Verify.Go, b.serverCPU, verify},
-		{&r.Verify.GoAllCPUs, all, verify},
-		{&r.Verify.Python, all, py("verify", c.Tree, c.Manifest)},
-		{&r.Verify.Floor, all, checkAll},
+		{&r.Manifest.Go, b.serverCPU, manifest, b.repeat},
+		{&r.Manifest.GoAllCPUs, all, manifest, b.repeat},
+		{&r.Manifest.Python, all, py("manifest", c.Tree, pyOut), b.pythonRepeat},
+		{&r.Manifest.Floor, all, hashAll, b.repeat},
+		{&r.Verify.Go, b.serverCPU, verify, b.repeat},
+		{&r.Verify.GoAllCPUs, all, verify, b.repeat},
+		{&r.Verify.Python, all, py("verify", c.Tree, c.Manifest), b.pythonRepeat},
+		{&r.Verify.Floor, all, checkAll, b.repeat},
 	}
-	for _, t := range timings {
-		var other float64
-		var d time.Duration
-		if other, err = foreignCPU(func() (err error) { d, err = b.median(t.cpus, t.cmd); return err }); err != nil {
-			return nil, err
+	// Round by round, each command once, so that a tool and the floor it is
+	// compared with see the same moments of a machine whose speed drifts;
+	// the median of each command's runs is kept.
+	times := make([][]time.Duration, len(timings))
+	other, err := foreignCPU(func() error {
+		for round := range max(b.repeat, b.pythonRepeat, 1) {
+			for i, t := range timings {
+				if round >= max(t.repeat, 1) {
+					continue
+				}
+				d, err := b.timed(t.cpus, t.cmd)
+				if err != nil {
+					return err
+				}
+				times[i] = append(times[i], d)
+			}
 		}
-		*t.into = d
-		r.Other += other / float64(len(timings))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.Other = other
+	for i, t := range timings {
+		*t.into = median(times[i])
 	}
 	goBytes, err := os.ReadFile(goOut)
 	if err != nil {
@@ -99,18 +117,12 @@ func (b *bench) timeTools(c *corpusSet) (*toolRun, error) {
 	return r, nil
 }
 
-// median runs a command b.repeat times and returns the median wall time.
-func (b *bench) median(cpus string, cmd []string) (time.Duration, error) {
-	var times []time.Duration
-	for range max(b.repeat, 1) {
-		d, err := b.timed(cpus, cmd)
-		if err != nil {
-			return 0, err
-		}
-		times = append(times, d)
-	}
+// median returns the median of durations (the upper middle one of an even
+// count).
+func median(times []time.Duration) time.Duration {
+	times = slices.Clone(times)
 	slices.Sort(times)
-	return times[len(times)/2], nil
+	return times[len(times)/2]
 }
 
 // timed runs a command pinned to the given CPUs and returns its wall time.
