@@ -52,6 +52,7 @@ type serverRun struct {
 	Skipped string // why the setup did not run
 	Startup time.Duration
 	RSS     int64 // after start-up, before load
+	FileRSS int64 // the part of RSS that maps files, the executable's pages mostly
 	PeakRSS int64 // VmHWM over every run
 	// Go runtime of a Caddy server after the closed-loop run: the live heap
 	// (after a forced collection) and the memory obtained from the OS.
@@ -75,7 +76,7 @@ func (b *bench) closedLoop(c *corpusSet, st setup, mix string) *serverRun {
 		return sr
 	}
 	defer s.Stop()
-	sr.Startup, sr.RSS = s.Startup(), s.RSS()
+	sr.Startup, sr.RSS, sr.FileRSS = s.Startup(), s.RSS(), s.FileRSS()
 	if _, err := b.runWrk(s, mix, b.warmup); err != nil {
 		sr.Skipped = err.Error()
 		return sr

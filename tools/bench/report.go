@@ -117,7 +117,7 @@ func (r *report) servingTable(w *bytes.Buffer, c *corpusRun) {
 	p("")
 	p("%d files, %s; %d manifest entries. Fixed rate of the open-loop runs: %.0f requests/s.", c.Corpus.Files, size(c.Corpus.Bytes), c.Corpus.Entries, c.Rate)
 	p("")
-	p("| server | requests/s | × nginx | × respond | p50 | p99 | p99.9 | fixed rate: p50 | p99 | p99.9 | start-up | RSS after start | peak RSS | non-2xx | others' CPU |")
+	p("| server | requests/s | × nginx | × respond | p50 | p99 | p99.9 | fixed rate: p50 | p99 | p99.9 | start-up | RSS after start (files) | peak RSS | non-2xx | others' CPU |")
 	p("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	nginx, respond := c.server(keyNginx), c.server(keyRespond)
 	for _, s := range c.Servers {
@@ -136,7 +136,7 @@ func (r *report) servingTable(w *bytes.Buffer, c *corpusRun) {
 		p("| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f%% | %.2f / %.2f |", s.Setup.Name, rps,
 			ratio(rps, nginx), ratio(rps, respond),
 			us(s.Closed.P50US), us(s.Closed.P99US), us(s.Closed.P999US), open[0], open[1], open[2],
-			s.Startup.Round(time.Millisecond), size(s.RSS), size(s.PeakRSS), 100*float64(s.Closed.Non2xx3xx)/float64(s.Closed.Requests),
+			s.Startup.Round(time.Millisecond), size(s.RSS)+" ("+size(s.FileRSS)+")", size(s.PeakRSS), 100*float64(s.Closed.Non2xx3xx)/float64(s.Closed.Requests),
 			s.ClosedOther, max(s.OpenOther, 0))
 	}
 	p("")
@@ -144,7 +144,9 @@ func (r *report) servingTable(w *bytes.Buffer, c *corpusRun) {
 		"and for `file_server`, which has no `existe: false` answer, the absent references too (404); `respond` answers 200 to everything. "+
 		"*others' CPU* is the CPU, in cores, that the machine's other processes took during the closed-loop / fixed-rate run (the machine is shared; "+
 		"kernel threads, such as the writeback of the servers' log files, are not counted): a run where they took more than %.2f is measured again "+
-		"once they calm down, up to %d times, and the quietest is kept.", forbiddenShare*100, quietEnough, attempts)
+		"once they calm down, up to %d times, and the quietest is kept. "+
+		"*RSS after start (files)* gives, in brackets, the part of it that maps files (`RssFile`): the executable's own pages, mostly, "+
+		"which the page cache shares and can reclaim.", forbiddenShare*100, quietEnough, attempts)
 	p("")
 	for _, s := range c.Servers {
 		p("- **%s**: %s.", s.Setup.Name, s.Setup.Note)

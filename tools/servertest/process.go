@@ -137,6 +137,11 @@ func (p *Process) PeakRSS() int64 { return p.sum("VmHWM") }
 // RSS is the resident set now (VmRSS) of the process and its children, in bytes.
 func (p *Process) RSS() int64 { return p.sum("VmRSS") }
 
+// FileRSS is the part of RSS that maps files (RssFile): mostly the
+// executable's own pages, which the page cache shares and can reclaim,
+// unlike the heap.
+func (p *Process) FileRSS() int64 { return p.sum("RssFile") }
+
 func (p *Process) sum(field string) int64 {
 	var total int64
 	for _, pid := range p.pids() {
