@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
 // Build makes the manifest of the tree of the track named piste. Every file
@@ -24,78 +22,85 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	m := &Manifest{Format: Format, Piste: piste, Origin: origin, Request: Request}
-	contents, err := ReadTree(tree, track)
+	files, err := listTree(tree, track)
 	if err != nil {
 		return nil, err
 	}
-	paths := sortedKeys(contents)
-	type built struct {
-		entry Entry
-		refs  map[string]bool
-		err   error
+	isFile := make(map[string]bool, len(files.paths))
+	for _, path := range files.paths {
+		isFile[path] = true
 	}
-	results := make([]built, len(paths))
-	parallel(len(paths), func(i int) {
-		file := contents[paths[i]]
-		body, err := CheckBody(file.Bytes)
-		if err != nil {
-			results[i].err = fmt.Errorf("%s: %w", file.Name, err)
+	// Each file is read, checked and hashed by one goroutine, which keeps
+	// the references it cites that have no file.
+	entries := make([]Entry, len(files.names), len(files.names)+len(citations))
+	errs := make([]error, len(files.names))
+	workers := files.workers(tree)
+	hashers := make([]hasher, workers)
+	uncited := make([][]string, workers)
+	readErr := files.read(tree, func(w, i int, body []byte) {
+		h := &hashers[w]
+		if err := h.check(body); err != nil {
+			errs[i] = fmt.Errorf("%s: %w", files.names[i], err)
 			return
 		}
-		results[i].refs = map[string]bool{}
-		collectReferences(body, results[i].refs)
-		results[i].entry = m.entry(paths[i], file.Name, file.Bytes, body)
+		uncited[w] = h.appendReferences(uncited[w], isFile)
+		entries[i] = m.entry(files.paths[i], files.names[i], body, h.responseHash())
 	})
-	var errs []error
-	cited := map[string]bool{}
-	for _, r := range results {
-		if r.err != nil {
-			errs = append(errs, r.err)
-			continue
-		}
-		maps.Copy(cited, r.refs)
-		m.Resources = append(m.Resources, r.entry)
+	if readErr != nil {
+		return nil, readErr
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := errors.Join(files.refused...); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	absent := map[string]bool{}
+	for _, refs := range uncited {
+		for _, ref := range refs {
+			absent[ref] = true
+		}
 	}
 	for _, c := range citations {
-		if corpus.IsReference(c) {
-			cited[c] = true
+		if corpus.IsReference(c) && !isFile[c] {
+			absent[c] = true
 		}
 	}
-	for _, path := range sortedKeys(cited) {
+	// A file's path is its track's (listTree checks it): only a path with
+	// no file can be another track's.
+	paths := sortedKeys(absent)
+	for _, path := range paths {
 		if !track.Owns(path) {
 			errs = append(errs, fmt.Errorf("%s: cited, but a resource of another track than %s: no path belongs to two manifests", path, track.Name))
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
-	for path := range cited {
-		if _, isFile := contents[path]; !isFile {
-			m.Resources = append(m.Resources, m.absentEntry(path))
-		}
+	for _, path := range paths {
+		entries = append(entries, m.absentEntry(path))
 	}
-	slices.SortFunc(m.Resources, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	m.Resources = entries
 	return m, nil
 }
 
 // absentEntry is the entry of a reference with no file.
 func (m *Manifest) absentEntry(path string) Entry {
+	h := hashers.Get().(*hasher)
+	defer h.release()
 	body := corpus.AbsentBody(path)
-	parsed, err := CheckBody(body)
-	if err != nil {
+	if err := h.check(body); err != nil {
 		panic(fmt.Sprintf("manifest: the absent body of %s is not a corpus body: %v", path, err))
 	}
-	return m.entry(path, "", body, parsed)
+	return m.entry(path, "", body, h.responseHash())
 }
 
-// entry computes the manifest entry of a path served with body, already
-// parsed. file is the file of the tree it comes from, empty for an absent
-// reference.
-func (m *Manifest) entry(path, file string, body []byte, parsed pyjson.Value) Entry {
-	e := Entry{Path: path, BytesSHA256: SHA256(body), ResponseHash: responseHashOf(parsed)}
+// entry computes the manifest entry of a path served with body, whose
+// response_hash is given. file is the file of the tree it comes from, empty
+// for an absent reference.
+func (m *Manifest) entry(path, file string, body []byte, responseHash string) Entry {
+	e := Entry{Path: path, BytesSHA256: SHA256(body), ResponseHash: responseHash}
 	switch {
 	case file == "":
 		e.Kind, e.Status = Absent, 200
@@ -113,23 +118,4 @@ func (m *Manifest) entry(path, file string, body []byte, parsed pyjson.Value) En
 		e.Target, e.RequestHash = &target, &requestHash
 	}
 	return e
-}
-
-// collectReferences adds every string of v that is a reference into a
-// collection.
-func collectReferences(v pyjson.Value, into map[string]bool) {
-	switch v := v.(type) {
-	case string:
-		if corpus.IsReference(v) {
-			into[v] = true
-		}
-	case pyjson.Array:
-		for _, e := range v {
-			collectReferences(e, into)
-		}
-	case pyjson.Object:
-		for _, m := range v {
-			collectReferences(m.Value, into)
-		}
-	}
 }

@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
@@ -58,26 +58,48 @@ var canonicalBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // A body that is not JSON is an error: Trust Layer would anchor a substitute
 // that this project never serves.
 func ResponseHash(body []byte) (string, error) {
-	v, err := pyjson.Parse(body)
-	if err != nil {
+	h := hashers.Get().(*hasher)
+	defer h.release()
+	if err := h.doc.Read(body); err != nil {
 		return "", err
 	}
-	return responseHashOf(v), nil
+	return h.responseHash(), nil
 }
 
-// responseHashOf is ResponseHash of a body already parsed.
-func responseHashOf(v pyjson.Value) string {
-	if falsy(v) {
-		v = pyjson.Object{{Key: "error", Value: nil}}
+// hasher reads bodies and hashes them, its buffers reused from one body to
+// the next: on a large tree, allocating for each body would be most of the
+// time spent.
+type hasher struct {
+	doc       pyjson.Document
+	canonical []byte
+}
+
+var hashers = sync.Pool{New: func() any { return new(hasher) }}
+
+// release hands h back to the pool.
+func (h *hasher) release() {
+	h.doc.Reset()
+	hashers.Put(h)
+}
+
+// falsyBody is the canonical form Trust Layer hashes for a falsy body.
+var falsyBody = pyjson.Canonical(pyjson.Object{{Key: "error", Value: nil}})
+
+// responseHash is the response_hash of the body h read last.
+func (h *hasher) responseHash() string {
+	if h.falsy() {
+		return SHA256(falsyBody)
 	}
-	buf := canonicalBuffers.Get().(*[]byte)
-	defer canonicalBuffers.Put(buf)
-	*buf = pyjson.AppendCanonical((*buf)[:0], v)
-	return SHA256(*buf)
+	h.canonical = h.doc.AppendCanonical(h.canonical[:0])
+	return SHA256(h.canonical)
 }
 
-func falsy(v pyjson.Value) bool {
-	switch v := v.(type) {
+// falsy reports whether the body h read last is falsy in Python.
+func (h *hasher) falsy() bool {
+	if n, container := h.doc.Len(); container {
+		return n == 0
+	}
+	switch v := h.doc.Value().(type) {
 	case nil:
 		return true
 	case bool:
@@ -87,10 +109,6 @@ func falsy(v pyjson.Value) bool {
 	case pyjson.Number:
 		f, _ := strconv.ParseFloat(string(v), 64) // an underflow to 0 is falsy in Python too
 		return f == 0
-	case pyjson.Array:
-		return len(v) == 0
-	case pyjson.Object:
-		return len(v) == 0
 	}
 	return false
 }
@@ -98,7 +116,9 @@ func falsy(v pyjson.Value) bool {
 // SHA256 is the lowercase hex SHA-256 of b.
 func SHA256(b []byte) string {
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	var text [2 * sha256.Size]byte
+	hex.Encode(text[:], sum[:])
+	return string(text[:])
 }
 
 // IsSHA256 reports whether s is a SHA-256 written as SHA256 writes it: 64
@@ -122,36 +142,40 @@ var ErrNumber = errors.New("numbers are not allowed in the corpus (strings, bool
 // must be: a non-empty JSON object that Python reads exactly as written, with
 // no number anywhere. The error names the JSON pointer and the rule.
 func CheckBody(body []byte) (pyjson.Object, error) {
-	v, err := pyjson.Parse(body)
-	if err != nil {
+	h := hashers.Get().(*hasher)
+	defer h.release()
+	if err := h.check(body); err != nil {
 		return nil, err
 	}
-	obj, ok := v.(pyjson.Object)
-	if !ok || len(obj) == 0 {
-		return nil, &pyjson.SyntaxError{Reason: "the document must be a non-empty JSON object"}
-	}
-	if ptr, found := findNumber(obj, nil); found {
-		return nil, &pyjson.SyntaxError{Pointer: ptr, Reason: ErrNumber.Error()}
-	}
-	return obj, nil
+	return h.doc.Value().(pyjson.Object), nil
 }
 
-func findNumber(v pyjson.Value, path []string) (string, bool) {
-	switch v := v.(type) {
-	case pyjson.Number:
-		return pyjson.FormatPointer(path), true
-	case pyjson.Array:
-		for i, e := range v {
-			if ptr, found := findNumber(e, append(path, fmt.Sprint(i))); found {
-				return ptr, true
-			}
-		}
-	case pyjson.Object:
-		for _, m := range v {
-			if ptr, found := findNumber(m.Value, append(path, m.Key)); found {
-				return ptr, true
-			}
-		}
+// check reads body as CheckBody does.
+func (h *hasher) check(body []byte) error {
+	if err := h.doc.Read(body); err != nil {
+		return err
 	}
-	return "", false
+	if n, _ := h.doc.Len(); !h.doc.IsObject() || n == 0 {
+		return &pyjson.SyntaxError{Reason: "the document must be a non-empty JSON object"}
+	}
+	if ptr, found := h.doc.FirstNumber(); found {
+		return &pyjson.SyntaxError{Pointer: ptr, Reason: ErrNumber.Error()}
+	}
+	return nil
+}
+
+// appendReferences appends every string of the body h read last that is a
+// reference into a collection, but those in skip.
+func (h *hasher) appendReferences(refs []string, skip map[string]bool) []string {
+	h.doc.StringValues(func(text []byte) {
+		// Every reference starts with a slash, and most are files: most
+		// strings are passed over without being copied.
+		if len(text) == 0 || text[0] != '/' || skip[string(text)] {
+			return
+		}
+		if s := string(text); corpus.IsReference(s) {
+			refs = append(refs, s)
+		}
+	})
+	return refs
 }

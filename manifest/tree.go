@@ -6,7 +6,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
+	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/arkforge/proveit-corpus/corpus"
@@ -24,8 +28,38 @@ type File struct {
 // is not a regular file is an error naming it: nothing in the served tree
 // goes unaccounted for.
 func ReadTree(tree fs.FS, track *corpus.Track) (map[string]File, error) {
-	var names, paths []string
-	var errs []error
+	files, err := listTree(tree, track)
+	if err != nil {
+		return nil, err
+	}
+	// Each file is copied into a slice of exactly its size: the bytes may be
+	// kept for the life of a server, and a slice with room to spare (as
+	// afero's reader leaves) would keep up to twice the corpus in memory.
+	data := make([][]byte, len(files.names))
+	if err := files.read(tree, func(_, i int, b []byte) {
+		data[i] = append(make([]byte, 0, len(b)), b...)
+	}); err != nil {
+		return nil, err
+	}
+	contents := make(map[string]File, len(files.names))
+	for i, name := range files.names {
+		contents[files.paths[i]] = File{Name: name, Bytes: data[i]}
+	}
+	return contents, errors.Join(files.refused...)
+}
+
+// treeFiles lists the files of a track's tree, in the order fs.WalkDir
+// visits them.
+type treeFiles struct {
+	names   []string // file names, relative to the tree's root
+	paths   []string // the canonical path of each
+	refused []error  // the entries that are not a resource of the track
+}
+
+// listTree lists the files of a track's tree; only an error walking the tree
+// is returned, an entry that is not a resource of the track is in refused.
+func listTree(tree fs.FS, track *corpus.Track) (*treeFiles, error) {
+	var l treeFiles
 	err := fs.WalkDir(tree, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -34,39 +68,86 @@ func ReadTree(tree fs.FS, track *corpus.Track) (map[string]File, error) {
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			errs = append(errs, fmt.Errorf("%s: not a regular file", name))
+			l.refused = append(l.refused, fmt.Errorf("%s: not a regular file", name))
 			return nil
 		}
 		path, err := track.PathOf(name)
 		if err != nil {
-			errs = append(errs, err)
+			l.refused = append(l.refused, err)
 			return nil
 		}
-		names, paths = append(names, name), append(paths, path)
+		l.names, l.paths = append(l.names, name), append(l.paths, path)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	// Reading is most of the work on a large tree: spread it out.
-	data := make([][]byte, len(names))
-	readErrs := make([]error, len(names))
-	parallel(len(names), func(i int) {
-		data[i], readErrs[i] = readExact(tree, names[i])
-	})
-	contents := make(map[string]File, len(names))
-	for i, name := range names {
-		if readErrs[i] != nil {
-			return nil, readErrs[i]
-		}
-		contents[paths[i]] = File{Name: name, Bytes: data[i]}
+	return &l, nil
+}
+
+// workers is the count of goroutines that read the tree: on a folder, more
+// than can run at once, since a goroutine waiting for the disk runs none of
+// its work.
+func (l *treeFiles) workers(tree fs.FS) int {
+	n := runtime.GOMAXPROCS(0)
+	if _, onDisk := tree.(Dir); onDisk {
+		n *= 2
 	}
-	return contents, errors.Join(errs...)
+	return max(1, min(n, len(l.names)))
+}
+
+// read reads every listed file, spread over l.workers(tree) goroutines, and
+// calls fn with the index of the goroutine, the index of the file and its
+// bytes, which are fn's only for the call: a goroutine reads every file into
+// the same buffer. Calls with the same worker index never overlap. Reading
+// a file and working on its bytes in the same goroutine keeps every CPU busy
+// from the first file to the last. The error is that of the first file, in
+// listing order, that could not be read; fn is not called for it.
+func (l *treeFiles) read(tree fs.FS, fn func(worker, i int, data []byte)) error {
+	readErrs := make([]error, len(l.names))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	if d, onDisk := tree.(Dir); onDisk {
+		// Each folder is opened once, and its files opened relative to it:
+		// the kernel resolves one name per file rather than a whole path.
+		folders := d.openFolders(l.names)
+		defer folders.close()
+		for w := range l.workers(tree) {
+			wg.Go(func() {
+				buf := make([]byte, smallFile)
+				for i := int(next.Add(1) - 1); i < len(l.names); i = int(next.Add(1) - 1) {
+					name := l.names[i]
+					buf, readErrs[i] = folders.read(name, buf)
+					if readErrs[i] == nil {
+						fn(w, i, buf)
+					}
+				}
+			})
+		}
+	} else {
+		for w := range l.workers(tree) {
+			wg.Go(func() {
+				for i := int(next.Add(1) - 1); i < len(l.names); i = int(next.Add(1) - 1) {
+					var data []byte
+					if data, readErrs[i] = readExact(tree, l.names[i]); readErrs[i] == nil {
+						fn(w, i, data)
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	for _, err := range readErrs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Dir is a corpus tree in a folder on disk: os.DirFS, with files read in
-// the fewest system calls (open, one read, close), which on a tree of many
-// small files is most of the time spent reading it.
+// the fewest system calls (open, read to the end, close), which on a tree of
+// many small files is most of the time spent reading it.
 type Dir string
 
 // Open opens a file of the tree, as os.DirFS does.
@@ -77,11 +158,11 @@ func (d Dir) ReadDir(name string) ([]fs.DirEntry, error) {
 	return os.DirFS(string(d)).(fs.ReadDirFS).ReadDir(name)
 }
 
-// smallFile bounds the files read in one read into a reused buffer; a
-// larger one is sized with fstat first.
+// smallFile is the size of the buffer a file is first read into, enough
+// for any corpus file; a larger one grows it.
 const smallFile = 64 << 10
 
-var readBuffers = sync.Pool{New: func() any { return new([smallFile]byte) }}
+var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // ReadFile reads a file of the tree into a slice of exactly its size.
 // Only regular files are for it: ReadTree refuses any other entry before
@@ -90,66 +171,106 @@ func (d Dir) ReadFile(name string) ([]byte, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
-	path := string(d) + "/" + name
-	// O_NONBLOCK: a FIFO put in the tree must not block the open; a
-	// regular file ignores it.
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-	}
-	defer syscall.Close(fd)
-	// A read of a regular file returns less than asked only at its end:
-	// a file that does not fill the buffer has been read whole.
-	buf := readBuffers.Get().(*[smallFile]byte)
+	buf := readBuffers.Get().(*[]byte)
 	defer readBuffers.Put(buf)
-	n, err := readFull(fd, buf[:])
+	var err error
+	*buf, err = readFileAt(dirFD{fd: atCWD}, string(d)+"/"+name, name, *buf)
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		return nil, err
 	}
-	if n < smallFile {
-		return append(make([]byte, 0, n), buf[:n]...), nil
-	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
-	}
-	// One byte more than the size: a read that fills it means the file
-	// grew since fstat, and it is read again whole rather than cut.
-	data := make([]byte, st.Size+1)
-	copy(data, buf[:n])
-	m, err := readFull(fd, data[n:])
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
-	}
-	if n+m > int(st.Size) {
-		return os.ReadFile(path)
-	}
-	return data[: n+m : n+m], nil
+	return append(make([]byte, 0, len(*buf)), *buf...), nil
 }
 
-// readFull reads until buf is full or the file ends.
-func readFull(fd int, buf []byte) (int, error) {
+// atCWD is AT_FDCWD: a name relative to it is a path as open(2) takes it.
+const atCWD = -0x64
+
+// dirFD is a folder opened for reading its files, or the error opening it.
+type dirFD struct {
+	fd  int
+	err error
+}
+
+// folders are the folders of a tree opened by openFolders, by name.
+type folders map[string]dirFD
+
+// openFolders opens the folders that hold the named files.
+func (d Dir) openFolders(names []string) folders {
+	open := folders{}
+	for _, name := range names {
+		dir := path.Dir(name)
+		if _, done := open[dir]; !done {
+			fd, err := syscall.Open(string(d)+"/"+dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+			open[dir] = dirFD{fd: fd, err: err}
+		}
+	}
+	return open
+}
+
+func (f folders) close() {
+	for _, dir := range f {
+		if dir.err == nil {
+			syscall.Close(dir.fd)
+		}
+	}
+}
+
+// read reads the named file of the tree into buf, grown as needed.
+func (f folders) read(name string, buf []byte) ([]byte, error) {
+	dir, base := path.Split(name)
+	if dir == "" {
+		dir = "."
+	} else {
+		dir = dir[:len(dir)-1]
+	}
+	return readFileAt(f[dir], base, name, buf)
+}
+
+// readFileAt reads the file at path, relative to the folder dir, into buf
+// (grown as needed) and returns it cut to the file's size. Errors name the
+// file of the tree, name.
+func readFileAt(dir dirFD, path, name string, buf []byte) ([]byte, error) {
+	if dir.err != nil {
+		return buf, &fs.PathError{Op: "open", Path: name, Err: dir.err}
+	}
+	// O_NONBLOCK: a FIFO put in the tree must not block the open; a
+	// regular file ignores it.
+	fd, err := openat(dir.fd, path)
+	if err != nil {
+		return buf, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer syscall.Close(fd)
+	buf = buf[:cap(buf)]
 	n := 0
-	for n < len(buf) {
+	for {
+		if n == len(buf) {
+			buf = slices.Grow(buf, max(smallFile, len(buf)))
+			buf = buf[:cap(buf)]
+		}
 		m, err := syscall.Read(fd, buf[n:])
 		switch {
 		case err == syscall.EINTR:
 			continue
 		case err == syscall.EISDIR:
-			return n, errors.New("not a regular file")
+			return buf[:0], &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
 		case err != nil:
-			return n, err
+			return buf[:0], &fs.PathError{Op: "read", Path: name, Err: err}
 		case m == 0:
-			return n, nil
+			return buf[:n], nil
 		}
 		n += m
 	}
-	return n, nil
 }
 
-// readExact reads a file into a slice of exactly its size: the bytes may be
-// kept for the life of a server, and a reader that grows its buffer as it
-// goes (as afero's does) would keep twice the corpus in memory.
+func openat(dir int, path string) (int, error) {
+	for {
+		fd, err := syscall.Openat(dir, path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+		if err != syscall.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// readExact reads a file into a slice of exactly its size.
 func readExact(tree fs.FS, name string) ([]byte, error) {
 	if d, ok := tree.(Dir); ok {
 		return d.ReadFile(name)
