@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 )
@@ -43,7 +42,7 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 			errs[i] = fmt.Errorf("%s: %w", files.names[i], err)
 			return
 		}
-		uncited[w] = h.appendReferences(uncited[w], isFile)
+		uncited[w] = h.appendReferences(uncited[w], files.paths[i], isFile)
 		entries[i] = m.entry(files.paths[i], files.names[i], body, h.responseHash())
 	})
 	if readErr != nil {
@@ -77,12 +76,34 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	for _, path := range paths {
-		entries = append(entries, m.absentEntry(path))
+	// The files come in the order of their names, which is nearly always
+	// that of their paths; the absent entries, sorted, are merged in.
+	if !slices.IsSortedFunc(entries, comparePaths) {
+		slices.SortFunc(entries, comparePaths)
 	}
-	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
-	m.Resources = entries
+	absentEntries := make([]Entry, len(paths))
+	for i, path := range paths {
+		absentEntries[i] = m.absentEntry(path)
+	}
+	m.Resources = mergeByPath(entries, absentEntries)
 	return m, nil
+}
+
+// mergeByPath merges b into a, both sorted by path, in place at the end of
+// a's array when it has room.
+func mergeByPath(a, b []Entry) []Entry {
+	merged := slices.Grow(a, len(b))[:len(a)+len(b)]
+	i, j := len(a)-1, len(b)-1
+	for k := len(merged) - 1; j >= 0; k-- {
+		if i >= 0 && comparePaths(a[i], b[j]) > 0 {
+			merged[k] = a[i]
+			i--
+		} else {
+			merged[k] = b[j]
+			j--
+		}
+	}
+	return merged
 }
 
 // absentEntry is the entry of a reference with no file.

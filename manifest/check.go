@@ -228,7 +228,7 @@ func (m *Manifest) checkEntry(e Entry, contents map[string]File, depth Depth) ch
 	}
 	if e.Kind != Absent {
 		c.cited = map[string]bool{}
-		for _, ref := range h.appendReferences(nil, nil) {
+		for _, ref := range h.appendReferences(nil, "", nil) {
 			c.cited[ref] = true
 		}
 	}

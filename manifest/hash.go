@@ -165,12 +165,13 @@ func (h *hasher) check(body []byte) error {
 }
 
 // appendReferences appends every string of the body h read last that is a
-// reference into a collection, but those in skip.
-func (h *hasher) appendReferences(refs []string, skip map[string]bool) []string {
+// reference into a collection, but self (the body's own path) and those in
+// skip.
+func (h *hasher) appendReferences(refs []string, self string, skip map[string]bool) []string {
 	h.doc.StringValues(func(text []byte) {
 		// Every reference starts with a slash, and most are files: most
 		// strings are passed over without being copied.
-		if len(text) == 0 || text[0] != '/' || skip[string(text)] {
+		if len(text) == 0 || text[0] != '/' || string(text) == self || skip[string(text)] {
 			return
 		}
 		if s := string(text); corpus.IsReference(s) {

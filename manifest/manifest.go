@@ -13,6 +13,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
@@ -143,13 +144,43 @@ func ReadFile(path string) (*Manifest, []byte, error) {
 // Encode writes the manifest deterministically: entries sorted by path, one
 // field order, two-space indentation, a final newline. The bytes are those
 // encoding/json writes for Manifest with that indentation and HTML left
-// unescaped, written directly: on a large corpus reflection would be a good
-// part of the time `proveit manifest` takes.
+// unescaped, written directly, the entries in parallel: on a large corpus
+// reflection would be a good part of the time `proveit manifest` takes.
 func (m *Manifest) Encode() []byte {
-	resources := slices.Clone(m.Resources)
-	slices.SortFunc(resources, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
-	w := make([]byte, 0, 512+len(resources)*480)
-	w = append(w, "{\n  \"format\": "...)
+	parts := m.encode()
+	size := 0
+	for _, part := range parts {
+		size += len(part)
+	}
+	w := make([]byte, 0, size)
+	for _, part := range parts {
+		w = append(w, part...)
+	}
+	return w
+}
+
+// WriteTo writes to w the bytes Encode returns, without holding them all in
+// one buffer.
+func (m *Manifest) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for _, part := range m.encode() {
+		written, err := w.Write(part)
+		n += int64(written)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// encode returns the bytes of Encode in parts: the header, chunks of
+// entries each written by a goroutine, and the end.
+func (m *Manifest) encode() [][]byte {
+	resources := m.Resources
+	if !slices.IsSortedFunc(resources, comparePaths) {
+		resources = slices.SortedFunc(slices.Values(resources), comparePaths)
+	}
+	w := append([]byte(nil), "{\n  \"format\": "...)
 	w = appendJSONString(w, m.Format)
 	w = append(w, ",\n  \"piste\": "...)
 	w = appendJSONString(w, m.Piste)
@@ -164,36 +195,54 @@ func (m *Manifest) Encode() []byte {
 	w = append(w, "\n  },\n  \"resources\": "...)
 	switch {
 	case resources == nil:
-		w = append(w, "null"...)
+		return [][]byte{append(w, "null\n}\n"...)}
 	case len(resources) == 0:
-		w = append(w, "[]"...)
-	default:
-		w = append(w, '[')
-		for i, e := range resources {
-			if i > 0 {
-				w = append(w, ',')
-			}
-			w = append(w, "\n    {\n      \"path\": "...)
-			w = appendJSONString(w, e.Path)
-			w = append(w, ",\n      \"kind\": "...)
-			w = appendJSONString(w, string(e.Kind))
-			w = append(w, ",\n      \"status\": "...)
-			w = strconv.AppendInt(w, int64(e.Status), 10)
-			w = append(w, ",\n      \"target\": "...)
-			w = appendJSONStringPtr(w, e.Target)
-			w = append(w, ",\n      \"file\": "...)
-			w = appendJSONStringPtr(w, e.File)
-			w = append(w, ",\n      \"bytes_sha256\": "...)
-			w = appendJSONString(w, e.BytesSHA256)
-			w = append(w, ",\n      \"request_hash\": "...)
-			w = appendJSONStringPtr(w, e.RequestHash)
-			w = append(w, ",\n      \"response_hash\": "...)
-			w = appendJSONString(w, e.ResponseHash)
-			w = append(w, "\n    }"...)
-		}
-		w = append(w, "\n  ]"...)
+		return [][]byte{append(w, "[]\n}\n"...)}
 	}
-	return append(w, "\n}\n"...)
+	w = append(w, '[')
+	const perChunk = 2048
+	chunks := (len(resources) + perChunk - 1) / perChunk
+	parts := make([][]byte, chunks+2)
+	parts[0], parts[chunks+1] = w, []byte("\n  ]\n}\n")
+	parallel(chunks, func(c int) {
+		entries := resources[c*perChunk : min(len(resources), (c+1)*perChunk)]
+		buf := make([]byte, 0, len(entries)*entrySize)
+		for i, e := range entries {
+			if c > 0 || i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendEntry(buf, e)
+		}
+		parts[1+c] = buf
+	})
+	return parts
+}
+
+// entrySize is about the size of an entry as Encode writes it, at the
+// default origin.
+const entrySize = 512
+
+func comparePaths(a, b Entry) int { return strings.Compare(a.Path, b.Path) }
+
+// appendEntry writes one entry of the resources array.
+func appendEntry(w []byte, e Entry) []byte {
+	w = append(w, "\n    {\n      \"path\": "...)
+	w = appendJSONString(w, e.Path)
+	w = append(w, ",\n      \"kind\": "...)
+	w = appendJSONString(w, string(e.Kind))
+	w = append(w, ",\n      \"status\": "...)
+	w = strconv.AppendInt(w, int64(e.Status), 10)
+	w = append(w, ",\n      \"target\": "...)
+	w = appendJSONStringPtr(w, e.Target)
+	w = append(w, ",\n      \"file\": "...)
+	w = appendJSONStringPtr(w, e.File)
+	w = append(w, ",\n      \"bytes_sha256\": "...)
+	w = appendJSONString(w, e.BytesSHA256)
+	w = append(w, ",\n      \"request_hash\": "...)
+	w = appendJSONStringPtr(w, e.RequestHash)
+	w = append(w, ",\n      \"response_hash\": "...)
+	w = appendJSONString(w, e.ResponseHash)
+	return append(w, "\n    }"...)
 }
 
 // appendJSONString writes s as encoding/json does with HTML left

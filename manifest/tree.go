@@ -56,33 +56,96 @@ type treeFiles struct {
 	refused []error  // the entries that are not a resource of the track
 }
 
-// listTree lists the files of a track's tree; only an error walking the tree
-// is returned, an entry that is not a resource of the track is in refused.
+// listTree lists the files of a track's tree as fs.WalkDir visits them,
+// its folders listed concurrently; only an error walking the tree is
+// returned, an entry that is not a resource of the track is in refused.
 func listTree(tree fs.FS, track *corpus.Track) (*treeFiles, error) {
-	var l treeFiles
-	err := fs.WalkDir(tree, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			l.refused = append(l.refused, fmt.Errorf("%s: not a regular file", name))
-			return nil
-		}
-		path, err := track.PathOf(name)
-		if err != nil {
-			l.refused = append(l.refused, err)
-			return nil
-		}
-		l.names, l.paths = append(l.names, name), append(l.paths, path)
-		return nil
-	})
+	info, err := fs.Stat(tree, ".")
 	if err != nil {
 		return nil, err
 	}
+	if !info.IsDir() {
+		var l treeFiles
+		l.add(track, ".", fs.FileInfoToDirEntry(info))
+		return &l, nil
+	}
+	// Folders are listed at most this many at once: each holds a file
+	// descriptor while it is read.
+	slots := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	return listFolder(tree, track, ".", slots)
+}
+
+// listFolder lists the folder name, its sub-folders each in a goroutine of
+// its own.
+func listFolder(tree fs.FS, track *corpus.Track, name string, slots chan struct{}) (*treeFiles, error) {
+	slots <- struct{}{}
+	entries, err := fs.ReadDir(tree, name)
+	<-slots
+	if err != nil {
+		return nil, err
+	}
+	subs := make([]*treeFiles, len(entries))
+	subErrs := make([]error, len(entries))
+	var wg sync.WaitGroup
+	for i, e := range entries {
+		if e.IsDir() {
+			wg.Go(func() { subs[i], subErrs[i] = listFolder(tree, track, join(name, e.Name()), slots) })
+		}
+	}
+	// Meanwhile, this folder's own files, noting where each sub-folder's
+	// stand among them.
+	var own treeFiles
+	type mark struct{ names, refused int }
+	marks := make([]mark, len(entries))
+	for i, e := range entries {
+		if e.IsDir() {
+			marks[i] = mark{len(own.names), len(own.refused)}
+		} else {
+			own.add(track, join(name, e.Name()), e)
+		}
+	}
+	wg.Wait()
+	var l treeFiles
+	var from mark
+	for i, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if subErrs[i] != nil {
+			return nil, subErrs[i]
+		}
+		l.names = append(append(l.names, own.names[from.names:marks[i].names]...), subs[i].names...)
+		l.paths = append(append(l.paths, own.paths[from.names:marks[i].names]...), subs[i].paths...)
+		l.refused = append(append(l.refused, own.refused[from.refused:marks[i].refused]...), subs[i].refused...)
+		from = marks[i]
+	}
+	l.names = append(l.names, own.names[from.names:]...)
+	l.paths = append(l.paths, own.paths[from.names:]...)
+	l.refused = append(l.refused, own.refused[from.refused:]...)
 	return &l, nil
+}
+
+// join is path.Join for a folder of the tree and the name of one of its
+// entries, both clean already.
+func join(folder, name string) string {
+	if folder == "." {
+		return name
+	}
+	return folder + "/" + name
+}
+
+// add lists the file name, or the reason it is refused.
+func (l *treeFiles) add(track *corpus.Track, name string, d fs.DirEntry) {
+	if !d.Type().IsRegular() {
+		l.refused = append(l.refused, fmt.Errorf("%s: not a regular file", name))
+		return
+	}
+	path, err := track.PathOf(name)
+	if err != nil {
+		l.refused = append(l.refused, err)
+		return
+	}
+	l.names, l.paths = append(l.names, name), append(l.paths, path)
 }
 
 // workers is the count of goroutines that read the tree: on a folder, more
@@ -162,7 +225,10 @@ func (d Dir) ReadDir(name string) ([]fs.DirEntry, error) {
 // for any corpus file; a larger one grows it.
 const smallFile = 64 << 10
 
-var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
+var readBuffers = sync.Pool{New: func() any {
+	buf := make([]byte, smallFile)
+	return &buf
+}}
 
 // ReadFile reads a file of the tree into a slice of exactly its size.
 // Only regular files are for it: ReadTree refuses any other entry before
@@ -239,13 +305,12 @@ func readFileAt(dir dirFD, path, name string, buf []byte) ([]byte, error) {
 		return buf, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	defer syscall.Close(fd)
+	// A read of a regular file returns fewer bytes than asked only at its
+	// end: a file smaller than the buffer is read whole by one read, and
+	// only a file that fills it takes more.
 	buf = buf[:cap(buf)]
 	n := 0
 	for {
-		if n == len(buf) {
-			buf = slices.Grow(buf, max(smallFile, len(buf)))
-			buf = buf[:cap(buf)]
-		}
 		m, err := syscall.Read(fd, buf[n:])
 		switch {
 		case err == syscall.EINTR:
@@ -254,10 +319,13 @@ func readFileAt(dir dirFD, path, name string, buf []byte) ([]byte, error) {
 			return buf[:0], &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
 		case err != nil:
 			return buf[:0], &fs.PathError{Op: "read", Path: name, Err: err}
-		case m == 0:
-			return buf[:n], nil
 		}
 		n += m
+		if n < len(buf) {
+			return buf[:n], nil
+		}
+		buf = slices.Grow(buf, max(smallFile, len(buf)))
+		buf = buf[:cap(buf)]
 	}
 }
 

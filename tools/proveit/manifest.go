@@ -30,24 +30,25 @@ func runManifest(args []string, stdout io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if !bytes.Equal(current, built) {
+			if !encodesTo(built, current) {
 				fmt.Fprintf(stdout, "%s is not the manifest of %s: run proveit manifest\n", t.manifest, t.tree)
 				return errFailed
 			}
-			fmt.Fprintf(stdout, "%s is up to date (sha256 %s)\n", t.manifest, manifest.SHA256(built))
+			fmt.Fprintf(stdout, "%s is up to date (sha256 %s)\n", t.manifest, manifest.SHA256(current))
 			return nil
 		}
-		if err := os.WriteFile(t.manifest, built, 0o644); err != nil {
+		data := built.Encode()
+		if err := os.WriteFile(t.manifest, data, 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s (sha256 %s)\n", t.manifest, manifest.SHA256(built))
+		fmt.Fprintf(stdout, "wrote %s (sha256 %s)\n", t.manifest, manifest.SHA256(data))
 		return nil
 	})
 }
 
-// buildManifest builds the manifest bytes of a track's tree, with absent
-// entries for what its task statements cite.
-func buildManifest(t trackFiles, origin string) ([]byte, error) {
+// buildManifest builds the manifest of a track's tree, with absent entries
+// for what its task statements cite.
+func buildManifest(t trackFiles, origin string) (*manifest.Manifest, error) {
 	// A short-lived run whose garbage is the parsed documents: collecting
 	// at four times the live heap rather than twice costs memory for a
 	// while and saves a good part of the time.
@@ -60,11 +61,30 @@ func buildManifest(t trackFiles, origin string) ([]byte, error) {
 		}
 		citations = tasks.Citations()
 	}
-	m, err := manifest.Build(manifest.Dir(t.tree), t.track.Name, origin, citations)
-	if err != nil {
-		return nil, err
+	return manifest.Build(manifest.Dir(t.tree), t.track.Name, origin, citations)
+}
+
+// encodesTo reports whether m encodes to exactly want, without holding its
+// own bytes all at once.
+func encodesTo(m *manifest.Manifest, want []byte) bool {
+	c := comparer{want: want}
+	m.WriteTo(&c) //nolint:errcheck // a comparer never fails
+	return !c.differs && len(c.want) == 0
+}
+
+// comparer compares what is written to it with the bytes it wants next.
+type comparer struct {
+	want    []byte
+	differs bool
+}
+
+func (c *comparer) Write(p []byte) (int, error) {
+	if !c.differs && len(p) <= len(c.want) && bytes.Equal(p, c.want[:len(p)]) {
+		c.want = c.want[len(p):]
+	} else {
+		c.differs = true
 	}
-	return m.Encode(), nil
+	return len(p), nil
 }
 
 // readTasks reads a track's statements and checks they are that track's.

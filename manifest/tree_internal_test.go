@@ -1,0 +1,99 @@
+package manifest
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+)
+
+// walkTree lists a tree with fs.WalkDir, the order and the refusals
+// listTree must reproduce while listing folders concurrently.
+func walkTree(tree fs.FS, track *corpus.Track) (*treeFiles, error) {
+	var l treeFiles
+	err := fs.WalkDir(tree, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		l.add(track, name, d)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+func TestListTreeIsWalkDir(t *testing.T) {
+	file := &fstest.MapFile{Data: []byte(`{"a": "b"}`)}
+	trees := map[string]fstest.MapFS{
+		"flat": {"referentiel.json": file},
+		"nested, with files between folders and refusals": {
+			"_systeme/400.json":          file,
+			"_systeme/a/b/c.json":        file,
+			"agrements/AGR-2.json":       file,
+			"agrements/AGR-1.json":       file,
+			"agrements/AGR-1.5.json":     file,
+			"agrements/notes.txt":        file,
+			"agrements/sub/AGR-3.json":   file,
+			"agrements/zz/AGR-4.json":    file,
+			"agrements/zzz.json":         file,
+			"b.json":                     file,
+			"entites/ENT-1.json":         file,
+			"entites/link.json":          &fstest.MapFile{Mode: fs.ModeSymlink},
+			"referentiel.json":           file,
+			"regles-achat.json":          file,
+			"zz/deep/deeper/deepest.txt": file,
+			"empty":                      &fstest.MapFile{Mode: fs.ModeDir},
+		},
+	}
+	for name, tree := range trees {
+		t.Run(name, func(t *testing.T) {
+			want, err := walkTree(tree, corpus.Conformite)
+			require.NoError(t, err)
+			got, err := listTree(tree, corpus.Conformite)
+			require.NoError(t, err)
+			assert.Equal(t, want.names, got.names)
+			assert.Equal(t, want.paths, got.paths)
+			assert.Equal(t, fmt.Sprint(want.refused), fmt.Sprint(got.refused))
+		})
+	}
+}
+
+// unreadable is a tree whose named folders cannot be listed.
+type unreadable struct {
+	fstest.MapFS
+	folders []string
+}
+
+func (u unreadable) ReadDir(name string) ([]fs.DirEntry, error) {
+	if slices.Contains(u.folders, name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrPermission}
+	}
+	return u.MapFS.ReadDir(name)
+}
+
+// TestListTreeFailsAsWalkDir: a folder that cannot be listed fails the
+// listing with the error fs.WalkDir meets first.
+func TestListTreeFailsAsWalkDir(t *testing.T) {
+	file := &fstest.MapFile{Data: []byte(`{"a": "b"}`)}
+	tree := fstest.MapFS{"agrements/AGR-1.json": file, "entites/ENT-1.json": file, "entites/x/ENT-2.json": file, "referentiel.json": file}
+	for _, folders := range [][]string{{"entites"}, {"entites/x"}, {"entites", "agrements"}, {"entites/x", "agrements"}, {"."}} {
+		_, want := walkTree(unreadable{tree, folders}, corpus.Conformite)
+		require.Error(t, want)
+		_, got := listTree(unreadable{tree, folders}, corpus.Conformite)
+		assert.Equal(t, want, got, "%v", folders)
+	}
+	missing := Dir(filepath.Join(t.TempDir(), "missing"))
+	_, want := walkTree(missing, corpus.Conformite)
+	_, got := listTree(missing, corpus.Conformite)
+	require.ErrorIs(t, got, fs.ErrNotExist)
+	assert.Equal(t, want.Error(), got.Error())
+}
