@@ -66,7 +66,7 @@ func listTree(tree fs.FS, track *corpus.Track) (*treeFiles, error) {
 	}
 	if !info.IsDir() {
 		var l treeFiles
-		l.add(track, ".", fs.FileInfoToDirEntry(info))
+		l.add(track, ".", info.Mode().Type())
 		return &l, nil
 	}
 	// Folders are listed at most this many at once: each holds a file
@@ -79,7 +79,7 @@ func listTree(tree fs.FS, track *corpus.Track) (*treeFiles, error) {
 // its own.
 func listFolder(tree fs.FS, track *corpus.Track, name string, slots chan struct{}) (*treeFiles, error) {
 	slots <- struct{}{}
-	entries, err := fs.ReadDir(tree, name)
+	entries, err := readFolder(tree, name)
 	<-slots
 	if err != nil {
 		return nil, err
@@ -88,8 +88,8 @@ func listFolder(tree fs.FS, track *corpus.Track, name string, slots chan struct{
 	subErrs := make([]error, len(entries))
 	var wg sync.WaitGroup
 	for i, e := range entries {
-		if e.IsDir() {
-			wg.Go(func() { subs[i], subErrs[i] = listFolder(tree, track, join(name, e.Name()), slots) })
+		if e.isDir() {
+			wg.Go(func() { subs[i], subErrs[i] = listFolder(tree, track, e.name, slots) })
 		}
 	}
 	// Meanwhile, this folder's own files, noting where each sub-folder's
@@ -98,17 +98,17 @@ func listFolder(tree fs.FS, track *corpus.Track, name string, slots chan struct{
 	type mark struct{ names, refused int }
 	marks := make([]mark, len(entries))
 	for i, e := range entries {
-		if e.IsDir() {
+		if e.isDir() {
 			marks[i] = mark{len(own.names), len(own.refused)}
 		} else {
-			own.add(track, join(name, e.Name()), e)
+			own.add(track, e.name, e.typ)
 		}
 	}
 	wg.Wait()
 	var l treeFiles
 	var from mark
 	for i, e := range entries {
-		if !e.IsDir() {
+		if !e.isDir() {
 			continue
 		}
 		if subErrs[i] != nil {
@@ -134,9 +134,9 @@ func join(folder, name string) string {
 	return folder + "/" + name
 }
 
-// add lists the file name, or the reason it is refused.
-func (l *treeFiles) add(track *corpus.Track, name string, d fs.DirEntry) {
-	if !d.Type().IsRegular() {
+// add lists the file name, of type typ, or the reason it is refused.
+func (l *treeFiles) add(track *corpus.Track, name string, typ fs.FileMode) {
+	if !typ.IsRegular() {
 		l.refused = append(l.refused, fmt.Errorf("%s: not a regular file", name))
 		return
 	}

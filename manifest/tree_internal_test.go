@@ -3,8 +3,10 @@ package manifest
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"testing/fstest"
 
@@ -22,7 +24,7 @@ func walkTree(tree fs.FS, track *corpus.Track) (*treeFiles, error) {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		l.add(track, name, d)
+		l.add(track, name, d.Type())
 		return nil
 	})
 	if err != nil {
@@ -96,4 +98,46 @@ func TestListTreeFailsAsWalkDir(t *testing.T) {
 	_, got := listTree(missing, corpus.Conformite)
 	require.ErrorIs(t, got, fs.ErrNotExist)
 	assert.Equal(t, want.Error(), got.Error())
+}
+
+// TestDirListsLikeDirFS lists a folder on disk straight from the kernel's
+// records and through os.DirFS: the same entries, types and order.
+func TestDirListsLikeDirFS(t *testing.T) {
+	root := t.TempDir()
+	for name, data := range map[string]string{
+		"referentiel.json": `{"a": "b"}`, "b.json": "", "agrements/AGR-1.json": "", "agrements/AGR-1.5.json": "",
+		"agrements/AGR-10.json": "", "agrements/notes.txt": "", "agrements/sub/AGR-3.json": "", "zz/deep/er.json": "",
+	} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(data), 0o644))
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(root, "empty"), 0o755))
+	require.NoError(t, os.Symlink("AGR-1.json", filepath.Join(root, "agrements", "AGR-2.json")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "agrements", "AGR-4.json"), 0o644))
+	for _, folder := range []string{".", "agrements", "agrements/sub", "empty", "zz", "zz/deep"} {
+		want, err := fs.ReadDir(os.DirFS(root), folder)
+		require.NoError(t, err)
+		got, err := Dir(root).readFolder(folder)
+		require.NoError(t, err)
+		require.Len(t, got, len(want), folder)
+		for i := range want {
+			assert.Equal(t, join(folder, want[i].Name()), got[i].name)
+			assert.Equal(t, want[i].Name(), got[i].name[got[i].base:])
+			assert.Equal(t, want[i].Type(), got[i].typ, got[i].name)
+		}
+	}
+	want, err := walkTree(os.DirFS(root), corpus.Conformite)
+	require.NoError(t, err)
+	got, err := listTree(Dir(root), corpus.Conformite)
+	require.NoError(t, err)
+	assert.Equal(t, want.names, got.names)
+	assert.Equal(t, want.paths, got.paths)
+	assert.Equal(t, fmt.Sprint(want.refused), fmt.Sprint(got.refused))
+
+	_, wantErr := fs.ReadDir(os.DirFS(root), "missing")
+	_, gotErr := Dir(root).readFolder("missing")
+	assert.Equal(t, wantErr.Error(), gotErr.Error())
+	_, wantErr = fs.ReadDir(os.DirFS(root), "b.json")
+	_, gotErr = Dir(root).readFolder("b.json")
+	assert.Equal(t, wantErr.Error(), gotErr.Error())
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 )
 
@@ -23,44 +24,50 @@ func runVerify(args []string, stdout io.Writer) error {
 // verifyTrack checks that a track's manifest file is byte for byte the
 // manifest the tree builds to, at the manifest's origin. Equal bytes prove
 // every entry (each hash is recomputed from the tree's bytes by the build),
-// so the tree is read and hashed once; only when they differ is every entry
-// checked on its own, to name each problem.
+// so the tree is read and hashed once, and the file need not be decoded;
+// only when they differ is every entry checked on its own, to name each
+// problem.
 func verifyTrack(t trackFiles, stdout io.Writer) error {
-	// The manifest is read, hashed and decoded while the tree is built at
-	// the origin its header names, the one field the build needs.
-	origin, haveOrigin := headerOrigin(t.manifest)
-	var m *manifest.Manifest
+	// The file is read and hashed while the tree is built at the origin its
+	// header names, the one field the build needs.
 	var data []byte
 	var sum string
 	var readErr error
-	done := make(chan struct{})
+	read := make(chan struct{})
 	go func() {
-		defer close(done)
-		if m, data, readErr = manifest.ReadFile(t.manifest); readErr == nil {
+		defer close(read)
+		if data, readErr = os.ReadFile(t.manifest); readErr == nil {
 			sum = manifest.SHA256(data)
 		}
 	}()
+	origin, haveOrigin := headerOrigin(t.manifest)
 	var rebuilt *manifest.Manifest
 	var buildErr error
 	if haveOrigin {
 		rebuilt, buildErr = buildManifest(t, origin)
 	}
-	<-done
+	<-read
 	if readErr != nil {
 		return readErr
+	}
+	if haveOrigin && buildErr == nil && rebuilt.CheckHeader() == nil && encodesTo(rebuilt, data) {
+		if err := decodes(rebuilt); err != nil {
+			return fmt.Errorf("%s: %w", t.manifest, err)
+		}
+		fmt.Fprintf(stdout, "OK %d entries of %s match %s (manifest sha256 %s)\n", len(rebuilt.Resources), t.manifest, t.tree, sum)
+		return nil
+	}
+	m, err := manifest.Decode(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", t.manifest, err)
 	}
 	if !haveOrigin || origin != m.Origin {
 		rebuilt, buildErr = buildManifest(t, m.Origin)
 	}
-	header := m.CheckHeader()
-	if m.Piste == t.track.Name && header == nil && buildErr == nil && encodesTo(rebuilt, data) {
-		fmt.Fprintf(stdout, "OK %d entries of %s match %s (manifest sha256 %s)\n", len(m.Resources), t.manifest, t.tree, sum)
-		return nil
-	}
 	if m.Piste != t.track.Name {
 		fmt.Fprintf(stdout, "FAIL %s: piste %q, want %q\n", t.manifest, m.Piste, t.track.Name)
 	}
-	_, err := m.Check(manifest.Dir(t.tree), manifest.Full)
+	_, err = m.Check(manifest.Dir(t.tree), manifest.Full)
 	var mismatch *manifest.MismatchError
 	switch {
 	case errors.As(err, &mismatch):
@@ -108,4 +115,21 @@ func headerOrigin(file string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// decodes returns the error Decode would return on the bytes m encodes to,
+// without encoding and decoding all of them. Besides the JSON, which Encode
+// writes right, Decode checks the format, the order of the entries and the
+// fixed bodies; a built manifest has the format and the order, so only its
+// fixed bodies' entries decide, and they alone are decoded.
+func decodes(m *manifest.Manifest) error {
+	fixed := *m
+	fixed.Resources = nil
+	for _, e := range m.Resources {
+		if corpus.IsSystem(e.Path) {
+			fixed.Resources = append(fixed.Resources, e)
+		}
+	}
+	_, err := manifest.Decode(fixed.Encode())
+	return err
 }
