@@ -236,7 +236,7 @@ func (m *Manifest) checkEntry(e Entry, contents map[string]File, depth Depth) ch
 	if e.Kind == Absent {
 		name = ""
 	}
-	want := m.entry(e.Path, name, c.body, h.responseHash())
+	want := m.entry(h, e.Path, name, c.body)
 	if e.BytesSHA256 != want.BytesSHA256 {
 		report("bytes changed: sha256 %s, manifest says %s", want.BytesSHA256, e.BytesSHA256)
 	}

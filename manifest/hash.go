@@ -42,15 +42,10 @@ var requestPrefix = func() []byte {
 
 // RequestHash is the request_hash Trust Layer anchors for a GET of target.
 func RequestHash(target string) string {
-	buf := canonicalBuffers.Get().(*[]byte)
-	defer canonicalBuffers.Put(buf)
-	*buf = append(pyjson.AppendCanonical(append((*buf)[:0], requestPrefix...), target), '}')
-	return SHA256(*buf)
+	h := hashers.Get().(*hasher)
+	defer h.release()
+	return hexString(h.requestSum(target))
 }
-
-// canonicalBuffers hold canonical forms on their way to SHA-256, so that
-// hashing a whole tree does not allocate one per body.
-var canonicalBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // ResponseHash is the response_hash Trust Layer anchors for a response body:
 // the SHA-256 of the canonical form of the parsed body, where a body parsing
@@ -63,7 +58,7 @@ func ResponseHash(body []byte) (string, error) {
 	if err := h.doc.Read(body); err != nil {
 		return "", err
 	}
-	return h.responseHash(), nil
+	return hexString(h.responseSum()), nil
 }
 
 // hasher reads bodies and hashes them, its buffers reused from one body to
@@ -85,13 +80,20 @@ func (h *hasher) release() {
 // falsyBody is the canonical form Trust Layer hashes for a falsy body.
 var falsyBody = pyjson.Canonical(pyjson.Object{{Key: "error", Value: nil}})
 
-// responseHash is the response_hash of the body h read last.
-func (h *hasher) responseHash() string {
+// responseSum is the SHA-256 behind the response_hash of the body h read
+// last.
+func (h *hasher) responseSum() [sha256.Size]byte {
 	if h.falsy() {
-		return SHA256(falsyBody)
+		return sha256.Sum256(falsyBody)
 	}
 	h.canonical = h.doc.AppendCanonical(h.canonical[:0])
-	return SHA256(h.canonical)
+	return sha256.Sum256(h.canonical)
+}
+
+// requestSum is the SHA-256 behind the request_hash of a GET of target.
+func (h *hasher) requestSum(target string) [sha256.Size]byte {
+	h.canonical = append(pyjson.AppendCanonical(append(h.canonical[:0], requestPrefix...), target), '}')
+	return sha256.Sum256(h.canonical)
 }
 
 // falsy reports whether the body h read last is falsy in Python.
@@ -115,10 +117,17 @@ func (h *hasher) falsy() bool {
 
 // SHA256 is the lowercase hex SHA-256 of b.
 func SHA256(b []byte) string {
-	sum := sha256.Sum256(b)
+	return hexString(sha256.Sum256(b))
+}
+
+func hexString(sum [sha256.Size]byte) string {
 	var text [2 * sha256.Size]byte
-	hex.Encode(text[:], sum[:])
-	return string(text[:])
+	return string(appendHex(text[:0], sum))
+}
+
+// appendHex appends a SHA-256 as SHA256 writes it.
+func appendHex(dst []byte, sum [sha256.Size]byte) []byte {
+	return hex.AppendEncode(dst, sum[:])
 }
 
 // IsSHA256 reports whether s is a SHA-256 written as SHA256 writes it: 64

@@ -6,9 +6,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -178,9 +178,9 @@ func (l *treeFiles) read(tree fs.FS, fn func(worker, i int, data []byte)) error 
 		for w := range l.workers(tree) {
 			wg.Go(func() {
 				buf := make([]byte, smallFile)
+				var last folderCache
 				for i := int(next.Add(1) - 1); i < len(l.names); i = int(next.Add(1) - 1) {
-					name := l.names[i]
-					buf, readErrs[i] = folders.read(name, buf)
+					buf, readErrs[i] = folders.read(l.names[i], buf, &last)
 					if readErrs[i] == nil {
 						fn(w, i, buf)
 					}
@@ -262,11 +262,14 @@ type folders map[string]dirFD
 // openFolders opens the folders that hold the named files.
 func (d Dir) openFolders(names []string) folders {
 	open := folders{}
+	last := ""
 	for _, name := range names {
-		dir := path.Dir(name)
-		if _, done := open[dir]; !done {
-			fd, err := syscall.Open(string(d)+"/"+dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-			open[dir] = dirFD{fd: fd, err: err}
+		if dir, _ := splitName(name); dir != last {
+			last = dir
+			if _, done := open[dir]; !done {
+				fd, err := syscall.Open(string(d)+"/"+dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+				open[dir] = dirFD{fd: fd, err: err}
+			}
 		}
 	}
 	return open
@@ -280,15 +283,29 @@ func (f folders) close() {
 	}
 }
 
-// read reads the named file of the tree into buf, grown as needed.
-func (f folders) read(name string, buf []byte) ([]byte, error) {
-	dir, base := path.Split(name)
-	if dir == "" {
-		dir = "."
-	} else {
-		dir = dir[:len(dir)-1]
+// splitName splits a file name of the tree into its folder ("." at the
+// root) and its own name.
+func splitName(name string) (dir, base string) {
+	if slash := strings.LastIndexByte(name, '/'); slash >= 0 {
+		return name[:slash], name[slash+1:]
 	}
-	return readFileAt(f[dir], base, name, buf)
+	return ".", name
+}
+
+// folderCache is the folder of the file a reader read last: files come
+// folder after folder.
+type folderCache struct {
+	name string
+	fd   dirFD
+}
+
+// read reads the named file of the tree into buf, grown as needed.
+func (f folders) read(name string, buf []byte, last *folderCache) ([]byte, error) {
+	dir, base := splitName(name)
+	if dir != last.name {
+		last.name, last.fd = dir, f[dir]
+	}
+	return readFileAt(last.fd, base, name, buf)
 }
 
 // readFileAt reads the file at path, relative to the folder dir, into buf
