@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 )
@@ -22,41 +23,47 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	m := &Manifest{Format: Format, Piste: piste, Origin: origin, Request: Request}
-	files, err := listTree(tree, track)
+	// Each file is read, checked and hashed by one reader, which keeps the
+	// references it cites but its own path, and the files it refuses.
+	type refusal struct {
+		path string
+		err  error
+	}
+	hashers := make([]hasher, readers(tree))
+	cited := make([][]string, len(hashers))
+	refused := make([][]refusal, len(hashers))
+	files, entries, err := scanTree(tree, track, func(r int, name, path string, body []byte) Entry {
+		h := &hashers[r]
+		if err := h.check(body); err != nil {
+			refused[r] = append(refused[r], refusal{path, fmt.Errorf("%s: %w", name, err)})
+			return Entry{}
+		}
+		cited[r] = h.appendReferences(cited[r], path, nil)
+		return m.entry(h, path, name, body)
+	})
 	if err != nil {
 		return nil, err
+	}
+	if err := errors.Join(files.refused...); err != nil {
+		return nil, err
+	}
+	if all := slices.Concat(refused...); len(all) > 0 {
+		slices.SortFunc(all, func(a, b refusal) int { return strings.Compare(a.path, b.path) })
+		errs := make([]error, len(all))
+		for i, r := range all {
+			errs[i] = r.err
+		}
+		return nil, errors.Join(errs...)
 	}
 	isFile := make(map[string]bool, len(files.paths))
 	for _, path := range files.paths {
 		isFile[path] = true
 	}
-	// Each file is read, checked and hashed by one goroutine, which keeps
-	// the references it cites that have no file.
-	entries := make([]Entry, len(files.names), len(files.names)+len(citations))
-	errs := make([]error, len(files.names))
-	workers := files.workers(tree)
-	hashers := make([]hasher, workers)
-	uncited := make([][]string, workers)
-	readErr := files.read(tree, func(w, i int, body []byte) {
-		h := &hashers[w]
-		if err := h.check(body); err != nil {
-			errs[i] = fmt.Errorf("%s: %w", files.names[i], err)
-			return
-		}
-		uncited[w] = h.appendReferences(uncited[w], files.paths[i], isFile)
-		entries[i] = m.entry(h, files.paths[i], files.names[i], body)
+	parallel(len(cited), func(r int) {
+		cited[r] = slices.DeleteFunc(cited[r], func(ref string) bool { return isFile[ref] })
 	})
-	if readErr != nil {
-		return nil, readErr
-	}
-	if err := errors.Join(files.refused...); err != nil {
-		return nil, err
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
 	absent := map[string]bool{}
-	for _, refs := range uncited {
+	for _, refs := range cited {
 		for _, ref := range refs {
 			absent[ref] = true
 		}
@@ -69,6 +76,7 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 	// A file's path is its track's (listTree checks it): only a path with
 	// no file can be another track's.
 	paths := sortedKeys(absent)
+	var errs []error
 	for _, path := range paths {
 		if !track.Owns(path) {
 			errs = append(errs, fmt.Errorf("%s: cited, but a resource of another track than %s: no path belongs to two manifests", path, track.Name))

@@ -8,9 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/arkforge/proveit-corpus/corpus"
@@ -28,17 +26,13 @@ type File struct {
 // is not a regular file is an error naming it: nothing in the served tree
 // goes unaccounted for.
 func ReadTree(tree fs.FS, track *corpus.Track) (map[string]File, error) {
-	files, err := listTree(tree, track)
-	if err != nil {
-		return nil, err
-	}
 	// Each file is copied into a slice of exactly its size: the bytes may be
 	// kept for the life of a server, and a slice with room to spare (as
 	// afero's reader leaves) would keep up to twice the corpus in memory.
-	data := make([][]byte, len(files.names))
-	if err := files.read(tree, func(_, i int, b []byte) {
-		data[i] = append(make([]byte, 0, len(b)), b...)
-	}); err != nil {
+	files, data, err := scanTree(tree, track, func(_ int, _, _ string, b []byte) []byte {
+		return append(make([]byte, 0, len(b)), b...)
+	})
+	if err != nil {
 		return nil, err
 	}
 	contents := make(map[string]File, len(files.names))
@@ -60,69 +54,214 @@ type treeFiles struct {
 // its folders listed concurrently; only an error walking the tree is
 // returned, an entry that is not a resource of the track is in refused.
 func listTree(tree fs.FS, track *corpus.Track) (*treeFiles, error) {
+	files, _, err := walkTree[struct{}](tree, track, nil).flatten()
+	return files, err
+}
+
+// scanTree lists a track's tree and reads its files at once: the files of a
+// folder are handed to the readers as soon as the folder is listed, while
+// other folders still are, so that every CPU is busy from the first file to
+// the last. For each file, fn is called with the index of the reader (below
+// readers(tree); calls with the same index never overlap), the file's name,
+// its path and its bytes, which are fn's only for the call; what fn returns
+// is in items, in the order of files.names. The error is that of walking the
+// tree, or else that of the first file, in walking order, that could not be
+// read; fn is not called for such a file.
+func scanTree[T any](tree fs.FS, track *corpus.Track, fn func(reader int, name, path string, data []byte) T) (files *treeFiles, items []T, err error) {
+	batches := make(chan batch[T], 1024)
+	var wg sync.WaitGroup
+	for r := range readers(tree) {
+		wg.Go(func() { readBatches(tree, r, batches, fn) })
+	}
+	root := walkTree(tree, track, batches)
+	close(batches)
+	wg.Wait()
+	root.closeFolders()
+	return root.flatten()
+}
+
+// readers is the count of goroutines that read a tree: on a folder, more
+// than can run at once, since a goroutine waiting for the disk runs none of
+// its work.
+func readers(tree fs.FS) int {
+	if _, onDisk := tree.(Dir); onDisk {
+		return 2 * runtime.GOMAXPROCS(0)
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// folder is one folder of a tree: its own files, and where its
+// sub-folders stand among them.
+type folder[T any] struct {
+	treeFiles              // its own files and refused entries, in order
+	prefix    int          // the length of the folder's name and slash, before its files' own names
+	dir       dirFD        // the folder opened, on disk
+	items     []T          // what the readers made of each own file
+	readErrs  []error      // the error reading each own file
+	subs      []*folder[T] // its sub-folders, in order
+	marks     []mark       // the count of own files and refusals before each sub-folder
+	err       error        // the error listing it
+}
+
+type mark struct{ names, refused int }
+
+// batch is some files of a folder, for a reader.
+type batch[T any] struct {
+	f        *folder[T]
+	from, to int
+}
+
+// batchSize is the count of files a reader takes at once.
+const batchSize = 256
+
+// walkTree lists a track's tree as fs.WalkDir visits it, its folders
+// listed concurrently, and hands each folder's files to the readers on
+// batches, unless it is nil.
+func walkTree[T any](tree fs.FS, track *corpus.Track, batches chan<- batch[T]) *folder[T] {
 	info, err := fs.Stat(tree, ".")
 	if err != nil {
-		return nil, err
+		return &folder[T]{err: err}
 	}
 	if !info.IsDir() {
-		var l treeFiles
-		l.add(track, ".", info.Mode().Type())
-		return &l, nil
+		// No file name is "." in a track: the root is refused, and there
+		// is nothing to read.
+		root := &folder[T]{}
+		root.add(track, ".", info.Mode().Type())
+		return root
 	}
 	// Folders are listed at most this many at once: each holds a file
 	// descriptor while it is read.
 	slots := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
-	return listFolder(tree, track, ".", slots)
+	return listFolder(tree, track, ".", slots, batches)
 }
 
 // listFolder lists the folder name, its sub-folders each in a goroutine of
-// its own.
-func listFolder(tree fs.FS, track *corpus.Track, name string, slots chan struct{}) (*treeFiles, error) {
+// its own, and hands its files to the readers.
+func listFolder[T any](tree fs.FS, track *corpus.Track, name string, slots chan struct{}, batches chan<- batch[T]) *folder[T] {
 	slots <- struct{}{}
 	entries, err := readFolder(tree, name)
 	<-slots
+	f := &folder[T]{err: err}
 	if err != nil {
-		return nil, err
+		return f
 	}
-	subs := make([]*treeFiles, len(entries))
-	subErrs := make([]error, len(entries))
 	var wg sync.WaitGroup
-	for i, e := range entries {
+	for _, e := range entries {
 		if e.isDir() {
-			wg.Go(func() { subs[i], subErrs[i] = listFolder(tree, track, e.name, slots) })
+			k := len(f.subs)
+			f.subs = append(f.subs, nil)
+			f.marks = append(f.marks, mark{})
+			wg.Go(func() { f.subs[k] = listFolder(tree, track, e.name, slots, batches) })
 		}
 	}
-	// Meanwhile, this folder's own files, noting where each sub-folder's
-	// stand among them.
-	var own treeFiles
-	type mark struct{ names, refused int }
-	marks := make([]mark, len(entries))
-	for i, e := range entries {
+	// Meanwhile, this folder's own files, noting where each sub-folder
+	// stands among them.
+	k := 0
+	for _, e := range entries {
 		if e.isDir() {
-			marks[i] = mark{len(own.names), len(own.refused)}
+			f.marks[k] = mark{len(f.names), len(f.refused)}
+			k++
 		} else {
-			own.add(track, e.name, e.typ)
+			f.add(track, e.name, e.typ)
+		}
+	}
+	if len(f.names) > 0 && batches != nil {
+		if name != "." {
+			f.prefix = len(name) + 1
+		}
+		if d, onDisk := tree.(Dir); onDisk {
+			f.dir = d.openFolder(name)
+		}
+		f.items, f.readErrs = make([]T, len(f.names)), make([]error, len(f.names))
+		for from := 0; from < len(f.names); from += batchSize {
+			batches <- batch[T]{f, from, min(from+batchSize, len(f.names))}
 		}
 	}
 	wg.Wait()
-	var l treeFiles
-	var from mark
-	for i, e := range entries {
-		if !e.isDir() {
-			continue
-		}
-		if subErrs[i] != nil {
-			return nil, subErrs[i]
-		}
-		l.names = append(append(l.names, own.names[from.names:marks[i].names]...), subs[i].names...)
-		l.paths = append(append(l.paths, own.paths[from.names:marks[i].names]...), subs[i].paths...)
-		l.refused = append(append(l.refused, own.refused[from.refused:marks[i].refused]...), subs[i].refused...)
-		from = marks[i]
+	return f
+}
+
+// readBatches reads the files of each batch, for the reader r.
+func readBatches[T any](tree fs.FS, r int, batches <-chan batch[T], fn func(reader int, name, path string, data []byte) T) {
+	_, onDisk := tree.(Dir)
+	var buf []byte
+	if onDisk {
+		buf = make([]byte, smallFile)
 	}
-	l.names = append(l.names, own.names[from.names:]...)
-	l.paths = append(l.paths, own.paths[from.names:]...)
-	l.refused = append(l.refused, own.refused[from.refused:]...)
-	return &l, nil
+	for b := range batches {
+		f := b.f
+		for i := b.from; i < b.to; i++ {
+			name := f.names[i]
+			var data []byte
+			var err error
+			if onDisk {
+				buf, err = readFileAt(f.dir, name[f.prefix:], name, buf)
+				data = buf
+			} else {
+				data, err = readExact(tree, name)
+			}
+			if err != nil {
+				f.readErrs[i] = err
+				continue
+			}
+			f.items[i] = fn(r, name, f.paths[i], data)
+		}
+	}
+}
+
+// closeFolders closes the folders opened for reading.
+func (f *folder[T]) closeFolders() {
+	if f.dir.err == nil && f.dir.fd > 0 {
+		syscall.Close(f.dir.fd)
+	}
+	for _, sub := range f.subs {
+		sub.closeFolders()
+	}
+}
+
+// flatten returns the files of the tree under f, and what the readers made
+// of them, in the order fs.WalkDir visits them; the error is the first in
+// that order: listing a folder, else reading a file.
+func (f *folder[T]) flatten() (*treeFiles, []T, error) {
+	var files treeFiles
+	var items []T
+	var readErr error
+	if err := f.flattenInto(&files, &items, &readErr); err != nil {
+		return nil, nil, err
+	}
+	if readErr != nil {
+		return nil, nil, readErr
+	}
+	return &files, items, nil
+}
+
+func (f *folder[T]) flattenInto(files *treeFiles, items *[]T, readErr *error) error {
+	if f.err != nil {
+		return f.err
+	}
+	own := func(from, to mark) {
+		files.names = append(files.names, f.names[from.names:to.names]...)
+		files.paths = append(files.paths, f.paths[from.names:to.names]...)
+		files.refused = append(files.refused, f.refused[from.refused:to.refused]...)
+		if f.items != nil {
+			*items = append(*items, f.items[from.names:to.names]...)
+			for _, err := range f.readErrs[from.names:to.names] {
+				if *readErr == nil {
+					*readErr = err
+				}
+			}
+		}
+	}
+	var from mark
+	for k, sub := range f.subs {
+		own(from, f.marks[k])
+		if err := sub.flattenInto(files, items, readErr); err != nil {
+			return err
+		}
+		from = f.marks[k]
+	}
+	own(from, mark{len(f.names), len(f.refused)})
+	return nil
 }
 
 // join is path.Join for a folder of the tree and the name of one of its
@@ -146,66 +285,6 @@ func (l *treeFiles) add(track *corpus.Track, name string, typ fs.FileMode) {
 		return
 	}
 	l.names, l.paths = append(l.names, name), append(l.paths, path)
-}
-
-// workers is the count of goroutines that read the tree: on a folder, more
-// than can run at once, since a goroutine waiting for the disk runs none of
-// its work.
-func (l *treeFiles) workers(tree fs.FS) int {
-	n := runtime.GOMAXPROCS(0)
-	if _, onDisk := tree.(Dir); onDisk {
-		n *= 2
-	}
-	return max(1, min(n, len(l.names)))
-}
-
-// read reads every listed file, spread over l.workers(tree) goroutines, and
-// calls fn with the index of the goroutine, the index of the file and its
-// bytes, which are fn's only for the call: a goroutine reads every file into
-// the same buffer. Calls with the same worker index never overlap. Reading
-// a file and working on its bytes in the same goroutine keeps every CPU busy
-// from the first file to the last. The error is that of the first file, in
-// listing order, that could not be read; fn is not called for it.
-func (l *treeFiles) read(tree fs.FS, fn func(worker, i int, data []byte)) error {
-	readErrs := make([]error, len(l.names))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	if d, onDisk := tree.(Dir); onDisk {
-		// Each folder is opened once, and its files opened relative to it:
-		// the kernel resolves one name per file rather than a whole path.
-		folders := d.openFolders(l.names)
-		defer folders.close()
-		for w := range l.workers(tree) {
-			wg.Go(func() {
-				buf := make([]byte, smallFile)
-				var last folderCache
-				for i := int(next.Add(1) - 1); i < len(l.names); i = int(next.Add(1) - 1) {
-					buf, readErrs[i] = folders.read(l.names[i], buf, &last)
-					if readErrs[i] == nil {
-						fn(w, i, buf)
-					}
-				}
-			})
-		}
-	} else {
-		for w := range l.workers(tree) {
-			wg.Go(func() {
-				for i := int(next.Add(1) - 1); i < len(l.names); i = int(next.Add(1) - 1) {
-					var data []byte
-					if data, readErrs[i] = readExact(tree, l.names[i]); readErrs[i] == nil {
-						fn(w, i, data)
-					}
-				}
-			})
-		}
-	}
-	wg.Wait()
-	for _, err := range readErrs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Dir is a corpus tree in a folder on disk: os.DirFS, with files read in
@@ -256,56 +335,10 @@ type dirFD struct {
 	err error
 }
 
-// folders are the folders of a tree opened by openFolders, by name.
-type folders map[string]dirFD
-
-// openFolders opens the folders that hold the named files.
-func (d Dir) openFolders(names []string) folders {
-	open := folders{}
-	last := ""
-	for _, name := range names {
-		if dir, _ := splitName(name); dir != last {
-			last = dir
-			if _, done := open[dir]; !done {
-				fd, err := syscall.Open(string(d)+"/"+dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-				open[dir] = dirFD{fd: fd, err: err}
-			}
-		}
-	}
-	return open
-}
-
-func (f folders) close() {
-	for _, dir := range f {
-		if dir.err == nil {
-			syscall.Close(dir.fd)
-		}
-	}
-}
-
-// splitName splits a file name of the tree into its folder ("." at the
-// root) and its own name.
-func splitName(name string) (dir, base string) {
-	if slash := strings.LastIndexByte(name, '/'); slash >= 0 {
-		return name[:slash], name[slash+1:]
-	}
-	return ".", name
-}
-
-// folderCache is the folder of the file a reader read last: files come
-// folder after folder.
-type folderCache struct {
-	name string
-	fd   dirFD
-}
-
-// read reads the named file of the tree into buf, grown as needed.
-func (f folders) read(name string, buf []byte, last *folderCache) ([]byte, error) {
-	dir, base := splitName(name)
-	if dir != last.name {
-		last.name, last.fd = dir, f[dir]
-	}
-	return readFileAt(last.fd, base, name, buf)
+// openFolder opens a folder of the tree, for reading its files.
+func (d Dir) openFolder(name string) dirFD {
+	fd, err := syscall.Open(string(d)+"/"+name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	return dirFD{fd: fd, err: err}
 }
 
 // readFileAt reads the file at path, relative to the folder dir, into buf

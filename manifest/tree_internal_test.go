@@ -16,9 +16,9 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 )
 
-// walkTree lists a tree with fs.WalkDir, the order and the refusals
+// walkDirTree lists a tree with fs.WalkDir, the order and the refusals
 // listTree must reproduce while listing folders concurrently.
-func walkTree(tree fs.FS, track *corpus.Track) (*treeFiles, error) {
+func walkDirTree(tree fs.FS, track *corpus.Track) (*treeFiles, error) {
 	var l treeFiles
 	err := fs.WalkDir(tree, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -58,7 +58,7 @@ func TestListTreeIsWalkDir(t *testing.T) {
 	}
 	for name, tree := range trees {
 		t.Run(name, func(t *testing.T) {
-			want, err := walkTree(tree, corpus.Conformite)
+			want, err := walkDirTree(tree, corpus.Conformite)
 			require.NoError(t, err)
 			got, err := listTree(tree, corpus.Conformite)
 			require.NoError(t, err)
@@ -88,13 +88,13 @@ func TestListTreeFailsAsWalkDir(t *testing.T) {
 	file := &fstest.MapFile{Data: []byte(`{"a": "b"}`)}
 	tree := fstest.MapFS{"agrements/AGR-1.json": file, "entites/ENT-1.json": file, "entites/x/ENT-2.json": file, "referentiel.json": file}
 	for _, folders := range [][]string{{"entites"}, {"entites/x"}, {"entites", "agrements"}, {"entites/x", "agrements"}, {"."}} {
-		_, want := walkTree(unreadable{tree, folders}, corpus.Conformite)
+		_, want := walkDirTree(unreadable{tree, folders}, corpus.Conformite)
 		require.Error(t, want)
 		_, got := listTree(unreadable{tree, folders}, corpus.Conformite)
 		assert.Equal(t, want, got, "%v", folders)
 	}
 	missing := Dir(filepath.Join(t.TempDir(), "missing"))
-	_, want := walkTree(missing, corpus.Conformite)
+	_, want := walkDirTree(missing, corpus.Conformite)
 	_, got := listTree(missing, corpus.Conformite)
 	require.ErrorIs(t, got, fs.ErrNotExist)
 	assert.Equal(t, want.Error(), got.Error())
@@ -126,7 +126,7 @@ func TestDirListsLikeDirFS(t *testing.T) {
 			assert.Equal(t, want[i].Type(), got[i].typ, got[i].name)
 		}
 	}
-	want, err := walkTree(os.DirFS(root), corpus.Conformite)
+	want, err := walkDirTree(os.DirFS(root), corpus.Conformite)
 	require.NoError(t, err)
 	got, err := listTree(Dir(root), corpus.Conformite)
 	require.NoError(t, err)
@@ -140,4 +140,39 @@ func TestDirListsLikeDirFS(t *testing.T) {
 	_, wantErr = fs.ReadDir(os.DirFS(root), "b.json")
 	_, gotErr = Dir(root).readFolder("b.json")
 	assert.Equal(t, wantErr.Error(), gotErr.Error())
+}
+
+// unopenable is a tree whose named files cannot be opened.
+type unopenable struct {
+	fstest.MapFS
+	files []string
+}
+
+func (u unopenable) Open(name string) (fs.File, error) {
+	if slices.Contains(u.files, name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return u.MapFS.Open(name)
+}
+
+// TestReadTreeFailsOnTheFirstFile: of the files that cannot be read, the
+// one fs.WalkDir meets first is reported, by ReadTree as by Build.
+func TestReadTreeFailsOnTheFirstFile(t *testing.T) {
+	file := &fstest.MapFile{Data: []byte(`{"a": "b"}`)}
+	tree := fstest.MapFS{"referentiel.json": file}
+	for i := range 3000 {
+		tree[fmt.Sprintf("agrements/AGR-%d.json", i)] = file
+		tree[fmt.Sprintf("entites/ENT-%d.json", i)] = file
+	}
+	broken := unopenable{tree, []string{"entites/ENT-7.json", "agrements/AGR-2999.json", "referentiel.json"}}
+	_, err := ReadTree(broken, corpus.Conformite)
+	require.ErrorIs(t, err, fs.ErrPermission)
+	assert.Contains(t, err.Error(), "agrements/AGR-2999.json")
+	_, err = Build(broken, corpus.Conformite.Name, DefaultOrigin, nil)
+	assert.ErrorContains(t, err, "agrements/AGR-2999.json")
+
+	contents, err := ReadTree(tree, corpus.Conformite)
+	require.NoError(t, err)
+	assert.Len(t, contents, 6001)
+	assert.Equal(t, "entites/ENT-42.json", contents["/entites/ENT-42"].Name)
 }
