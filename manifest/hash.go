@@ -120,6 +120,11 @@ func SHA256(b []byte) string {
 	return hexString(sha256.Sum256(b))
 }
 
+// HexSHA256 writes a SHA-256 sum as SHA256 does.
+func HexSHA256(sum [sha256.Size]byte) string {
+	return hexString(sum)
+}
+
 func hexString(sum [sha256.Size]byte) string {
 	var text [2 * sha256.Size]byte
 	return string(appendHex(text[:0], sum))

@@ -8,8 +8,10 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 )
@@ -184,10 +186,7 @@ func listFolder[T any](tree fs.FS, track *corpus.Track, name string, slots chan 
 // readBatches reads the files of each batch, for the reader r.
 func readBatches[T any](tree fs.FS, r int, batches <-chan batch[T], fn func(reader int, name, path string, data []byte) T) {
 	_, onDisk := tree.(Dir)
-	var buf []byte
-	if onDisk {
-		buf = make([]byte, smallFile)
-	}
+	var fr fileReader
 	for b := range batches {
 		f := b.f
 		for i := b.from; i < b.to; i++ {
@@ -195,8 +194,7 @@ func readBatches[T any](tree fs.FS, r int, batches <-chan batch[T], fn func(read
 			var data []byte
 			var err error
 			if onDisk {
-				buf, err = readFileAt(f.dir, name[f.prefix:], name, buf)
-				data = buf
+				data, err = fr.read(f.dir, name[f.prefix:], name)
 			} else {
 				data, err = readExact(tree, name)
 			}
@@ -223,8 +221,9 @@ func (f *folder[T]) closeFolders() {
 // of them, in the order fs.WalkDir visits them; the error is the first in
 // that order: listing a folder, else reading a file.
 func (f *folder[T]) flatten() (*treeFiles, []T, error) {
-	var files treeFiles
-	var items []T
+	names, refused := f.count()
+	files := treeFiles{names: make([]string, 0, names), paths: make([]string, 0, names), refused: make([]error, 0, refused)}
+	items := make([]T, 0, names)
 	var readErr error
 	if err := f.flattenInto(&files, &items, &readErr); err != nil {
 		return nil, nil, err
@@ -233,6 +232,16 @@ func (f *folder[T]) flatten() (*treeFiles, []T, error) {
 		return nil, nil, readErr
 	}
 	return &files, items, nil
+}
+
+// count returns the count of files and of refused entries under f.
+func (f *folder[T]) count() (names, refused int) {
+	names, refused = len(f.names), len(f.refused)
+	for _, sub := range f.subs {
+		n, r := sub.count()
+		names, refused = names+n, refused+r
+	}
+	return names, refused
 }
 
 func (f *folder[T]) flattenInto(files *treeFiles, items *[]T, readErr *error) error {
@@ -304,10 +313,7 @@ func (d Dir) ReadDir(name string) ([]fs.DirEntry, error) {
 // for any corpus file; a larger one grows it.
 const smallFile = 64 << 10
 
-var readBuffers = sync.Pool{New: func() any {
-	buf := make([]byte, smallFile)
-	return &buf
-}}
+var fileReaders = sync.Pool{New: func() any { return new(fileReader) }}
 
 // ReadFile reads a file of the tree into a slice of exactly its size.
 // Only regular files are for it: ReadTree refuses any other entry before
@@ -316,14 +322,13 @@ func (d Dir) ReadFile(name string) ([]byte, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
-	buf := readBuffers.Get().(*[]byte)
-	defer readBuffers.Put(buf)
-	var err error
-	*buf, err = readFileAt(dirFD{fd: atCWD}, string(d)+"/"+name, name, *buf)
+	fr := fileReaders.Get().(*fileReader)
+	defer fileReaders.Put(fr)
+	data, err := fr.read(dirFD{fd: atCWD}, string(d)+"/"+name, name)
 	if err != nil {
 		return nil, err
 	}
-	return append(make([]byte, 0, len(*buf)), *buf...), nil
+	return append(make([]byte, 0, len(data)), data...), nil
 }
 
 // atCWD is AT_FDCWD: a name relative to it is a path as open(2) takes it.
@@ -341,24 +346,31 @@ func (d Dir) openFolder(name string) dirFD {
 	return dirFD{fd: fd, err: err}
 }
 
-// readFileAt reads the file at path, relative to the folder dir, into buf
-// (grown as needed) and returns it cut to the file's size. Errors name the
-// file of the tree, name.
-func readFileAt(dir dirFD, path, name string, buf []byte) ([]byte, error) {
+// fileReader reads files into buffers it reuses from one file to the next.
+type fileReader struct {
+	buf   []byte
+	cpath []byte // the path of the file being opened, NUL-terminated
+}
+
+// read reads the file at path, relative to the folder dir, and returns its
+// bytes, the reader's until its next read. Errors name the file of the
+// tree, name.
+func (fr *fileReader) read(dir dirFD, path, name string) ([]byte, error) {
 	if dir.err != nil {
-		return buf, &fs.PathError{Op: "open", Path: name, Err: dir.err}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: dir.err}
 	}
-	// O_NONBLOCK: a FIFO put in the tree must not block the open; a
-	// regular file ignores it.
-	fd, err := openat(dir.fd, path)
+	fd, err := fr.openat(dir.fd, path)
 	if err != nil {
-		return buf, &fs.PathError{Op: "open", Path: name, Err: err}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	defer syscall.Close(fd)
+	if fr.buf == nil {
+		fr.buf = make([]byte, smallFile)
+	}
 	// A read of a regular file returns fewer bytes than asked only at its
 	// end: a file smaller than the buffer is read whole by one read, and
 	// only a file that fills it takes more.
-	buf = buf[:cap(buf)]
+	buf := fr.buf[:cap(fr.buf)]
 	n := 0
 	for {
 		m, err := syscall.Read(fd, buf[n:])
@@ -366,12 +378,13 @@ func readFileAt(dir dirFD, path, name string, buf []byte) ([]byte, error) {
 		case err == syscall.EINTR:
 			continue
 		case err == syscall.EISDIR:
-			return buf[:0], &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
+			return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
 		case err != nil:
-			return buf[:0], &fs.PathError{Op: "read", Path: name, Err: err}
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 		}
 		n += m
 		if n < len(buf) {
+			fr.buf = buf
 			return buf[:n], nil
 		}
 		buf = slices.Grow(buf, max(smallFile, len(buf)))
@@ -379,12 +392,24 @@ func readFileAt(dir dirFD, path, name string, buf []byte) ([]byte, error) {
 	}
 }
 
-func openat(dir int, path string) (int, error) {
+// openat opens path relative to the folder dir, as syscall.Openat does but
+// without allocating the NUL-terminated path for each file. O_NONBLOCK: a
+// FIFO put in the tree must not block the open; a regular file ignores it.
+func (fr *fileReader) openat(dir int, path string) (int, error) {
+	if strings.IndexByte(path, 0) >= 0 {
+		return -1, syscall.EINVAL
+	}
+	fr.cpath = append(append(fr.cpath[:0], path...), 0)
 	for {
-		fd, err := syscall.Openat(dir, path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
-		if err != syscall.EINTR {
-			return fd, err
+		fd, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(dir), uintptr(unsafe.Pointer(&fr.cpath[0])),
+			syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0, 0, 0)
+		switch errno {
+		case 0:
+			return int(fd), nil
+		case syscall.EINTR:
+			continue
 		}
+		return -1, errno
 	}
 }
 

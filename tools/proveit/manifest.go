@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
@@ -37,11 +38,11 @@ func runManifest(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "%s is up to date (sha256 %s)\n", t.manifest, manifest.SHA256(current))
 			return nil
 		}
-		data := built.Encode()
-		if err := os.WriteFile(t.manifest, data, 0o644); err != nil {
+		sum, err := writeManifest(built, t.manifest)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s (sha256 %s)\n", t.manifest, manifest.SHA256(data))
+		fmt.Fprintf(stdout, "wrote %s (sha256 %s)\n", t.manifest, sum)
 		return nil
 	})
 }
@@ -62,6 +63,25 @@ func buildManifest(t trackFiles, origin string) (*manifest.Manifest, error) {
 		citations = tasks.Citations()
 	}
 	return manifest.Build(manifest.Dir(t.tree), t.track.Name, origin, citations)
+}
+
+// writeManifest writes a manifest to a file, as os.WriteFile would write
+// its encoding, and returns the SHA-256 of the bytes written.
+func writeManifest(m *manifest.Manifest, file string) (sum string, err error) {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if closeErr := f.Close(); err == nil {
+			err = closeErr
+		}
+	}()
+	h := sha256.New()
+	if _, err := m.WriteTo(io.MultiWriter(f, h)); err != nil {
+		return "", err
+	}
+	return manifest.HexSHA256([sha256.Size]byte(h.Sum(nil))), nil
 }
 
 // encodesTo reports whether m encodes to exactly want, without holding its
