@@ -23,8 +23,9 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	m := &Manifest{Format: Format, Piste: piste, Origin: origin, Request: Request}
-	// Each file is read, checked and hashed by one reader, which keeps the
-	// references it cites but its own path, and the files it refuses.
+	// Each file is read, checked and hashed by one reader, which keeps what
+	// may be references it cites, but its own path, and the files it
+	// refuses.
 	type refusal struct {
 		path string
 		err  error
@@ -38,7 +39,7 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 			refused[r] = append(refused[r], refusal{path, fmt.Errorf("%s: %w", name, err)})
 			return Entry{}
 		}
-		cited[r] = h.appendReferences(cited[r], path, nil)
+		cited[r] = h.appendCandidates(cited[r], path)
 		return m.entry(h, path, name, body)
 	})
 	if err != nil {
@@ -60,7 +61,7 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 		isFile[path] = true
 	}
 	parallel(len(cited), func(r int) {
-		cited[r] = slices.DeleteFunc(cited[r], func(ref string) bool { return isFile[ref] })
+		cited[r] = slices.DeleteFunc(cited[r], func(ref string) bool { return isFile[ref] || !corpus.IsReference(ref) })
 	})
 	absent := map[string]bool{}
 	for _, refs := range cited {

@@ -228,8 +228,10 @@ func (m *Manifest) checkEntry(e Entry, contents map[string]File, depth Depth) ch
 	}
 	if e.Kind != Absent {
 		c.cited = map[string]bool{}
-		for _, ref := range h.appendReferences(nil, "", nil) {
-			c.cited[ref] = true
+		for _, ref := range h.appendCandidates(nil, "") {
+			if corpus.IsReference(ref) {
+				c.cited[ref] = true
+			}
 		}
 	}
 	name := file.Name

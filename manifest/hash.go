@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
@@ -178,18 +177,14 @@ func (h *hasher) check(body []byte) error {
 	return nil
 }
 
-// appendReferences appends every string of the body h read last that is a
-// reference into a collection, but self (the body's own path) and those in
-// skip.
-func (h *hasher) appendReferences(refs []string, self string, skip map[string]bool) []string {
+// appendCandidates appends every string value of the body h read last
+// that may be a reference into a collection, but self (the body's own
+// path): a reference starts with a slash, and most strings do not, so only
+// those are copied; corpus.IsReference decides.
+func (h *hasher) appendCandidates(refs []string, self string) []string {
 	h.doc.StringValues(func(text []byte) {
-		// Every reference starts with a slash, and most are files: most
-		// strings are passed over without being copied.
-		if len(text) == 0 || text[0] != '/' || string(text) == self || skip[string(text)] {
-			return
-		}
-		if s := string(text); corpus.IsReference(s) {
-			refs = append(refs, s)
+		if len(text) > 0 && text[0] == '/' && string(text) != self {
+			refs = append(refs, string(text))
 		}
 	})
 	return refs
