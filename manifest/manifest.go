@@ -16,6 +16,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,35 +148,29 @@ func ReadFile(path string) (*Manifest, []byte, error) {
 // unescaped, written directly, the entries in parallel: on a large corpus
 // reflection would be a good part of the time `proveit manifest` takes.
 func (m *Manifest) Encode() []byte {
-	parts := m.encode()
-	size := 0
-	for _, part := range parts {
-		size += len(part)
-	}
-	w := make([]byte, 0, size)
-	for _, part := range parts {
+	w := make([]byte, 0, 1024+len(m.Resources)*entrySize)
+	m.encode(func(part []byte) error { //nolint:errcheck // appending never fails
 		w = append(w, part...)
-	}
+		return nil
+	})
 	return w
 }
 
-// WriteTo writes to w the bytes Encode returns, without holding them all in
-// one buffer.
+// WriteTo writes to w the bytes Encode returns, a few chunks of entries at
+// a time rather than all in one buffer.
 func (m *Manifest) WriteTo(w io.Writer) (int64, error) {
 	var n int64
-	for _, part := range m.encode() {
+	err := m.encode(func(part []byte) error {
 		written, err := w.Write(part)
 		n += int64(written)
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+		return err
+	})
+	return n, err
 }
 
-// encode returns the bytes of Encode in parts: the header, chunks of
-// entries each written by a goroutine, and the end.
-func (m *Manifest) encode() [][]byte {
+// encode hands the bytes of Encode to emit, part after part: the header,
+// chunks of entries written in parallel a round at a time, and the end.
+func (m *Manifest) encode(emit func(part []byte) error) error {
 	resources := m.Resources
 	if !slices.IsSortedFunc(resources, comparePaths) {
 		resources = slices.SortedFunc(slices.Values(resources), comparePaths)
@@ -195,27 +190,37 @@ func (m *Manifest) encode() [][]byte {
 	w = append(w, "\n  },\n  \"resources\": "...)
 	switch {
 	case resources == nil:
-		return [][]byte{append(w, "null\n}\n"...)}
+		return emit(append(w, "null\n}\n"...))
 	case len(resources) == 0:
-		return [][]byte{append(w, "[]\n}\n"...)}
+		return emit(append(w, "[]\n}\n"...))
 	}
-	w = append(w, '[')
+	if err := emit(append(w, '[')); err != nil {
+		return err
+	}
 	const perChunk = 2048
 	chunks := (len(resources) + perChunk - 1) / perChunk
-	parts := make([][]byte, chunks+2)
-	parts[0], parts[chunks+1] = w, []byte("\n  ]\n}\n")
-	parallel(chunks, func(c int) {
-		entries := resources[c*perChunk : min(len(resources), (c+1)*perChunk)]
-		buf := make([]byte, 0, len(entries)*entrySize)
-		for i, e := range entries {
-			if c > 0 || i > 0 {
-				buf = append(buf, ',')
+	round := make([][]byte, 2*runtime.GOMAXPROCS(0))
+	for first := 0; first < chunks; first += len(round) {
+		n := min(len(round), chunks-first)
+		parallel(n, func(k int) {
+			c := first + k
+			entries := resources[c*perChunk : min(len(resources), (c+1)*perChunk)]
+			buf := slices.Grow(round[k][:0], len(entries)*entrySize)
+			for i, e := range entries {
+				if c > 0 || i > 0 {
+					buf = append(buf, ',')
+				}
+				buf = appendEntry(buf, e)
 			}
-			buf = appendEntry(buf, e)
+			round[k] = buf
+		})
+		for _, chunk := range round[:n] {
+			if err := emit(chunk); err != nil {
+				return err
+			}
 		}
-		parts[1+c] = buf
-	})
-	return parts
+	}
+	return emit([]byte("\n  ]\n}\n"))
 }
 
 // entrySize is about the size of an entry as Encode writes it, at the

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -31,7 +32,7 @@ func runManifest(args []string, stdout io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if !encodesTo(built, current) {
+			if same, _ := encodesTo(built, bytes.NewReader(current)); !same {
 				fmt.Fprintf(stdout, "%s is not the manifest of %s: run proveit manifest\n", t.manifest, t.tree)
 				return errFailed
 			}
@@ -84,25 +85,44 @@ func writeManifest(m *manifest.Manifest, file string) (sum string, err error) {
 	return manifest.HexSHA256([sha256.Size]byte(h.Sum(nil))), nil
 }
 
-// encodesTo reports whether m encodes to exactly want, without holding its
-// own bytes all at once.
-func encodesTo(m *manifest.Manifest, want []byte) bool {
-	c := comparer{want: want}
-	m.WriteTo(&c) //nolint:errcheck // a comparer never fails
-	return !c.differs && len(c.want) == 0
+// encodesTo reports whether m encodes to exactly the bytes r holds, which
+// are read as they are compared, a chunk at a time. The error is r's.
+func encodesTo(m *manifest.Manifest, r io.Reader) (bool, error) {
+	c := comparer{r: r}
+	m.WriteTo(&c) //nolint:errcheck // a comparer never fails: it records what it finds
+	if !c.differs && c.err == nil {
+		// Nothing may follow.
+		var more [1]byte
+		switch n, err := io.ReadFull(r, more[:]); {
+		case n > 0:
+			c.differs = true
+		case err != io.EOF:
+			c.err = err
+		}
+	}
+	return !c.differs && c.err == nil, c.err
 }
 
-// comparer compares what is written to it with the bytes it wants next.
+// comparer compares what is written to it with what it reads next from r.
 type comparer struct {
-	want    []byte
+	r       io.Reader
+	buf     []byte
 	differs bool
+	err     error // reading r failed
 }
 
 func (c *comparer) Write(p []byte) (int, error) {
-	if !c.differs && len(p) <= len(c.want) && bytes.Equal(p, c.want[:len(p)]) {
-		c.want = c.want[len(p):]
-	} else {
+	if c.differs || c.err != nil {
+		return len(p), nil
+	}
+	c.buf = slices.Grow(c.buf[:0], len(p))[:len(p)]
+	switch _, err := io.ReadFull(c.r, c.buf); {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
 		c.differs = true
+	case err != nil:
+		c.err = err
+	default:
+		c.differs = !bytes.Equal(p, c.buf)
 	}
 	return len(p), nil
 }

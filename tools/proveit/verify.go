@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,38 +30,30 @@ func runVerify(args []string, stdout io.Writer) error {
 // only when they differ is every entry checked on its own, to name each
 // problem.
 func verifyTrack(t trackFiles, stdout io.Writer) error {
-	// The file is read and hashed while the tree is built at the origin its
-	// header names, the one field the build needs.
-	var data []byte
-	var sum string
-	var readErr error
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		if data, readErr = os.ReadFile(t.manifest); readErr == nil {
-			sum = manifest.SHA256(data)
-		}
-	}()
+	// The tree is built at the origin the file's header names, the one field
+	// the build needs; the file is then read as it is compared.
 	origin, haveOrigin := headerOrigin(t.manifest)
 	var rebuilt *manifest.Manifest
 	var buildErr error
 	if haveOrigin {
 		rebuilt, buildErr = buildManifest(t, origin)
-	}
-	<-read
-	if readErr != nil {
-		return readErr
-	}
-	if haveOrigin && buildErr == nil && rebuilt.CheckHeader() == nil && encodesTo(rebuilt, data) {
-		if err := decodes(rebuilt); err != nil {
-			return fmt.Errorf("%s: %w", t.manifest, err)
+		if buildErr == nil && rebuilt.CheckHeader() == nil {
+			same, sum, err := encodesToFile(rebuilt, t.manifest)
+			if err != nil {
+				return err
+			}
+			if same {
+				if err := decodes(rebuilt); err != nil {
+					return fmt.Errorf("%s: %w", t.manifest, err)
+				}
+				fmt.Fprintf(stdout, "OK %d entries of %s match %s (manifest sha256 %s)\n", len(rebuilt.Resources), t.manifest, t.tree, sum)
+				return nil
+			}
 		}
-		fmt.Fprintf(stdout, "OK %d entries of %s match %s (manifest sha256 %s)\n", len(rebuilt.Resources), t.manifest, t.tree, sum)
-		return nil
 	}
-	m, err := manifest.Decode(data)
+	m, data, err := manifest.ReadFile(t.manifest)
 	if err != nil {
-		return fmt.Errorf("%s: %w", t.manifest, err)
+		return err
 	}
 	if !haveOrigin || origin != m.Origin {
 		rebuilt, buildErr = buildManifest(t, m.Origin)
@@ -81,7 +75,7 @@ func verifyTrack(t trackFiles, stdout io.Writer) error {
 	// catches a cited absence without its entry, a stale origin, an order.
 	if buildErr != nil {
 		fmt.Fprintf(stdout, "FAIL cannot rebuild the manifest: %v\n", buildErr)
-	} else if !encodesTo(rebuilt, data) {
+	} else if same, _ := encodesTo(rebuilt, bytes.NewReader(data)); !same {
 		fmt.Fprintf(stdout, "FAIL %s is not byte for byte the manifest the tree builds to (run proveit manifest and review the diff)\n", t.manifest)
 	}
 	return errFailed
@@ -115,6 +109,19 @@ func headerOrigin(file string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// encodesToFile reports whether m encodes to exactly the bytes of file, and
+// returns their SHA-256.
+func encodesToFile(m *manifest.Manifest, file string) (same bool, sum string, err error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return false, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	same, err = encodesTo(m, io.TeeReader(f, h))
+	return same, manifest.HexSHA256([sha256.Size]byte(h.Sum(nil))), err
 }
 
 // decodes returns the error Decode would return on the bytes m encodes to,
