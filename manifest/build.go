@@ -74,8 +74,8 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 			absent[c] = true
 		}
 	}
-	// A file's path is its track's (listTree checks it): only a path with
-	// no file can be another track's.
+	// A file's path is its track's (the listing checks it): only a path
+	// with no file can be another track's.
 	paths := sortedKeys(absent)
 	var errs []error
 	for _, path := range paths {
@@ -86,8 +86,8 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	// The files come in the order of their names, which is nearly always
-	// that of their paths; the absent entries, sorted, are merged in.
+	// The files come in the order of their names, close to that of their
+	// paths; the absent entries, sorted, are merged in.
 	if !slices.IsSortedFunc(entries, comparePaths) {
 		slices.SortFunc(entries, comparePaths)
 	}

@@ -43,7 +43,7 @@ var requestPrefix = func() []byte {
 func RequestHash(target string) string {
 	h := hashers.Get().(*hasher)
 	defer h.release()
-	return hexString(h.requestSum(target))
+	return HexSHA256(h.requestSum(target))
 }
 
 // ResponseHash is the response_hash Trust Layer anchors for a response body:
@@ -57,7 +57,7 @@ func ResponseHash(body []byte) (string, error) {
 	if err := h.doc.Read(body); err != nil {
 		return "", err
 	}
-	return hexString(h.responseSum()), nil
+	return HexSHA256(h.responseSum()), nil
 }
 
 // hasher reads bodies and hashes them, its buffers reused from one body to
@@ -116,15 +116,11 @@ func (h *hasher) falsy() bool {
 
 // SHA256 is the lowercase hex SHA-256 of b.
 func SHA256(b []byte) string {
-	return hexString(sha256.Sum256(b))
+	return HexSHA256(sha256.Sum256(b))
 }
 
 // HexSHA256 writes a SHA-256 sum as SHA256 does.
 func HexSHA256(sum [sha256.Size]byte) string {
-	return hexString(sum)
-}
-
-func hexString(sum [sha256.Size]byte) string {
 	var text [2 * sha256.Size]byte
 	return string(appendHex(text[:0], sum))
 }

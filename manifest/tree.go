@@ -97,7 +97,7 @@ func readers(tree fs.FS) int {
 type folder[T any] struct {
 	treeFiles              // its own files and refused entries, in order
 	prefix    int          // the length of the folder's name and slash, before its files' own names
-	dir       dirFD        // the folder opened, on disk
+	dir       *dirFD       // the folder opened, on disk
 	items     []T          // what the readers made of each own file
 	readErrs  []error      // the error reading each own file
 	subs      []*folder[T] // its sub-folders, in order
@@ -147,18 +147,25 @@ func listFolder[T any](tree fs.FS, track *corpus.Track, name string, slots chan 
 	if err != nil {
 		return f
 	}
-	var wg sync.WaitGroup
+	folders := 0
 	for _, e := range entries {
 		if e.isDir() {
-			k := len(f.subs)
-			f.subs = append(f.subs, nil)
-			f.marks = append(f.marks, mark{})
-			wg.Go(func() { f.subs[k] = listFolder(tree, track, e.name, slots, batches) })
+			folders++
+		}
+	}
+	f.subs, f.marks = make([]*folder[T], folders), make([]mark, folders)
+	var wg sync.WaitGroup
+	k := 0
+	for _, e := range entries {
+		if e.isDir() {
+			sub := &f.subs[k]
+			wg.Go(func() { *sub = listFolder(tree, track, e.name, slots, batches) })
+			k++
 		}
 	}
 	// Meanwhile, this folder's own files, noting where each sub-folder
 	// stands among them.
-	k := 0
+	k = 0
 	for _, e := range entries {
 		if e.isDir() {
 			f.marks[k] = mark{len(f.names), len(f.refused)}
@@ -172,7 +179,8 @@ func listFolder[T any](tree fs.FS, track *corpus.Track, name string, slots chan 
 			f.prefix = len(name) + 1
 		}
 		if d, onDisk := tree.(Dir); onDisk {
-			f.dir = d.openFolder(name)
+			dir := d.openFolder(name)
+			f.dir = &dir
 		}
 		f.items, f.readErrs = make([]T, len(f.names)), make([]error, len(f.names))
 		for from := 0; from < len(f.names); from += batchSize {
@@ -194,7 +202,7 @@ func readBatches[T any](tree fs.FS, r int, batches <-chan batch[T], fn func(read
 			var data []byte
 			var err error
 			if onDisk {
-				data, err = fr.read(f.dir, name[f.prefix:], name)
+				data, err = fr.read(*f.dir, name[f.prefix:], name)
 			} else {
 				data, err = readExact(tree, name)
 			}
@@ -209,7 +217,7 @@ func readBatches[T any](tree fs.FS, r int, batches <-chan batch[T], fn func(read
 
 // closeFolders closes the folders opened for reading.
 func (f *folder[T]) closeFolders() {
-	if f.dir.err == nil && f.dir.fd > 0 {
+	if f.dir != nil && f.dir.err == nil {
 		syscall.Close(f.dir.fd)
 	}
 	for _, sub := range f.subs {
