@@ -99,6 +99,13 @@ func (d Dir) readFolder(name string) ([]entry, error) {
 // typeOf is the type of a folder's entry from its record's type, or from
 // lstat when the file system leaves it unknown.
 func (d Dir) typeOf(dt uint8, folder, base string) (fs.FileMode, error) {
+	if dt == syscall.DT_UNKNOWN {
+		var st syscall.Stat_t
+		if err := syscall.Lstat(folder+"/"+base, &st); err != nil {
+			return 0, err
+		}
+		dt = uint8(st.Mode & syscall.S_IFMT >> 12) // a record's type is the mode's type bits
+	}
 	switch dt {
 	case syscall.DT_REG:
 		return 0, nil
@@ -113,26 +120,6 @@ func (d Dir) typeOf(dt uint8, folder, base string) (fs.FileMode, error) {
 	case syscall.DT_CHR:
 		return fs.ModeDevice | fs.ModeCharDevice, nil
 	case syscall.DT_BLK:
-		return fs.ModeDevice, nil
-	}
-	var st syscall.Stat_t
-	if err := syscall.Lstat(folder+"/"+base, &st); err != nil {
-		return 0, err
-	}
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFREG:
-		return 0, nil
-	case syscall.S_IFDIR:
-		return fs.ModeDir, nil
-	case syscall.S_IFLNK:
-		return fs.ModeSymlink, nil
-	case syscall.S_IFIFO:
-		return fs.ModeNamedPipe, nil
-	case syscall.S_IFSOCK:
-		return fs.ModeSocket, nil
-	case syscall.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice, nil
-	case syscall.S_IFBLK:
 		return fs.ModeDevice, nil
 	}
 	return fs.ModeIrregular, nil

@@ -251,21 +251,31 @@ func (d *Document) object(depth int) error {
 			return err
 		}
 		d.path = d.path[:len(d.path)-1]
-		d.skipSpace()
-		if d.pos >= len(d.data) {
-			return d.fail("unterminated object")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case '}':
-			d.close(at, count)
-			d.keys = d.keys[:keys]
-			return nil
-		default:
-			return d.fail("expected ',' or '}' in object")
+		if more, err := d.separator('}', "object"); !more {
+			if err == nil {
+				d.close(at, count)
+				d.keys = d.keys[:keys]
+			}
+			return err
 		}
 	}
+}
+
+// separator reads what follows an element of a container that end closes:
+// a comma, and more elements follow, or end, which it leaves to be read.
+func (d *Document) separator(end byte, container string) (more bool, err error) {
+	d.skipSpace()
+	if d.pos >= len(d.data) {
+		return false, d.fail("unterminated %s", container)
+	}
+	switch d.data[d.pos] {
+	case ',':
+		d.pos++
+		return true, nil
+	case end:
+		return false, nil
+	}
+	return false, d.fail("expected ',' or '%c' in %s", end, container)
 }
 
 // duplicate reports whether the key token key has the text of one of the
@@ -294,18 +304,11 @@ func (d *Document) array(depth int) error {
 			return err
 		}
 		d.path = d.path[:len(d.path)-1]
-		d.skipSpace()
-		if d.pos >= len(d.data) {
-			return d.fail("unterminated array")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case ']':
-			d.close(at, i+1)
-			return nil
-		default:
-			return d.fail("expected ',' or ']' in array")
+		if more, err := d.separator(']', "array"); !more {
+			if err == nil {
+				d.close(at, i+1)
+			}
+			return err
 		}
 	}
 }
