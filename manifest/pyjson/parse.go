@@ -204,12 +204,19 @@ func (d *Document) literal(word string) bool {
 	return false
 }
 
-// open appends the token of a container; close records its extent once its
-// elements are read.
-func (d *Document) open(k kind) int {
+// open appends the token of a container that end closes, and reports
+// whether the container is empty, then closed already; close records its
+// extent once its elements are read.
+func (d *Document) open(k kind, end byte) (at int, empty bool) {
 	d.pos++
 	d.tokens = append(d.tokens, token{kind: k})
-	return len(d.tokens) - 1
+	at = len(d.tokens) - 1
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == end {
+		d.close(at, 0)
+		return at, true
+	}
+	return at, false
 }
 
 func (d *Document) close(at, count int) {
@@ -218,13 +225,11 @@ func (d *Document) close(at, count int) {
 }
 
 func (d *Document) object(depth int) error {
-	at := d.open(kindObject)
-	keys := len(d.keys)
-	d.skipSpace()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.close(at, 0)
+	at, empty := d.open(kindObject, '}')
+	if empty {
 		return nil
 	}
+	keys := len(d.keys)
 	for count := 1; ; count++ {
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
@@ -291,10 +296,8 @@ func (d *Document) duplicate(key int, before []int32) bool {
 }
 
 func (d *Document) array(depth int) error {
-	at := d.open(kindArray)
-	d.skipSpace()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.close(at, 0)
+	at, empty := d.open(kindArray, ']')
+	if empty {
 		return nil
 	}
 	for i := 0; ; i++ {
