@@ -1,15 +1,14 @@
 package manifest
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
 // Build makes the manifest of the tree of the track named piste. Every file
@@ -24,78 +23,117 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	m := &Manifest{Format: Format, Piste: piste, Origin: origin, Request: Request}
-	contents, err := ReadTree(tree, track)
+	// Each file is read, checked and hashed by one reader, which keeps what
+	// may be references it cites, but its own path, and the files it
+	// refuses.
+	type refusal struct {
+		path string
+		err  error
+	}
+	hashers := make([]hasher, readers(tree))
+	cited := make([][]string, len(hashers))
+	refused := make([][]refusal, len(hashers))
+	files, entries, err := scanTree(tree, track, func(r int, name, path string, body []byte) Entry {
+		h := &hashers[r]
+		if err := h.check(body); err != nil {
+			refused[r] = append(refused[r], refusal{path, fmt.Errorf("%s: %w", name, err)})
+			return Entry{}
+		}
+		cited[r] = h.appendCandidates(cited[r], path)
+		return m.entry(h, path, name, body)
+	})
 	if err != nil {
 		return nil, err
 	}
-	paths := sortedKeys(contents)
-	type built struct {
-		entry Entry
-		refs  map[string]bool
-		err   error
+	if err := errors.Join(files.refused...); err != nil {
+		return nil, err
 	}
-	results := make([]built, len(paths))
-	parallel(len(paths), func(i int) {
-		file := contents[paths[i]]
-		body, err := CheckBody(file.Bytes)
-		if err != nil {
-			results[i].err = fmt.Errorf("%s: %w", file.Name, err)
-			return
+	if all := slices.Concat(refused...); len(all) > 0 {
+		slices.SortFunc(all, func(a, b refusal) int { return strings.Compare(a.path, b.path) })
+		errs := make([]error, len(all))
+		for i, r := range all {
+			errs[i] = r.err
 		}
-		results[i].refs = map[string]bool{}
-		collectReferences(body, results[i].refs)
-		results[i].entry = m.entry(paths[i], file.Name, file.Bytes, body)
-	})
-	var errs []error
-	cited := map[string]bool{}
-	for _, r := range results {
-		if r.err != nil {
-			errs = append(errs, r.err)
-			continue
-		}
-		maps.Copy(cited, r.refs)
-		m.Resources = append(m.Resources, r.entry)
-	}
-	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	for _, c := range citations {
-		if corpus.IsReference(c) {
-			cited[c] = true
+	isFile := make(map[string]bool, len(files.paths))
+	for _, path := range files.paths {
+		isFile[path] = true
+	}
+	parallel(len(cited), func(r int) {
+		cited[r] = slices.DeleteFunc(cited[r], func(ref string) bool { return isFile[ref] || !corpus.IsReference(ref) })
+	})
+	absent := map[string]bool{}
+	for _, refs := range cited {
+		for _, ref := range refs {
+			absent[ref] = true
 		}
 	}
-	for _, path := range sortedKeys(cited) {
+	for _, c := range citations {
+		if corpus.IsReference(c) && !isFile[c] {
+			absent[c] = true
+		}
+	}
+	// A file's path is its track's (the listing checks it): only a path
+	// with no file can be another track's.
+	paths := sortedKeys(absent)
+	var errs []error
+	for _, path := range paths {
 		if !track.Owns(path) {
 			errs = append(errs, fmt.Errorf("%s: cited, but a resource of another track than %s: no path belongs to two manifests", path, track.Name))
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
-	for path := range cited {
-		if _, isFile := contents[path]; !isFile {
-			m.Resources = append(m.Resources, m.absentEntry(path))
+	// The files come in the order of their names, close to that of their
+	// paths; the absent entries, sorted, are merged in.
+	if !slices.IsSortedFunc(entries, comparePaths) {
+		slices.SortFunc(entries, comparePaths)
+	}
+	absentEntries := make([]Entry, len(paths))
+	for i, path := range paths {
+		absentEntries[i] = m.absentEntry(path)
+	}
+	m.Resources = mergeByPath(entries, absentEntries)
+	return m, nil
+}
+
+// mergeByPath merges b into a, both sorted by path, in place at the end of
+// a's array when it has room.
+func mergeByPath(a, b []Entry) []Entry {
+	merged := slices.Grow(a, len(b))[:len(a)+len(b)]
+	i, j := len(a)-1, len(b)-1
+	for k := len(merged) - 1; j >= 0; k-- {
+		if i >= 0 && comparePaths(a[i], b[j]) > 0 {
+			merged[k] = a[i]
+			i--
+		} else {
+			merged[k] = b[j]
+			j--
 		}
 	}
-	slices.SortFunc(m.Resources, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
-	return m, nil
+	return merged
 }
 
 // absentEntry is the entry of a reference with no file.
 func (m *Manifest) absentEntry(path string) Entry {
+	h := hashers.Get().(*hasher)
+	defer h.release()
 	body := corpus.AbsentBody(path)
-	parsed, err := CheckBody(body)
-	if err != nil {
+	if err := h.check(body); err != nil {
 		panic(fmt.Sprintf("manifest: the absent body of %s is not a corpus body: %v", path, err))
 	}
-	return m.entry(path, "", body, parsed)
+	return m.entry(h, path, "", body)
 }
 
-// entry computes the manifest entry of a path served with body, already
-// parsed. file is the file of the tree it comes from, empty for an absent
-// reference.
-func (m *Manifest) entry(path, file string, body []byte, parsed pyjson.Value) Entry {
-	e := Entry{Path: path, BytesSHA256: SHA256(body), ResponseHash: responseHashOf(parsed)}
+// entry computes the manifest entry of a path served with body, which h
+// has just checked. file is the file of the tree it comes from, empty for
+// an absent reference. The entry's strings share one allocation, and its
+// optional ones another: on a large tree, allocating each is a good part of
+// the time spent building.
+func (m *Manifest) entry(h *hasher, path, file string, body []byte) Entry {
+	e := Entry{Path: path}
 	switch {
 	case file == "":
 		e.Kind, e.Status = Absent, 200
@@ -104,32 +142,23 @@ func (m *Manifest) entry(path, file string, body []byte, parsed pyjson.Value) En
 	default:
 		e.Kind, e.Status = Document, 200
 	}
+	var buf [3 * 2 * sha256.Size]byte
+	text := appendHex(appendHex(buf[:0], sha256.Sum256(body)), h.responseSum())
+	var target string
+	if e.Kind != System {
+		target = m.Target(path)
+		text = appendHex(text, h.requestSum(target))
+	}
+	hashes := string(text)
+	const size = 2 * sha256.Size
+	e.BytesSHA256, e.ResponseHash = hashes[:size], hashes[size:2*size]
+	optional := &struct{ file, target, requestHash string }{file: file}
 	if file != "" {
-		e.File = &file
+		e.File = &optional.file
 	}
 	if e.Kind != System {
-		target := m.Target(path)
-		requestHash := RequestHash(target)
-		e.Target, e.RequestHash = &target, &requestHash
+		optional.target, optional.requestHash = target, hashes[2*size:]
+		e.Target, e.RequestHash = &optional.target, &optional.requestHash
 	}
 	return e
-}
-
-// collectReferences adds every string of v that is a reference into a
-// collection.
-func collectReferences(v pyjson.Value, into map[string]bool) {
-	switch v := v.(type) {
-	case string:
-		if corpus.IsReference(v) {
-			into[v] = true
-		}
-	case pyjson.Array:
-		for _, e := range v {
-			collectReferences(e, into)
-		}
-	case pyjson.Object:
-		for _, m := range v {
-			collectReferences(m.Value, into)
-		}
-	}
 }

@@ -44,18 +44,31 @@ func TestEncodeIsEncodingJSON(t *testing.T) {
 		strange = append(strange, manifest.Entry{Path: "/p" + s, Kind: manifest.Kind(s), Status: 200 + i, Target: str(s), File: str(s),
 			BytesSHA256: s, RequestHash: str(s), ResponseHash: s})
 	}
+	// More entries than one goroutine writes, out of order.
+	var many []manifest.Entry
+	for i := range 5000 {
+		many = append(many, manifest.Entry{Path: fmt.Sprintf("/agrements/AGR-%d", (i*7919)%5000), Kind: manifest.Document, Status: 200,
+			Target: str(fmt.Sprint(i)), BytesSHA256: fmt.Sprint(i), ResponseHash: "é"})
+	}
 	tests := []struct {
 		name string
 		m    manifest.Manifest
 	}{
 		{"the season's manifest", *season},
+		{"many entries, out of order", manifest.Manifest{Format: manifest.Format, Origin: manifest.DefaultOrigin, Request: manifest.Request, Resources: many}},
 		{"strings encoding/json escapes", manifest.Manifest{Format: "f\"", Piste: "é", Origin: "https://x/<y>", Request: manifest.Request, Resources: strange}},
 		{"no resources", manifest.Manifest{Format: manifest.Format, Resources: []manifest.Entry{}}},
 		{"nil resources", manifest.Manifest{Format: manifest.Format}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, string(reflected(t, &tt.m)), string(tt.m.Encode()))
+			want := reflected(t, &tt.m)
+			assert.Equal(t, string(want), string(tt.m.Encode()))
+			var written bytes.Buffer
+			n, err := tt.m.WriteTo(&written)
+			require.NoError(t, err)
+			assert.Equal(t, int64(len(want)), n)
+			assert.Equal(t, string(want), written.String(), "WriteTo writes what Encode returns")
 		})
 	}
 	assert.Equal(t, manifest.Embedded(corpus.Conformite), season.Encode(), "the checked-in manifest encodes to its own bytes")

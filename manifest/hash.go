@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 
@@ -42,15 +41,10 @@ var requestPrefix = func() []byte {
 
 // RequestHash is the request_hash Trust Layer anchors for a GET of target.
 func RequestHash(target string) string {
-	buf := canonicalBuffers.Get().(*[]byte)
-	defer canonicalBuffers.Put(buf)
-	*buf = append(pyjson.AppendCanonical(append((*buf)[:0], requestPrefix...), target), '}')
-	return SHA256(*buf)
+	h := hashers.Get().(*hasher)
+	defer h.release()
+	return HexSHA256(h.requestSum(target))
 }
-
-// canonicalBuffers hold canonical forms on their way to SHA-256, so that
-// hashing a whole tree does not allocate one per body.
-var canonicalBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // ResponseHash is the response_hash Trust Layer anchors for a response body:
 // the SHA-256 of the canonical form of the parsed body, where a body parsing
@@ -58,26 +52,55 @@ var canonicalBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // A body that is not JSON is an error: Trust Layer would anchor a substitute
 // that this project never serves.
 func ResponseHash(body []byte) (string, error) {
-	v, err := pyjson.Parse(body)
-	if err != nil {
+	h := hashers.Get().(*hasher)
+	defer h.release()
+	if err := h.doc.Read(body); err != nil {
 		return "", err
 	}
-	return responseHashOf(v), nil
+	return HexSHA256(h.responseSum()), nil
 }
 
-// responseHashOf is ResponseHash of a body already parsed.
-func responseHashOf(v pyjson.Value) string {
-	if falsy(v) {
-		v = pyjson.Object{{Key: "error", Value: nil}}
+// hasher reads bodies and hashes them, its buffers reused from one body to
+// the next: on a large tree, allocating for each body would be most of the
+// time spent.
+type hasher struct {
+	doc       pyjson.Document
+	canonical []byte
+}
+
+var hashers = sync.Pool{New: func() any { return new(hasher) }}
+
+// release hands h back to the pool.
+func (h *hasher) release() {
+	h.doc.Reset()
+	hashers.Put(h)
+}
+
+// falsyBody is the canonical form Trust Layer hashes for a falsy body.
+var falsyBody = pyjson.Canonical(pyjson.Object{{Key: "error", Value: nil}})
+
+// responseSum is the SHA-256 behind the response_hash of the body h read
+// last.
+func (h *hasher) responseSum() [sha256.Size]byte {
+	if h.falsy() {
+		return sha256.Sum256(falsyBody)
 	}
-	buf := canonicalBuffers.Get().(*[]byte)
-	defer canonicalBuffers.Put(buf)
-	*buf = pyjson.AppendCanonical((*buf)[:0], v)
-	return SHA256(*buf)
+	h.canonical = h.doc.AppendCanonical(h.canonical[:0])
+	return sha256.Sum256(h.canonical)
 }
 
-func falsy(v pyjson.Value) bool {
-	switch v := v.(type) {
+// requestSum is the SHA-256 behind the request_hash of a GET of target.
+func (h *hasher) requestSum(target string) [sha256.Size]byte {
+	h.canonical = append(pyjson.AppendCanonical(append(h.canonical[:0], requestPrefix...), target), '}')
+	return sha256.Sum256(h.canonical)
+}
+
+// falsy reports whether the body h read last is falsy in Python.
+func (h *hasher) falsy() bool {
+	if n, container := h.doc.Len(); container {
+		return n == 0
+	}
+	switch v := h.doc.Value().(type) {
 	case nil:
 		return true
 	case bool:
@@ -87,18 +110,24 @@ func falsy(v pyjson.Value) bool {
 	case pyjson.Number:
 		f, _ := strconv.ParseFloat(string(v), 64) // an underflow to 0 is falsy in Python too
 		return f == 0
-	case pyjson.Array:
-		return len(v) == 0
-	case pyjson.Object:
-		return len(v) == 0
 	}
 	return false
 }
 
 // SHA256 is the lowercase hex SHA-256 of b.
 func SHA256(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return HexSHA256(sha256.Sum256(b))
+}
+
+// HexSHA256 writes a SHA-256 sum as SHA256 does.
+func HexSHA256(sum [sha256.Size]byte) string {
+	var text [2 * sha256.Size]byte
+	return string(appendHex(text[:0], sum))
+}
+
+// appendHex appends a SHA-256 as SHA256 writes it.
+func appendHex(dst []byte, sum [sha256.Size]byte) []byte {
+	return hex.AppendEncode(dst, sum[:])
 }
 
 // IsSHA256 reports whether s is a SHA-256 written as SHA256 writes it: 64
@@ -122,36 +151,37 @@ var ErrNumber = errors.New("numbers are not allowed in the corpus (strings, bool
 // must be: a non-empty JSON object that Python reads exactly as written, with
 // no number anywhere. The error names the JSON pointer and the rule.
 func CheckBody(body []byte) (pyjson.Object, error) {
-	v, err := pyjson.Parse(body)
-	if err != nil {
+	h := hashers.Get().(*hasher)
+	defer h.release()
+	if err := h.check(body); err != nil {
 		return nil, err
 	}
-	obj, ok := v.(pyjson.Object)
-	if !ok || len(obj) == 0 {
-		return nil, &pyjson.SyntaxError{Reason: "the document must be a non-empty JSON object"}
-	}
-	if ptr, found := findNumber(obj, nil); found {
-		return nil, &pyjson.SyntaxError{Pointer: ptr, Reason: ErrNumber.Error()}
-	}
-	return obj, nil
+	return h.doc.Value().(pyjson.Object), nil
 }
 
-func findNumber(v pyjson.Value, path []string) (string, bool) {
-	switch v := v.(type) {
-	case pyjson.Number:
-		return pyjson.FormatPointer(path), true
-	case pyjson.Array:
-		for i, e := range v {
-			if ptr, found := findNumber(e, append(path, fmt.Sprint(i))); found {
-				return ptr, true
-			}
-		}
-	case pyjson.Object:
-		for _, m := range v {
-			if ptr, found := findNumber(m.Value, append(path, m.Key)); found {
-				return ptr, true
-			}
-		}
+// check reads body as CheckBody does.
+func (h *hasher) check(body []byte) error {
+	if err := h.doc.Read(body); err != nil {
+		return err
 	}
-	return "", false
+	if n, _ := h.doc.Len(); !h.doc.IsObject() || n == 0 {
+		return &pyjson.SyntaxError{Reason: "the document must be a non-empty JSON object"}
+	}
+	if ptr, found := h.doc.FirstNumber(); found {
+		return &pyjson.SyntaxError{Pointer: ptr, Reason: ErrNumber.Error()}
+	}
+	return nil
+}
+
+// appendCandidates appends every string value of the body h read last
+// that may be a reference into a collection, but self (the body's own
+// path): a reference starts with a slash, and most strings do not, so only
+// those are copied; corpus.IsReference decides.
+func (h *hasher) appendCandidates(refs []string, self string) []string {
+	h.doc.StringValues(func(text []byte) {
+		if len(text) > 0 && text[0] == '/' && string(text) != self {
+			refs = append(refs, string(text))
+		}
+	})
+	return refs
 }

@@ -13,8 +13,10 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,13 +145,37 @@ func ReadFile(path string) (*Manifest, []byte, error) {
 // Encode writes the manifest deterministically: entries sorted by path, one
 // field order, two-space indentation, a final newline. The bytes are those
 // encoding/json writes for Manifest with that indentation and HTML left
-// unescaped, written directly: on a large corpus reflection would be a good
-// part of the time `proveit manifest` takes.
+// unescaped, written directly, the entries in parallel: on a large corpus
+// reflection would be a good part of the time `proveit manifest` takes.
 func (m *Manifest) Encode() []byte {
-	resources := slices.Clone(m.Resources)
-	slices.SortFunc(resources, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
-	w := make([]byte, 0, 512+len(resources)*480)
-	w = append(w, "{\n  \"format\": "...)
+	w := make([]byte, 0, 1024+len(m.Resources)*entrySize)
+	m.encode(func(part []byte) error { //nolint:errcheck // appending never fails
+		w = append(w, part...)
+		return nil
+	})
+	return w
+}
+
+// WriteTo writes to w the bytes Encode returns, a few chunks of entries at
+// a time rather than all in one buffer.
+func (m *Manifest) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	err := m.encode(func(part []byte) error {
+		written, err := w.Write(part)
+		n += int64(written)
+		return err
+	})
+	return n, err
+}
+
+// encode hands the bytes of Encode to emit, part after part: the header,
+// chunks of entries written in parallel a round at a time, and the end.
+func (m *Manifest) encode(emit func(part []byte) error) error {
+	resources := m.Resources
+	if !slices.IsSortedFunc(resources, comparePaths) {
+		resources = slices.SortedFunc(slices.Values(resources), comparePaths)
+	}
+	w := append([]byte(nil), "{\n  \"format\": "...)
 	w = appendJSONString(w, m.Format)
 	w = append(w, ",\n  \"piste\": "...)
 	w = appendJSONString(w, m.Piste)
@@ -164,36 +190,64 @@ func (m *Manifest) Encode() []byte {
 	w = append(w, "\n  },\n  \"resources\": "...)
 	switch {
 	case resources == nil:
-		w = append(w, "null"...)
+		return emit(append(w, "null\n}\n"...))
 	case len(resources) == 0:
-		w = append(w, "[]"...)
-	default:
-		w = append(w, '[')
-		for i, e := range resources {
-			if i > 0 {
-				w = append(w, ',')
-			}
-			w = append(w, "\n    {\n      \"path\": "...)
-			w = appendJSONString(w, e.Path)
-			w = append(w, ",\n      \"kind\": "...)
-			w = appendJSONString(w, string(e.Kind))
-			w = append(w, ",\n      \"status\": "...)
-			w = strconv.AppendInt(w, int64(e.Status), 10)
-			w = append(w, ",\n      \"target\": "...)
-			w = appendJSONStringPtr(w, e.Target)
-			w = append(w, ",\n      \"file\": "...)
-			w = appendJSONStringPtr(w, e.File)
-			w = append(w, ",\n      \"bytes_sha256\": "...)
-			w = appendJSONString(w, e.BytesSHA256)
-			w = append(w, ",\n      \"request_hash\": "...)
-			w = appendJSONStringPtr(w, e.RequestHash)
-			w = append(w, ",\n      \"response_hash\": "...)
-			w = appendJSONString(w, e.ResponseHash)
-			w = append(w, "\n    }"...)
-		}
-		w = append(w, "\n  ]"...)
+		return emit(append(w, "[]\n}\n"...))
 	}
-	return append(w, "\n}\n"...)
+	if err := emit(append(w, '[')); err != nil {
+		return err
+	}
+	const perChunk = 2048
+	chunks := (len(resources) + perChunk - 1) / perChunk
+	round := make([][]byte, 2*runtime.GOMAXPROCS(0))
+	for first := 0; first < chunks; first += len(round) {
+		n := min(len(round), chunks-first)
+		parallel(n, func(k int) {
+			c := first + k
+			entries := resources[c*perChunk : min(len(resources), (c+1)*perChunk)]
+			buf := slices.Grow(round[k][:0], len(entries)*entrySize)
+			for i, e := range entries {
+				if c > 0 || i > 0 {
+					buf = append(buf, ',')
+				}
+				buf = appendEntry(buf, e)
+			}
+			round[k] = buf
+		})
+		for _, chunk := range round[:n] {
+			if err := emit(chunk); err != nil {
+				return err
+			}
+		}
+	}
+	return emit([]byte("\n  ]\n}\n"))
+}
+
+// entrySize is about the size of an entry as Encode writes it, at the
+// default origin.
+const entrySize = 512
+
+func comparePaths(a, b Entry) int { return strings.Compare(a.Path, b.Path) }
+
+// appendEntry writes one entry of the resources array.
+func appendEntry(w []byte, e Entry) []byte {
+	w = append(w, "\n    {\n      \"path\": "...)
+	w = appendJSONString(w, e.Path)
+	w = append(w, ",\n      \"kind\": "...)
+	w = appendJSONString(w, string(e.Kind))
+	w = append(w, ",\n      \"status\": "...)
+	w = strconv.AppendInt(w, int64(e.Status), 10)
+	w = append(w, ",\n      \"target\": "...)
+	w = appendJSONStringPtr(w, e.Target)
+	w = append(w, ",\n      \"file\": "...)
+	w = appendJSONStringPtr(w, e.File)
+	w = append(w, ",\n      \"bytes_sha256\": "...)
+	w = appendJSONString(w, e.BytesSHA256)
+	w = append(w, ",\n      \"request_hash\": "...)
+	w = appendJSONStringPtr(w, e.RequestHash)
+	w = append(w, ",\n      \"response_hash\": "...)
+	w = appendJSONString(w, e.ResponseHash)
+	return append(w, "\n    }"...)
 }
 
 // appendJSONString writes s as encoding/json does with HTML left

@@ -6,8 +6,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 )
@@ -24,49 +28,285 @@ type File struct {
 // is not a regular file is an error naming it: nothing in the served tree
 // goes unaccounted for.
 func ReadTree(tree fs.FS, track *corpus.Track) (map[string]File, error) {
-	var names, paths []string
-	var errs []error
-	err := fs.WalkDir(tree, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			errs = append(errs, fmt.Errorf("%s: not a regular file", name))
-			return nil
-		}
-		path, err := track.PathOf(name)
-		if err != nil {
-			errs = append(errs, err)
-			return nil
-		}
-		names, paths = append(names, name), append(paths, path)
-		return nil
+	// Each file is copied into a slice of exactly its size: the bytes may be
+	// kept for the life of a server, and a slice with room to spare (as
+	// afero's reader leaves) would keep up to twice the corpus in memory.
+	files, data, err := scanTree(tree, track, func(_ int, _, _ string, b []byte) []byte {
+		return append(make([]byte, 0, len(b)), b...)
 	})
 	if err != nil {
 		return nil, err
 	}
-	// Reading is most of the work on a large tree: spread it out.
-	data := make([][]byte, len(names))
-	readErrs := make([]error, len(names))
-	parallel(len(names), func(i int) {
-		data[i], readErrs[i] = readExact(tree, names[i])
-	})
-	contents := make(map[string]File, len(names))
-	for i, name := range names {
-		if readErrs[i] != nil {
-			return nil, readErrs[i]
-		}
-		contents[paths[i]] = File{Name: name, Bytes: data[i]}
+	contents := make(map[string]File, len(files.names))
+	for i, name := range files.names {
+		contents[files.paths[i]] = File{Name: name, Bytes: data[i]}
 	}
-	return contents, errors.Join(errs...)
+	return contents, errors.Join(files.refused...)
+}
+
+// treeFiles lists the files of a track's tree, in the order fs.WalkDir
+// visits them.
+type treeFiles struct {
+	names   []string // file names, relative to the tree's root
+	paths   []string // the canonical path of each
+	refused []error  // the entries that are not a resource of the track
+}
+
+// listTree lists the files of a track's tree as fs.WalkDir visits them,
+// its folders listed concurrently; only an error walking the tree is
+// returned, an entry that is not a resource of the track is in refused.
+func listTree(tree fs.FS, track *corpus.Track) (*treeFiles, error) {
+	files, _, err := walkTree[struct{}](tree, track, nil).flatten()
+	return files, err
+}
+
+// scanTree lists a track's tree and reads its files at once: the files of a
+// folder are handed to the readers as soon as the folder is listed, while
+// other folders still are, so that every CPU is busy from the first file to
+// the last. For each file, fn is called with the index of the reader (below
+// readers(tree); calls with the same index never overlap), the file's name,
+// its path and its bytes, which are fn's only for the call; what fn returns
+// is in items, in the order of files.names. The error is that of walking the
+// tree, or else that of the first file, in walking order, that could not be
+// read; fn is not called for such a file.
+func scanTree[T any](tree fs.FS, track *corpus.Track, fn func(reader int, name, path string, data []byte) T) (files *treeFiles, items []T, err error) {
+	batches := make(chan batch[T], 1024)
+	var wg sync.WaitGroup
+	for r := range readers(tree) {
+		wg.Go(func() { readBatches(tree, r, batches, fn) })
+	}
+	root := walkTree(tree, track, batches)
+	close(batches)
+	wg.Wait()
+	root.closeFolders()
+	return root.flatten()
+}
+
+// readers is the count of goroutines that read a tree: on a folder, more
+// than can run at once, since a goroutine waiting for the disk runs none of
+// its work.
+func readers(tree fs.FS) int {
+	if _, onDisk := tree.(Dir); onDisk {
+		return 2 * runtime.GOMAXPROCS(0)
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// folder is one folder of a tree: its own files, and where its
+// sub-folders stand among them.
+type folder[T any] struct {
+	treeFiles              // its own files and refused entries, in order
+	prefix    int          // the length of the folder's name and slash, before its files' own names
+	dir       *dirFD       // the folder opened, on disk
+	items     []T          // what the readers made of each own file
+	readErrs  []error      // the error reading each own file
+	subs      []*folder[T] // its sub-folders, in order
+	marks     []mark       // the count of own files and refusals before each sub-folder
+	err       error        // the error listing it
+}
+
+type mark struct{ names, refused int }
+
+// batch is some files of a folder, for a reader.
+type batch[T any] struct {
+	f        *folder[T]
+	from, to int
+}
+
+// batchSize is the count of files a reader takes at once.
+const batchSize = 256
+
+// walkTree lists a track's tree as fs.WalkDir visits it, its folders
+// listed concurrently, and hands each folder's files to the readers on
+// batches, unless it is nil.
+func walkTree[T any](tree fs.FS, track *corpus.Track, batches chan<- batch[T]) *folder[T] {
+	info, err := fs.Stat(tree, ".")
+	if err != nil {
+		return &folder[T]{err: err}
+	}
+	if !info.IsDir() {
+		// No file name is "." in a track: the root is refused, and there
+		// is nothing to read.
+		root := &folder[T]{}
+		root.add(track, ".", info.Mode().Type())
+		return root
+	}
+	// Folders are listed at most this many at once: each holds a file
+	// descriptor while it is read.
+	slots := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	return listFolder(tree, track, ".", slots, batches)
+}
+
+// listFolder lists the folder name, its sub-folders each in a goroutine of
+// its own, and hands its files to the readers.
+func listFolder[T any](tree fs.FS, track *corpus.Track, name string, slots chan struct{}, batches chan<- batch[T]) *folder[T] {
+	slots <- struct{}{}
+	entries, err := readFolder(tree, name)
+	<-slots
+	f := &folder[T]{err: err}
+	if err != nil {
+		return f
+	}
+	folders := 0
+	for _, e := range entries {
+		if e.isDir() {
+			folders++
+		}
+	}
+	f.subs, f.marks = make([]*folder[T], folders), make([]mark, folders)
+	var wg sync.WaitGroup
+	k := 0
+	for _, e := range entries {
+		if e.isDir() {
+			sub := &f.subs[k]
+			wg.Go(func() { *sub = listFolder(tree, track, e.name, slots, batches) })
+			k++
+		}
+	}
+	// Meanwhile, this folder's own files, noting where each sub-folder
+	// stands among them.
+	k = 0
+	for _, e := range entries {
+		if e.isDir() {
+			f.marks[k] = mark{len(f.names), len(f.refused)}
+			k++
+		} else {
+			f.add(track, e.name, e.typ)
+		}
+	}
+	if len(f.names) > 0 && batches != nil {
+		if name != "." {
+			f.prefix = len(name) + 1
+		}
+		if d, onDisk := tree.(Dir); onDisk {
+			dir := d.openFolder(name)
+			f.dir = &dir
+		}
+		f.items, f.readErrs = make([]T, len(f.names)), make([]error, len(f.names))
+		for from := 0; from < len(f.names); from += batchSize {
+			batches <- batch[T]{f, from, min(from+batchSize, len(f.names))}
+		}
+	}
+	wg.Wait()
+	return f
+}
+
+// readBatches reads the files of each batch, for the reader r.
+func readBatches[T any](tree fs.FS, r int, batches <-chan batch[T], fn func(reader int, name, path string, data []byte) T) {
+	_, onDisk := tree.(Dir)
+	var fr fileReader
+	for b := range batches {
+		f := b.f
+		for i := b.from; i < b.to; i++ {
+			name := f.names[i]
+			var data []byte
+			var err error
+			if onDisk {
+				data, err = fr.read(*f.dir, name[f.prefix:], name)
+			} else {
+				data, err = readExact(tree, name)
+			}
+			if err != nil {
+				f.readErrs[i] = err
+				continue
+			}
+			f.items[i] = fn(r, name, f.paths[i], data)
+		}
+	}
+}
+
+// closeFolders closes the folders opened for reading.
+func (f *folder[T]) closeFolders() {
+	if f.dir != nil && f.dir.err == nil {
+		syscall.Close(f.dir.fd)
+	}
+	for _, sub := range f.subs {
+		sub.closeFolders()
+	}
+}
+
+// flatten returns the files of the tree under f, and what the readers made
+// of them, in the order fs.WalkDir visits them; the error is the first in
+// that order: listing a folder, else reading a file.
+func (f *folder[T]) flatten() (*treeFiles, []T, error) {
+	names, refused := f.count()
+	files := treeFiles{names: make([]string, 0, names), paths: make([]string, 0, names), refused: make([]error, 0, refused)}
+	items := make([]T, 0, names)
+	var readErr error
+	if err := f.flattenInto(&files, &items, &readErr); err != nil {
+		return nil, nil, err
+	}
+	if readErr != nil {
+		return nil, nil, readErr
+	}
+	return &files, items, nil
+}
+
+// count returns the count of files and of refused entries under f.
+func (f *folder[T]) count() (names, refused int) {
+	names, refused = len(f.names), len(f.refused)
+	for _, sub := range f.subs {
+		n, r := sub.count()
+		names, refused = names+n, refused+r
+	}
+	return names, refused
+}
+
+func (f *folder[T]) flattenInto(files *treeFiles, items *[]T, readErr *error) error {
+	if f.err != nil {
+		return f.err
+	}
+	own := func(from, to mark) {
+		files.names = append(files.names, f.names[from.names:to.names]...)
+		files.paths = append(files.paths, f.paths[from.names:to.names]...)
+		files.refused = append(files.refused, f.refused[from.refused:to.refused]...)
+		if f.items != nil {
+			*items = append(*items, f.items[from.names:to.names]...)
+			for _, err := range f.readErrs[from.names:to.names] {
+				if *readErr == nil {
+					*readErr = err
+				}
+			}
+		}
+	}
+	var from mark
+	for k, sub := range f.subs {
+		own(from, f.marks[k])
+		if err := sub.flattenInto(files, items, readErr); err != nil {
+			return err
+		}
+		from = f.marks[k]
+	}
+	own(from, mark{len(f.names), len(f.refused)})
+	return nil
+}
+
+// join is path.Join for a folder of the tree and the name of one of its
+// entries, both clean already.
+func join(folder, name string) string {
+	if folder == "." {
+		return name
+	}
+	return folder + "/" + name
+}
+
+// add lists the file name, of type typ, or the reason it is refused.
+func (l *treeFiles) add(track *corpus.Track, name string, typ fs.FileMode) {
+	if !typ.IsRegular() {
+		l.refused = append(l.refused, fmt.Errorf("%s: not a regular file", name))
+		return
+	}
+	path, err := track.PathOf(name)
+	if err != nil {
+		l.refused = append(l.refused, err)
+		return
+	}
+	l.names, l.paths = append(l.names, name), append(l.paths, path)
 }
 
 // Dir is a corpus tree in a folder on disk: os.DirFS, with files read in
-// the fewest system calls (open, one read, close), which on a tree of many
-// small files is most of the time spent reading it.
+// the fewest system calls (open, read to the end, close), which on a tree of
+// many small files is most of the time spent reading it.
 type Dir string
 
 // Open opens a file of the tree, as os.DirFS does.
@@ -77,11 +317,11 @@ func (d Dir) ReadDir(name string) ([]fs.DirEntry, error) {
 	return os.DirFS(string(d)).(fs.ReadDirFS).ReadDir(name)
 }
 
-// smallFile bounds the files read in one read into a reused buffer; a
-// larger one is sized with fstat first.
+// smallFile is the size of the buffer a file is first read into, enough
+// for any corpus file; a larger one grows it.
 const smallFile = 64 << 10
 
-var readBuffers = sync.Pool{New: func() any { return new([smallFile]byte) }}
+var fileReaders = sync.Pool{New: func() any { return new(fileReader) }}
 
 // ReadFile reads a file of the tree into a slice of exactly its size.
 // Only regular files are for it: ReadTree refuses any other entry before
@@ -90,66 +330,98 @@ func (d Dir) ReadFile(name string) ([]byte, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
-	path := string(d) + "/" + name
-	// O_NONBLOCK: a FIFO put in the tree must not block the open; a
-	// regular file ignores it.
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	fr := fileReaders.Get().(*fileReader)
+	defer fileReaders.Put(fr)
+	data, err := fr.read(dirFD{fd: atCWD}, string(d)+"/"+name, name)
+	if err != nil {
+		return nil, err
+	}
+	return append(make([]byte, 0, len(data)), data...), nil
+}
+
+// atCWD is AT_FDCWD: a name relative to it is a path as open(2) takes it.
+const atCWD = -0x64
+
+// dirFD is a folder opened for reading its files, or the error opening it.
+type dirFD struct {
+	fd  int
+	err error
+}
+
+// openFolder opens a folder of the tree, for reading its files.
+func (d Dir) openFolder(name string) dirFD {
+	fd, err := syscall.Open(string(d)+"/"+name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	return dirFD{fd: fd, err: err}
+}
+
+// fileReader reads files into buffers it reuses from one file to the next.
+type fileReader struct {
+	buf   []byte
+	cpath []byte // the path of the file being opened, NUL-terminated
+}
+
+// read reads the file at path, relative to the folder dir, and returns its
+// bytes, the reader's until its next read. Errors name the file of the
+// tree, name.
+func (fr *fileReader) read(dir dirFD, path, name string) ([]byte, error) {
+	if dir.err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: dir.err}
+	}
+	fd, err := fr.openat(dir.fd, path)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	defer syscall.Close(fd)
-	// A read of a regular file returns less than asked only at its end:
-	// a file that does not fill the buffer has been read whole.
-	buf := readBuffers.Get().(*[smallFile]byte)
-	defer readBuffers.Put(buf)
-	n, err := readFull(fd, buf[:])
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	if fr.buf == nil {
+		fr.buf = make([]byte, smallFile)
 	}
-	if n < smallFile {
-		return append(make([]byte, 0, n), buf[:n]...), nil
-	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
-	}
-	// One byte more than the size: a read that fills it means the file
-	// grew since fstat, and it is read again whole rather than cut.
-	data := make([]byte, st.Size+1)
-	copy(data, buf[:n])
-	m, err := readFull(fd, data[n:])
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
-	}
-	if n+m > int(st.Size) {
-		return os.ReadFile(path)
-	}
-	return data[: n+m : n+m], nil
-}
-
-// readFull reads until buf is full or the file ends.
-func readFull(fd int, buf []byte) (int, error) {
+	// A read of a regular file returns fewer bytes than asked only at its
+	// end: a file smaller than the buffer is read whole by one read, and
+	// only a file that fills it takes more.
+	buf := fr.buf[:cap(fr.buf)]
 	n := 0
-	for n < len(buf) {
+	for {
 		m, err := syscall.Read(fd, buf[n:])
 		switch {
 		case err == syscall.EINTR:
 			continue
 		case err == syscall.EISDIR:
-			return n, errors.New("not a regular file")
+			return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("not a regular file")}
 		case err != nil:
-			return n, err
-		case m == 0:
-			return n, nil
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 		}
 		n += m
+		if n < len(buf) {
+			fr.buf = buf
+			return buf[:n], nil
+		}
+		buf = slices.Grow(buf, max(smallFile, len(buf)))
+		buf = buf[:cap(buf)]
 	}
-	return n, nil
 }
 
-// readExact reads a file into a slice of exactly its size: the bytes may be
-// kept for the life of a server, and a reader that grows its buffer as it
-// goes (as afero's does) would keep twice the corpus in memory.
+// openat opens path relative to the folder dir, as syscall.Openat does but
+// without allocating the NUL-terminated path for each file. O_NONBLOCK: a
+// FIFO put in the tree must not block the open; a regular file ignores it.
+func (fr *fileReader) openat(dir int, path string) (int, error) {
+	if strings.IndexByte(path, 0) >= 0 {
+		return -1, syscall.EINVAL
+	}
+	fr.cpath = append(append(fr.cpath[:0], path...), 0)
+	for {
+		fd, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(dir), uintptr(unsafe.Pointer(&fr.cpath[0])),
+			syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0, 0, 0)
+		switch errno {
+		case 0:
+			return int(fd), nil
+		case syscall.EINTR:
+			continue
+		}
+		return -1, errno
+	}
+}
+
+// readExact reads a file into a slice of exactly its size.
 func readExact(tree fs.FS, name string) ([]byte, error) {
 	if d, ok := tree.(Dir); ok {
 		return d.ReadFile(name)

@@ -1,11 +1,14 @@
 package pyjson
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 )
 
 const hexDigits = "0123456789abcdef"
@@ -67,6 +70,13 @@ func compareKeys(a, b Member) int { return strings.Compare(a.Key, b.Key) }
 
 // appendString writes s the way Python's ensure_ascii encoder does.
 func appendString(dst []byte, s string) []byte {
+	return appendText(dst, unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// appendText writes UTF-8 text as a JSON string the way Python's
+// ensure_ascii encoder does. Invalid UTF-8, which only a Value built by
+// hand can hold, is written as U+FFFD.
+func appendText(dst []byte, s []byte) []byte {
 	dst = append(dst, '"')
 	// The printable ASCII prefix, which is most strings whole, is copied as
 	// it is.
@@ -75,7 +85,12 @@ func appendString(dst []byte, s string) []byte {
 		plain++
 	}
 	dst = append(dst, s[:plain]...)
-	for _, r := range s[plain:] {
+	for i := plain; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(s[i:])
+		}
+		i += size
 		switch {
 		case r == '"':
 			dst = append(dst, '\\', '"')
@@ -185,5 +200,86 @@ func AppendFloat(dst []byte, f float64) []byte {
 		dst = append(dst, digits[:point]...)
 		dst = append(dst, '.')
 		return append(dst, digits[point:]...)
+	}
+}
+
+// AppendCanonical appends the canonical form of the document read last, as
+// the package's AppendCanonical writes its Value.
+func (d *Document) AppendCanonical(dst []byte) []byte {
+	dst, _ = d.appendCanonical(dst, 0)
+	return dst
+}
+
+// appendCanonical appends the value at token i and returns the index of the
+// token after it.
+func (d *Document) appendCanonical(dst []byte, i int) ([]byte, int) {
+	t := &d.tokens[i]
+	switch t.kind {
+	case kindNull:
+		return append(dst, "null"...), i + 1
+	case kindFalse:
+		return append(dst, "false"...), i + 1
+	case kindTrue:
+		return append(dst, "true"...), i + 1
+	case kindString:
+		return d.appendString(dst, i), i + 1
+	case kindNumber:
+		text := d.text(i)
+		return appendNumber(dst, unsafe.String(unsafe.SliceData(text), len(text))), i + 1
+	case kindArray:
+		dst = append(dst, '[')
+		next := i + 1
+		for k := range int(t.start) {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			dst, next = d.appendCanonical(dst, next)
+		}
+		return append(dst, ']'), int(t.end)
+	}
+	// An object: its keys in code point order, which is UTF-8 byte order.
+	from := len(d.order)
+	for k, next := 0, i+1; k < int(t.start); k++ {
+		d.order = append(d.order, int32(next))
+		next = d.next(next + 1)
+	}
+	members := d.order[from:]
+	d.sortKeys(members)
+	dst = append(dst, '{')
+	for k, key := range members {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = d.appendString(dst, int(key))
+		dst = append(dst, ':')
+		dst, _ = d.appendCanonical(dst, int(key)+1)
+	}
+	d.order = d.order[:from]
+	return append(dst, '}'), int(t.end)
+}
+
+func (d *Document) appendString(dst []byte, i int) []byte {
+	if d.tokens[i].flags&flagPlain != 0 {
+		dst = append(dst, '"')
+		dst = append(dst, d.text(i)...)
+		return append(dst, '"')
+	}
+	return appendText(dst, d.text(i))
+}
+
+// sortKeys sorts key tokens by their text: by insertion, the fastest for
+// the few members of most objects.
+func (d *Document) sortKeys(keys []int32) {
+	if len(keys) > 24 {
+		slices.SortFunc(keys, func(a, b int32) int { return bytes.Compare(d.text(int(a)), d.text(int(b))) })
+		return
+	}
+	for i := 1; i < len(keys); i++ {
+		key, text := keys[i], d.text(int(keys[i]))
+		j := i
+		for ; j > 0 && bytes.Compare(d.text(int(keys[j-1])), text) > 0; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = key
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,6 +92,32 @@ func TestVerify(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, "FAIL entites/ENT-1102.json: missing from the tree")
 	assert.Contains(t, out, "FAIL referentiel.json: bytes changed")
+
+	// A manifest is the one its tree builds to, at its own origin, and one
+	// every reader takes: built from a tree without a fixed body, it is
+	// refused although the tree builds to its bytes.
+	noFixedBody := filepath.Join(t.TempDir(), "conformite")
+	require.NoError(t, os.CopyFS(noFixedBody, os.DirFS("corpus/conformite")))
+	require.NoError(t, os.Remove(filepath.Join(noFixedBody, "_systeme", "404.json")))
+	built := filepath.Join(t.TempDir(), "conformite.json")
+	code, out, errOut = runCLI("manifest", "-track", "conformite", "-tree", noFixedBody, "-manifest", built, "-tasks", "")
+	require.Equal(t, 0, code, out+errOut)
+	code, _, errOut = runCLI("verify", "-track", "conformite", "-tree", noFixedBody, "-manifest", built, "-tasks", "")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "no entry for the fixed body /_systeme/404")
+
+	elsewhere := filepath.Join(t.TempDir(), "conformite.json")
+	code, out, errOut = runCLI("manifest", "-track", "conformite", "-manifest", elsewhere, "-origin", "https://ailleurs.example")
+	require.Equal(t, 0, code, out+errOut)
+	code, out, _ = runCLI("verify", "-track", "conformite", "-manifest", elsewhere)
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "OK ")
+	data, err := os.ReadFile(elsewhere)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(elsewhere, []byte(strings.Replace(string(data), `"origin": "https://ailleurs.example"`, `"origin": "https://corpus.arkforge.tech"`, 1)), 0o644))
+	code, out, _ = runCLI("verify", "-track", "conformite", "-manifest", elsewhere)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "target or request_hash differs from the one recomputed at origin https://corpus.arkforge.tech")
 }
 
 func TestUsage(t *testing.T) {
