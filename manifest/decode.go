@@ -120,19 +120,18 @@ func (r *reader) raw() ([]byte, error) {
 	if !r.byte('"') {
 		return nil, errNotDirect
 	}
-	start := r.pos
-	for r.pos < len(r.data) {
-		c := r.data[r.pos]
-		if c == '"' {
-			r.pos++
-			return r.data[start : r.pos-1], nil
-		}
-		if c < 0x20 || c > 0x7E || c == '\\' {
+	n := bytes.IndexByte(r.data[r.pos:], '"')
+	if n < 0 {
+		return nil, errNotDirect
+	}
+	s := r.data[r.pos : r.pos+n]
+	for _, c := range s {
+		if c-0x20 > 0x7E-0x20 || c == '\\' {
 			return nil, errNotDirect
 		}
-		r.pos++
 	}
-	return nil, errNotDirect
+	r.pos += n + 1
+	return s, nil
 }
 
 func (r *reader) string() (string, error) {
