@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -99,8 +100,8 @@ type listing struct {
 
 // listedEntry is what the check at Bytes depth reads of an entry.
 type listedEntry struct {
-	pathEnd, end int // where the entry's path and SHA-256 end in the text
-	status       int
+	pathEnd, end uint32 // where the entry's path and SHA-256 end in the text
+	status       int32
 	kind         uint8 // in kinds
 	fileField    bool  // the file field names the path's file
 }
@@ -110,7 +111,7 @@ var kinds = [...]Kind{Document, Absent, System}
 
 // entry returns the path, SHA-256 and kind of the i-th entry.
 func (l *listing) entry(i int) (path, sum string, kind Kind) {
-	start := 0
+	start := uint32(0)
 	if i > 0 {
 		start = l.entries[i-1].end
 	}
@@ -127,9 +128,10 @@ func sizeOf(src io.Seeker) int64 {
 	return size
 }
 
-// errKind stops the stream at an entry of an unknown kind, which Check
-// names.
-var errKind = errors.New("unknown kind")
+// errNotListed stops the stream at an entry it does not list: one of an
+// unknown kind, which Check names, or a manifest too large for the
+// listing's offsets, which Load reads whole.
+var errNotListed = errors.New("not listed")
 
 // stream reads a manifest that the direct reader takes whole, and whose
 // header and shape are right, as a stream; for any other, ok is false.
@@ -146,14 +148,14 @@ func stream(src io.Reader, size int64, track *corpus.Track) (l listing, sum stri
 	r := reader{src: io.TeeReader(src, hash)}
 	r.each = func(e *Entry, lean *leanFields) error {
 		kind := slices.Index(kinds[:], e.Kind)
-		if kind < 0 {
-			return errKind
+		if kind < 0 || e.Status != int(int32(e.Status)) || text.Len()+len(lean.path)+len(lean.sha256) > math.MaxUint32 {
+			return errNotListed
 		}
 		addToShape(&sh, lean.path, e.Kind, e.Status)
 		text.Write(lean.path)
-		pathEnd := text.Len()
+		pathEnd := uint32(text.Len())
 		text.Write(lean.sha256)
-		l.entries = append(l.entries, listedEntry{pathEnd: pathEnd, end: text.Len(), status: e.Status, kind: uint8(kind),
+		l.entries = append(l.entries, listedEntry{pathEnd: pathEnd, end: uint32(text.Len()), status: int32(e.Status), kind: uint8(kind),
 			fileField: lean.file != nil && string(lean.file) == corpus.FileOf(string(lean.path))})
 		return nil
 	}
@@ -185,7 +187,7 @@ func check[T any](l *listing, contents map[string]File, track *corpus.Track, ser
 		if kind != Absent {
 			files.Add(1)
 		}
-		served[i] = serve(Served{Path: path, Kind: kind, Status: l.entries[i].status, Body: c.body, SHA256: sum})
+		served[i] = serve(Served{Path: path, Kind: kind, Status: int(l.entries[i].status), Body: c.body, SHA256: sum})
 	})
 	// The paths are unique, being sorted: with every entry's file found,
 	// a count tells that the tree holds no other.

@@ -144,6 +144,7 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 		"an escape in a string":         strings.Replace(season, `"piste": "conformite"`, `"piste": "conform\u0069te"`, 1),
 		"unsorted":                      strings.Replace(season, `"path": "/_systeme/400"`, `"path": "/zzz"`, 1),
 		"a path longer than the window": strings.Replace(season, `"path": "/agrements/AGR-4417"`, `"path": "/agrements/AGR-`+strings.Repeat("7", 300_000)+`"`, 1),
+		"a status beyond 32 bits":       strings.Replace(season, `"status": 200`, `"status": 4294967496`, 1),
 		"data after the object":         season + "{}",
 		"white space after it":          season + strings.Repeat(" ", 300_000),
 		"not JSON":                      "{",
