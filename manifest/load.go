@@ -54,8 +54,8 @@ func Load[T any](src io.ReadSeeker, tree fs.FS, track *corpus.Track, serve func(
 	listed, sum, ok := stream(src, sizeOf(src), track)
 	<-read
 	if ok && readErr == nil {
-		if served, ok := check(&listed, contents, track, serve); ok {
-			return served, sum, nil
+		if answers, ok := checkListing(&listed, contents, track, serve); ok {
+			return answers, sum, nil
 		}
 	}
 	listed = listing{}
@@ -166,10 +166,10 @@ func stream(src io.Reader, size int64, track *corpus.Track) (l listing, sum stri
 	return l, hex.EncodeToString(hash.Sum(nil)), true
 }
 
-// check is the check at Bytes depth of listed entries against the files
-// of a tree, in parallel; ok is false at the first problem, which check
-// leaves to Check to name.
-func check[T any](l *listing, contents map[string]File, track *corpus.Track, serve func(Served) T) (served []T, ok bool) {
+// checkListing is the check at Bytes depth of listed entries against the
+// files of a tree, in parallel; ok is false if it finds a problem, which
+// it leaves to Check to name.
+func checkListing[T any](l *listing, contents map[string]File, track *corpus.Track, serve func(Served) T) (served []T, ok bool) {
 	served = make([]T, len(l.entries))
 	var mismatch atomic.Bool
 	var files atomic.Int64 // entries answered with a file of the tree
