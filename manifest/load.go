@@ -162,7 +162,10 @@ func stream(src io.Reader, size int64, track *corpus.Track) (l listing, sum stri
 	if r.manifest(&m) != nil || sh.finish(m.Format) != nil || m.Piste != track.Name || len(m.headerProblems()) > 0 {
 		return listing{}, "", false
 	}
-	l.text = text.String()
+	// The text is kept for the life of a server: not with room to spare.
+	if l.text = text.String(); text.Cap()-text.Len() > text.Len()/32 {
+		l.text = strings.Clone(l.text)
+	}
 	return l, hex.EncodeToString(hash.Sum(nil)), true
 }
 
