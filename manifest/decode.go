@@ -126,6 +126,7 @@ func (r *reader) raw() ([]byte, error) {
 	}
 	s := r.data[r.pos : r.pos+n]
 	for _, c := range s {
+		// Outside 0x20-0x7E, in one unsigned comparison, or an escape.
 		if c-0x20 > 0x7E-0x20 || c == '\\' {
 			return nil, errNotDirect
 		}
