@@ -16,12 +16,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"net"
 	"net/http"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -113,11 +111,13 @@ type Corpus struct {
 
 // loadedCorpus is a corpus once its bytes matched its manifest.
 type loadedCorpus struct {
-	track    *corpus.Track
-	manifest *manifest.Manifest
-	bodies   map[string][]byte
-	sha256   string // the manifest's
-	pinned   bool
+	track *corpus.Track
+	// answers holds the answer to every entry of the manifest, in its
+	// order, in one allocation; resource names each entry's path.
+	answers   []response
+	resources int    // entries answered with a file's bytes
+	sha256    string // the manifest's
+	pinned    bool
 }
 
 // load resolves a corpus's placeholders, reads its manifest and checks its
@@ -139,20 +139,43 @@ func (c *Corpus) load(repl *caddy.Replacer) (*loadedCorpus, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manifest_sha256: %w", err)
 	}
-	manifestBytes, err := readManifest(track, manifestPath)
+	pin = strings.TrimSpace(pin)
+	if pin != "" && !manifest.IsSHA256(pin) {
+		return nil, fmt.Errorf("manifest_sha256: %q is not a SHA-256 in lowercase hex", pin)
+	}
+	src, err := openManifest(track, manifestPath)
 	if err != nil {
 		return nil, err
 	}
-	served := manifest.SHA256(manifestBytes)
-	pin = strings.TrimSpace(pin)
-	if err := checkPin(pin, served); err != nil {
-		return nil, err
+	defer src.Close()
+	answers, served, err := manifest.Load(src, c.fs(track, root), track, answerOf)
+	// A manifest other than the pinned one is refused as such, whatever
+	// else is wrong with it or with the tree.
+	if served != "" && pin != "" && served != pin {
+		return nil, fmt.Errorf("refusing to serve: the manifest's SHA-256 is %s, the pinned one is %s", served, pin)
 	}
-	m, bodies, err := manifest.Load(manifestBytes, c.fs(track, root), track, manifest.Bytes)
 	if err != nil {
 		return nil, fmt.Errorf("refusing to serve: %w", err)
 	}
-	return &loadedCorpus{track: track, manifest: m, bodies: bodies, sha256: served, pinned: pin != ""}, nil
+	loaded := &loadedCorpus{track: track, answers: answers, sha256: served, pinned: pin != ""}
+	for i := range answers {
+		if answers[i].outcome == outcomeResource {
+			loaded.resources++
+		}
+	}
+	return loaded, nil
+}
+
+// answerOf is the answer to an entry whose bytes matched the manifest.
+// Its resource names the entry's path until add files it.
+func answerOf(e manifest.Served) response {
+	switch e.Kind {
+	case manifest.System:
+		return makeResponse(corpus.SystemStatus[e.Path], systemOutcomes[e.Path], e.Path, e.Body, e.SHA256)
+	case manifest.Absent:
+		return makeResponse(http.StatusOK, outcomeAbsent, e.Path, e.Body, e.SHA256)
+	}
+	return makeResponse(http.StatusOK, outcomeResource, e.Path, e.Body, e.SHA256)
 }
 
 // fs is the tree to serve: the one a test put in place, the folder on disk
@@ -195,11 +218,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			corpora = append(corpora, Corpus{Track: t.Name})
 		}
 	}
-	h.resources = map[string]*response{}
-	h.citedAbsent = map[string]bool{}
 	h.served = map[*corpus.Track]bool{}
-	owners := map[string]string{} // every path served, by the track that serves it
-	system := map[string]*response{}
+	loaded := make([]*loadedCorpus, 0, len(corpora))
+	entries := 0
 	for i := range corpora {
 		c, err := corpora[i].load(repl)
 		if err != nil {
@@ -209,13 +230,20 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("corpus %q: the track is configured twice", c.track.Name)
 		}
 		h.served[c.track] = true
-		if err := h.add(c, owners, system); err != nil {
+		loaded = append(loaded, c)
+		entries += len(c.answers)
+	}
+	h.resources = make(map[string]*response, entries)
+	h.citedAbsent = map[string]bool{}
+	system := map[string]*response{}
+	for _, c := range loaded {
+		if err := h.add(c, system); err != nil {
 			return err
 		}
 		ctx.Logger().Info("corpus verified against its manifest",
 			zap.String("track", c.track.Name),
-			zap.Int("resources", len(c.bodies)-len(corpus.SystemStatus)),
-			zap.Int("manifest_entries", len(c.manifest.Resources)),
+			zap.Int("resources", c.resources),
+			zap.Int("manifest_entries", len(c.answers)),
 			zap.String("manifest_sha256", c.sha256),
 			zap.Bool("manifest_pinned", c.pinned))
 	}
@@ -228,47 +256,51 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		zap.Int("resources", len(h.resources)),
 		zap.Int("secret_slots", len(h.digests)),
 		zap.Bool("maintenance", h.Maintenance))
-	// Loading leaves the manifest, the tree as read and the checks' work as
-	// garbage several times the corpus's size: hand it back to the system
-	// now rather than hold it for the life of the process.
+	// Loading leaves the index of the tree as read, the listing of its
+	// manifest and the checks' work as garbage, half the corpus's size:
+	// hand it back to the system now rather than hold it for the life of
+	// the process.
 	debug.FreeOSMemory()
 	return nil
 }
 
-// add takes a verified corpus's bodies into the handler. No path may be
+// add takes a verified corpus's answers into the handler. No path may be
 // served by two trees, as a resource or as an absent reference; the fixed
 // bodies must be the same bytes in every tree, and are kept once.
-func (h *Handler) add(c *loadedCorpus, owners map[string]string, system map[string]*response) error {
+func (h *Handler) add(c *loadedCorpus, system map[string]*response) error {
+	// Within a tree every path is listed once: one already served is
+	// another tree's.
 	claim := func(path string) error {
-		if other, taken := owners[path]; taken && other != c.track.Name {
-			return fmt.Errorf("refusing to serve: %s is claimed by the trees of both %s and %s", path, other, c.track.Name)
+		if _, taken := h.resources[path]; taken || h.citedAbsent[path] {
+			return fmt.Errorf("refusing to serve: %s of %s is claimed by another tree served beside it", path, c.track.Name)
 		}
-		owners[path] = c.track.Name
 		return nil
 	}
-	for _, path := range slices.Sorted(maps.Keys(c.bodies)) {
-		body := c.bodies[path]
-		if status, isSystem := corpus.SystemStatus[path]; isSystem {
+	for i := range c.answers {
+		answer := &c.answers[i]
+		path := answer.resource
+		switch answer.outcome {
+		case outcomeResource:
+			if err := claim(path); err != nil {
+				return err
+			}
+			h.resources[path] = answer
+		case outcomeAbsent:
+			if err := claim(path); err != nil {
+				return err
+			}
+			h.citedAbsent[path] = true
+		default: // a fixed body
 			if kept, ok := system[path]; ok {
-				if !bytes.Equal(kept.body, body) {
+				if !bytes.Equal(kept.body, answer.body) {
 					return fmt.Errorf("refusing to serve: the fixed body %s of %s differs from the one already served", path, c.track.Name)
 				}
 				continue
 			}
-			system[path] = newResponse(status, systemOutcomes[path], "", body, checkedSHA256(c.manifest, path))
-			continue
-		}
-		if err := claim(path); err != nil {
-			return err
-		}
-		h.resources[path] = newResponse(http.StatusOK, outcomeResource, path, body, checkedSHA256(c.manifest, path))
-	}
-	for _, e := range c.manifest.Resources {
-		if e.Kind == manifest.Absent {
-			if err := claim(e.Path); err != nil {
-				return err
-			}
-			h.citedAbsent[e.Path] = true
+			// A refusal names no resource in telemetry.
+			fixed := *answer
+			fixed.resource = ""
+			system[path] = &fixed
 		}
 	}
 	return nil
@@ -280,19 +312,6 @@ var systemOutcomes = map[string]string{
 	corpus.SystemForbidden:   outcomeForbidden,
 	corpus.SystemNotFound:    outcomeNotFound,
 	corpus.SystemUnavailable: outcomeUnavailable,
-}
-
-// checkPin refuses a manifest whose SHA-256 is not the pinned one.
-func checkPin(pin, served string) error {
-	switch {
-	case pin == "":
-		return nil
-	case !manifest.IsSHA256(pin):
-		return fmt.Errorf("manifest_sha256: %q is not a SHA-256 in lowercase hex", pin)
-	case pin != served:
-		return fmt.Errorf("refusing to serve: the manifest's SHA-256 is %s, the pinned one is %s", served, pin)
-	}
-	return nil
 }
 
 func (h *Handler) provisionSecrets(repl *caddy.Replacer) error {
@@ -316,18 +335,25 @@ func (h *Handler) provisionSecrets(repl *caddy.Replacer) error {
 	return nil
 }
 
-// readManifest reads the bytes of the manifest file, or of the track's
-// embedded one for an empty path.
-func readManifest(track *corpus.Track, path string) ([]byte, error) {
+// openManifest opens the manifest file, or the track's embedded one for an
+// empty path.
+func openManifest(track *corpus.Track, path string) (interface {
+	io.ReadSeeker
+	io.Closer
+}, error) {
 	if path == "" {
-		return manifest.Embedded(track), nil
+		return nopCloser{bytes.NewReader(manifest.Embedded(track))}, nil
 	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading manifest: %w", err)
 	}
-	return data, nil
+	return f, nil
 }
+
+type nopCloser struct{ *bytes.Reader }
+
+func (nopCloser) Close() error { return nil }
 
 // Validate checks the configuration that provisioning resolved.
 func (h *Handler) Validate() error {
@@ -464,7 +490,7 @@ func (h *Handler) write(w http.ResponseWriter, resp *response) {
 	for _, name := range []string{"Etag", "Last-Modified", "Accept-Ranges", "Content-Encoding"} {
 		delete(header, name)
 	}
-	header["Content-Length"] = resp.contentLength
+	header["Content-Length"] = resp.contentLength[:]
 	w.WriteHeader(resp.status)
 	_, _ = w.Write(resp.body) // a client gone mid-body is logged by Caddy, nothing to answer
 }
@@ -480,24 +506,24 @@ var (
 type response struct {
 	status        int
 	body          []byte
-	contentLength []string
+	contentLength [1]string // the header's value, shared by every call the answer serves
 	sha256        string
 	outcome       string
 	resource      string
 }
 
-// checkedSHA256 is the SHA-256 of a body the manifest check has just matched
-// byte for byte: taken from the manifest rather than computed a second time.
-func checkedSHA256(m *manifest.Manifest, path string) string {
-	e, _ := m.Lookup(path)
-	return e.BytesSHA256
+// newResponse is an answer made for one call.
+func newResponse(status int, outcome, resource string, body []byte, bodySHA256 string) *response {
+	r := makeResponse(status, outcome, resource, body, bodySHA256)
+	return &r
 }
 
-func newResponse(status int, outcome, resource string, body []byte, bodySHA256 string) *response {
-	return &response{
+// makeResponse is an answer, to be kept where it is made.
+func makeResponse(status int, outcome, resource string, body []byte, bodySHA256 string) response {
+	return response{
 		status:        status,
 		body:          body,
-		contentLength: []string{strconv.Itoa(len(body))},
+		contentLength: [1]string{strconv.Itoa(len(body))},
 		sha256:        bodySHA256,
 		outcome:       outcome,
 		resource:      resource,

@@ -26,6 +26,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/gencorpus"
 )
 
 const (
@@ -360,6 +361,10 @@ func TestProvisionRefuses(t *testing.T) {
 		{"another manifest than the pinned one", func(t *testing.T, h *Handler) {
 			h.Corpora[0].ManifestSHA256 = manifest.SHA256(manifest.Embedded(corpus.Conformite))
 		}, "the pinned one is " + manifest.SHA256(manifest.Embedded(corpus.Conformite))},
+		{"another manifest than the pinned one, and a changed file", func(t *testing.T, h *Handler) {
+			h.Corpora[0].ManifestSHA256 = manifest.SHA256(manifest.Embedded(corpus.Conformite))
+			require.NoError(t, afero.WriteFile(h.Corpora[0].tree, "referentiel.json", []byte(`{"ressource": "/referentiel"}`), 0o644))
+		}, "the pinned one is " + manifest.SHA256(manifest.Embedded(corpus.Conformite))},
 		{"a pin that is no SHA-256", func(t *testing.T, h *Handler) { h.Corpora[0].ManifestSHA256 = "sha256:abc" }, "is not a SHA-256"},
 		{"a pin in upper case", func(t *testing.T, h *Handler) {
 			h.Corpora[0].ManifestSHA256 = strings.ToUpper(manifest.SHA256(manifest.Embedded(corpus.Conformite)))
@@ -424,6 +429,44 @@ func TestEmbeddedCorporaMatchEmbeddedManifests(t *testing.T) {
 		resp := serve(h, request{target: path, headers: withSecret(secretA)})
 		assert.Equal(t, string(corpus.AbsentBody(path)), resp.Body.String(), "either track's collections answer absent references")
 	}
+}
+
+// TestServesAGeneratedCorpusFromDisk serves a tree on disk whose manifest
+// the handler reads as a stream, a window at a time: every resource is
+// answered with its file's bytes, and telemetry names the SHA-256 the
+// manifest lists for it.
+func TestServesAGeneratedCorpusFromDisk(t *testing.T) {
+	files, err := gencorpus.Tree(gencorpus.Options{Resources: 1000, Seed: 2})
+	require.NoError(t, err)
+	m, err := manifest.Build(files, corpus.Conformite.Name, manifest.DefaultOrigin, nil)
+	require.NoError(t, err)
+	root, data := t.TempDir(), m.Encode()
+	require.NoError(t, os.CopyFS(root, files))
+	manifestPath := filepath.Join(t.TempDir(), "manifest.json")
+	require.NoError(t, os.WriteFile(manifestPath, data, 0o644))
+	h := &Handler{Secrets: []string{secretA}, Corpora: []Corpus{{Track: corpus.Conformite.Name, Root: root, Manifest: manifestPath, ManifestSHA256: manifest.SHA256(data)}}}
+	logs, err := provision(t, h)
+	require.NoError(t, err)
+	served := 0
+	for _, e := range m.Resources {
+		resp := serve(h, request{target: e.Path, headers: withSecret(secretA)})
+		record := logs.TakeAll()
+		require.Len(t, record, 1)
+		if e.Kind == manifest.System {
+			assert.Equal(t, 404, resp.Code, e.Path)
+			continue
+		}
+		want := string(corpus.AbsentBody(e.Path))
+		if e.Kind == manifest.Document {
+			served++
+			want = string(files[*e.File].Data)
+		}
+		assert.Equal(t, 200, resp.Code, e.Path)
+		assert.Equal(t, want, resp.Body.String(), e.Path)
+		assert.Equal(t, e.BytesSHA256, record[0].ContextMap()["sha256"], e.Path)
+		assert.Equal(t, e.Path, record[0].ContextMap()["resource"], e.Path)
+	}
+	assert.Equal(t, len(files)-len(corpus.SystemStatus), served)
 }
 
 // The two trees are served side by side only if they agree: one fixed body

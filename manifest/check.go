@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -73,30 +75,6 @@ func (m *Manifest) Check(tree fs.FS, depth Depth) (map[string][]byte, error) {
 	return m.check(track, contents, err, depth)
 }
 
-// Load decodes the manifest of a track and checks the track's tree against
-// it, as Decode then Check do, reading the tree while the manifest is
-// decoded: on a large corpus these are the two halves of a server's
-// start-up.
-func Load(data []byte, tree fs.FS, track *corpus.Track, depth Depth) (*Manifest, map[string][]byte, error) {
-	var contents map[string]File
-	var readErr error
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		contents, readErr = ReadTree(tree, track)
-	}()
-	m, err := Decode(data)
-	<-read
-	if err != nil {
-		return nil, nil, err
-	}
-	if m.Piste != track.Name {
-		return nil, nil, fmt.Errorf("the manifest is the track %q's", m.Piste)
-	}
-	bodies, err := m.check(track, contents, readErr, depth)
-	return m, bodies, err
-}
-
 // check compares the files read from a track's tree (and the error reading
 // it) with the manifest.
 func (m *Manifest) check(track *corpus.Track, contents map[string]File, err error, depth Depth) (map[string][]byte, error) {
@@ -115,9 +93,7 @@ func (m *Manifest) check(track *corpus.Track, contents map[string]File, err erro
 	checked := make([]checkedEntry, len(m.Resources))
 	parallel(len(m.Resources), func(i int) {
 		checked[i] = m.checkEntry(m.Resources[i], contents, depth)
-		if e := m.Resources[i]; e.Kind == Absent && !track.Owns(e.Path) {
-			checked[i].problems = append(checked[i].problems, Problem{Path: e.Path, What: "absent entry of another track than " + track.Name})
-		}
+		checked[i].checkOwner(track, m.Resources[i].Path, m.Resources[i].Kind)
 	})
 	bodies := make(map[string][]byte, len(contents))
 	cited := map[string]bool{}
@@ -169,54 +145,24 @@ func (m *Manifest) headerProblems() []Problem {
 // checkedEntry is what checking one entry found.
 type checkedEntry struct {
 	problems []Problem
+	name     string          // the entry's file in the tree, when it has one
 	body     []byte          // the bytes served, when they could be read
 	cited    map[string]bool // references the body cites (Full depth)
+}
+
+func (c *checkedEntry) report(path, format string, args ...any) {
+	c.problems = append(c.problems, Problem{Path: path, File: c.name, What: fmt.Sprintf(format, args...)})
 }
 
 // checkEntry compares one entry with the tree.
 func (m *Manifest) checkEntry(e Entry, contents map[string]File, depth Depth) checkedEntry {
 	var c checkedEntry
-	file, isFile := contents[e.Path]
-	report := func(format string, args ...any) {
-		c.problems = append(c.problems, Problem{Path: e.Path, File: file.Name, What: fmt.Sprintf(format, args...)})
-	}
-	switch e.Kind {
-	case Document, System:
-		if want := corpus.FileOf(e.Path); e.File == nil || *e.File != want {
-			report("file field must be %q", want)
-		}
-		if !isFile {
-			file.Name = corpus.FileOf(e.Path)
-			report("missing from the tree")
-			return c
-		}
-		c.body = file.Bytes
-	case Absent:
-		if isFile {
-			report("listed as absent but the file exists")
-			return c
-		}
-		if !corpus.IsReference(e.Path) {
-			report("absent entry outside the reference grammar")
-			return c
-		}
-		c.body = corpus.AbsentBody(e.Path)
-	default:
-		report("unknown kind %q", e.Kind)
+	if !c.read(e.Path, e.Kind, e.File != nil && *e.File == corpus.FileOf(e.Path), contents) {
 		return c
 	}
+	report := func(format string, args ...any) { c.report(e.Path, format, args...) }
 	if depth == Bytes {
-		if sum := SHA256(c.body); e.BytesSHA256 != sum {
-			report("bytes changed: sha256 %s, manifest says %s", sum, e.BytesSHA256)
-		}
-		// The fixed bodies answer every refusal: whatever the manifest
-		// says, each must be a non-empty JSON object.
-		if e.Kind == System {
-			if _, err := CheckBody(c.body); err != nil {
-				report("%v", err)
-				c.body = nil
-			}
-		}
+		c.checkBytes(e.Path, e.Kind, e.BytesSHA256)
 		return c
 	}
 	h := hashers.Get().(*hasher)
@@ -234,11 +180,7 @@ func (m *Manifest) checkEntry(e Entry, contents map[string]File, depth Depth) ch
 			}
 		}
 	}
-	name := file.Name
-	if e.Kind == Absent {
-		name = ""
-	}
-	want := m.entry(h, e.Path, name, c.body)
+	want := m.entry(h, e.Path, c.name, c.body)
 	if e.BytesSHA256 != want.BytesSHA256 {
 		report("bytes changed: sha256 %s, manifest says %s", want.BytesSHA256, e.BytesSHA256)
 	}
@@ -252,6 +194,72 @@ func (m *Manifest) checkEntry(e Entry, contents map[string]File, depth Depth) ch
 		report("target or request_hash differs from the one recomputed at origin %s", m.Origin)
 	}
 	return c
+}
+
+// read finds the bytes an entry is answered with, or why it has none: a
+// document or fixed body is its file of the tree, which fileField says the
+// entry names; an absent entry has no file and is answered with its absent
+// body. It reports whether there are bytes to check.
+func (c *checkedEntry) read(path string, kind Kind, fileField bool, contents map[string]File) bool {
+	file, isFile := contents[path]
+	c.name = file.Name
+	switch kind {
+	case Document, System:
+		if !fileField {
+			c.report(path, "file field must be %q", corpus.FileOf(path))
+		}
+		if !isFile {
+			c.name = corpus.FileOf(path)
+			c.report(path, "missing from the tree")
+			return false
+		}
+		c.body = file.Bytes
+	case Absent:
+		if isFile {
+			c.report(path, "listed as absent but the file exists")
+			return false
+		}
+		if !corpus.IsReference(path) {
+			c.report(path, "absent entry outside the reference grammar")
+			return false
+		}
+		c.body = corpus.AbsentBody(path)
+	default:
+		c.report(path, "unknown kind %q", kind)
+		return false
+	}
+	return true
+}
+
+// checkBytes is the check at Bytes depth of the body read: its SHA-256 is
+// the one the manifest lists, and a fixed body, which answers every
+// refusal whatever the manifest says, is a non-empty JSON object.
+func (c *checkedEntry) checkBytes(path string, kind Kind, bytesSHA256 string) {
+	if !hasSHA256(c.body, bytesSHA256) {
+		c.report(path, "bytes changed: sha256 %s, manifest says %s", SHA256(c.body), bytesSHA256)
+	}
+	if kind == System {
+		if _, err := CheckBody(c.body); err != nil {
+			c.report(path, "%v", err)
+			c.body = nil
+		}
+	}
+}
+
+// checkOwner refuses an absent entry of another track's collections.
+func (c *checkedEntry) checkOwner(track *corpus.Track, path string, kind Kind) {
+	if kind == Absent && !track.Owns(path) {
+		c.problems = append(c.problems, Problem{Path: path, What: "absent entry of another track than " + track.Name})
+	}
+}
+
+// hasSHA256 reports whether body's SHA-256 is sum in lowercase hex, as
+// SHA256 would write it, without writing it.
+func hasSHA256(body []byte, sum string) bool {
+	digest := sha256.Sum256(body)
+	var text [2 * sha256.Size]byte
+	hex.Encode(text[:], digest[:])
+	return string(text[:]) == sum
 }
 
 func equalPtr(a, b *string) bool {

@@ -109,30 +109,6 @@ func TestDirReadsLikeDirFS(t *testing.T) {
 	}
 }
 
-// TestLoadIsDecodeThenCheck: reading the tree while the manifest is decoded
-// changes nothing of the outcome.
-func TestLoadIsDecodeThenCheck(t *testing.T) {
-	m, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
-	require.NoError(t, err)
-	want, err := m.Check(corpus.Conformite.Embedded(), manifest.Bytes)
-	require.NoError(t, err)
-	loaded, got, err := manifest.Load(manifest.Embedded(corpus.Conformite), corpus.Conformite.Embedded(), corpus.Conformite, manifest.Bytes)
-	require.NoError(t, err)
-	assert.Equal(t, m, loaded)
-	assert.Equal(t, want, got)
-
-	_, _, err = manifest.Load([]byte(`{"format": "other"}`), corpus.Conformite.Embedded(), corpus.Conformite, manifest.Bytes)
-	assert.ErrorContains(t, err, "format")
-
-	root := t.TempDir()
-	require.NoError(t, os.CopyFS(root, corpus.Conformite.Embedded()))
-	require.NoError(t, os.WriteFile(filepath.Join(root, "referentiel.json"), []byte(`{"changed": true}`), 0o644))
-	_, _, err = manifest.Load(manifest.Embedded(corpus.Conformite), manifest.Dir(root), corpus.Conformite, manifest.Bytes)
-	var mismatch *manifest.MismatchError
-	require.ErrorAs(t, err, &mismatch)
-	assert.Contains(t, err.Error(), "referentiel.json: bytes changed")
-}
-
 // TestDecodeIsEncodingJSON decodes documents the direct reader takes and
 // documents it leaves to encoding/json: every one must read as
 // encoding/json reads it, or fail where it fails.

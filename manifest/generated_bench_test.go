@@ -1,6 +1,8 @@
 package manifest_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"testing/fstest"
 
@@ -85,6 +87,34 @@ func BenchmarkDecodeGenerated(b *testing.B) {
 	for b.Loop() {
 		if _, err := manifest.Decode(data); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadGenerated loads a generated tree on disk against its
+// manifest file, as the server does at start-up: the manifest streamed,
+// the tree read and checked at Bytes depth.
+func BenchmarkLoadGenerated(b *testing.B) {
+	tree, m, size := generatedTree(b)
+	root := b.TempDir()
+	if err := os.CopyFS(root, tree); err != nil {
+		b.Fatal(err)
+	}
+	manifestPath := filepath.Join(b.TempDir(), "manifest.json")
+	if err := os.WriteFile(manifestPath, m.Encode(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		src, err := os.Open(manifestPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		served, _, err := manifest.Load(src, manifest.Dir(root), corpus.Conformite, func(s manifest.Served) []byte { return s.Body })
+		src.Close()
+		if err != nil || len(served) != len(m.Resources) {
+			b.Fatalf("%d entries served, %v", len(served), err)
 		}
 	}
 }

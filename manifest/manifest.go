@@ -106,26 +106,62 @@ func Decode(data []byte) (*Manifest, error) {
 	if err := decodeJSON(data, &m); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	if m.Format != Format {
-		return nil, fmt.Errorf("manifest: format %q, want %q", m.Format, Format)
+	var sh shape
+	for _, e := range m.Resources {
+		addToShape(&sh, e.Path, e.Kind, e.Status)
 	}
-	for i := 1; i < len(m.Resources); i++ {
-		if m.Resources[i-1].Path >= m.Resources[i].Path {
-			return nil, fmt.Errorf("manifest: resources not strictly sorted by path at %q", m.Resources[i].Path)
-		}
-	}
-	// Without its fixed bodies a server would have nothing to answer a
-	// refusal with: an empty body is never an answer.
-	for _, path := range slices.Sorted(maps.Keys(corpus.SystemStatus)) {
-		e, ok := m.Lookup(path)
-		if !ok {
-			return nil, fmt.Errorf("manifest: no entry for the fixed body %s", path)
-		}
-		if e.Kind != System || e.Status != corpus.SystemStatus[path] {
-			return nil, fmt.Errorf("manifest: %s must be of kind %q with status %d", path, System, corpus.SystemStatus[path])
-		}
+	if err := sh.finish(m.Format); err != nil {
+		return nil, err
 	}
 	return &m, nil
+}
+
+// shape checks, entry by entry in the manifest's order, what Decode
+// requires of a manifest besides its JSON: its format, its resources
+// strictly sorted by path, and every fixed body listed with kind systeme
+// and its status. Without its fixed bodies a server would have nothing to
+// answer a refusal with: an empty body is never an answer.
+type shape struct {
+	entries  int
+	last     []byte
+	disorder error
+	system   map[string]bool // fixed bodies listed, and whether as the contract says
+}
+
+// addToShape takes the next entry into s; its path may be a view of a
+// document, copied if kept.
+func addToShape[P string | []byte](s *shape, path P, kind Kind, status int) {
+	if s.entries > 0 && s.disorder == nil && string(s.last) >= string(path) {
+		s.disorder = fmt.Errorf("manifest: resources not strictly sorted by path at %q", path)
+	}
+	s.entries++
+	s.last = append(s.last[:0], path...)
+	if want, isSystem := corpus.SystemStatus[string(path)]; isSystem {
+		if s.system == nil {
+			s.system = map[string]bool{}
+		}
+		s.system[string(path)] = kind == System && status == want
+	}
+}
+
+// finish returns the first rule the manifest breaks, or nil.
+func (s *shape) finish(format string) error {
+	if format != Format {
+		return fmt.Errorf("manifest: format %q, want %q", format, Format)
+	}
+	if s.disorder != nil {
+		return s.disorder
+	}
+	for _, path := range slices.Sorted(maps.Keys(corpus.SystemStatus)) {
+		ok, listed := s.system[path]
+		if !listed {
+			return fmt.Errorf("manifest: no entry for the fixed body %s", path)
+		}
+		if !ok {
+			return fmt.Errorf("manifest: %s must be of kind %q with status %d", path, System, corpus.SystemStatus[path])
+		}
+	}
+	return nil
 }
 
 // ReadFile reads and decodes a manifest file. It returns the file's bytes

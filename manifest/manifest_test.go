@@ -286,14 +286,17 @@ func TestDecodeRefusesAManifestWithoutItsFixedBodies(t *testing.T) {
 	}
 }
 
-// TestCheckBytes is the server's check: byte for byte, without re-deriving
-// the hashes an auditor checks at Full depth.
-func TestCheckBytes(t *testing.T) {
-	tests := []struct {
-		name    string
-		breakIt func(tree fstest.MapFS, m *manifest.Manifest)
-		want    string
-	}{
+// breakage is an edit to a copy of the conformity track's tree and
+// manifest, and what the check at Bytes depth says of it ("" when nothing).
+type breakage struct {
+	name    string
+	breakIt func(tree fstest.MapFS, m *manifest.Manifest)
+	want    string
+}
+
+// bytesBreakages are the cases of the server's check, at Bytes depth.
+func bytesBreakages() []breakage {
+	return []breakage{
 		{"intact", func(fstest.MapFS, *manifest.Manifest) {}, ""},
 		{"one byte changed", func(tree fstest.MapFS, _ *manifest.Manifest) {
 			tree["referentiel.json"] = &fstest.MapFile{Data: []byte(`{"ressource": "/referentiel"}`)}
@@ -325,7 +328,12 @@ func TestCheckBytes(t *testing.T) {
 			setSystemBody(tree, m, corpus.SystemBadRequest, `["x"]`)
 		}, "_systeme/400.json: at (root) (byte 0): the document must be a non-empty JSON object"},
 	}
-	for _, tt := range tests {
+}
+
+// TestCheckBytes is the server's check: byte for byte, without re-deriving
+// the hashes an auditor checks at Full depth.
+func TestCheckBytes(t *testing.T) {
+	for _, tt := range bytesBreakages() {
 		t.Run(tt.name, func(t *testing.T) {
 			tree, m := treeCopy(t), checkedIn(t)
 			tt.breakIt(tree, m)
