@@ -104,8 +104,11 @@ func SplitReference(path string) (collection, id string, ok bool) {
 		return "", "", false
 	}
 	for _, c := range Collections {
-		if tail, found := strings.CutPrefix(rest, c+"/"); found && ValidID(tail) {
-			return c, tail, true
+		// "<collection>/" matched without building it for each candidate.
+		if len(rest) > len(c) && rest[len(c)] == '/' && strings.HasPrefix(rest, c) {
+			if tail := rest[len(c)+1:]; ValidID(tail) {
+				return c, tail, true
+			}
 		}
 	}
 	return "", "", false
