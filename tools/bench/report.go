@@ -234,8 +234,8 @@ func (r *report) toolsSection(w *bytes.Buffer) {
 	p("")
 	p("Wall time, median of %d runs (Python: %d) after one that warms the page cache, over the same tree, each free to use every CPU; "+
 		"the runs go round by round, each command once a round, so that a tool and the floor it is compared with see the same moments. "+
-		"*proveit* is `bin/proveit manifest` (writes the manifest) and `bin/proveit verify` (checks every entry from the bytes, "+
-		"then rebuilds the manifest and compares it byte for byte); *Python* is `tools/bench/reference.py`, the straightforward "+
+		"*proveit* is `bin/proveit manifest` (writes the manifest) and `bin/proveit verify` (builds the manifest from the tree, every hash "+
+		"recomputed from the bytes, and compares it with the file byte for byte; only a file that differs is checked entry by entry); *Python* is `tools/bench/reference.py`, the straightforward "+
 		"implementation of the same two operations with `json.loads`, `json.dumps(sort_keys=True, separators=(\",\", \":\"))` and `hashlib`; "+
 		"*sha256sum* hashes the same files (`find | xargs sha256sum`, then `sha256sum -c`), the floor of any tool that reads every byte. "+
 		"Python and sha256sum run on one CPU at a time; proveit spreads its work over GOMAXPROCS goroutines, so it is timed once more "+
