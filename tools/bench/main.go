@@ -253,14 +253,26 @@ func (b *bench) waitIdle() {
 func (b *bench) startupAllCPUs(c *corpusSet) time.Duration {
 	all := *b
 	all.serverCPU = fmt.Sprintf("0-%d", runtime.NumCPU()-1)
-	s, err := all.startServer(c, setups()[0])
-	if err != nil {
-		b.log("%v", err)
-		return 0
+	// The quickest of a few starts, as for the pinned start-up: another
+	// process's burst slows one start, never speeds it up.
+	var quickest time.Duration
+	for range startupRuns {
+		s, err := all.startServer(c, setupOf(keyCorpus))
+		if err != nil {
+			b.log("%v", err)
+			return 0
+		}
+		s.Stop()
+		if quickest == 0 || s.Startup() < quickest {
+			quickest = s.Startup()
+		}
 	}
-	s.Stop()
-	return s.Startup()
+	return quickest
 }
+
+// startupRuns is how many times the corpus server is started free to use
+// every CPU.
+const startupRuns = 3
 
 func (b *bench) preflight() error {
 	var missing []string

@@ -269,8 +269,8 @@ func (r *report) growthSection(w *bytes.Buffer) {
 	p("## Growth with size")
 	p("")
 	p("The corpus server with the shipped Caddyfile; the generated corpus is served from disk (`CORPUS_ROOT`, `CORPUS_MANIFEST`), "+
-		"the season's from the binary. Start-up is the quickest of the server's starts pinned to one CPU, then once free to use every CPU. "+
-		"`proveit gencorpus -n %d` took %s.", r.Config.generated, sec(r.Generation))
+		"the season's from the binary. Start-up is the quickest of the server's starts pinned to one CPU, then the quickest of %d starts free to use every CPU. "+
+		"`proveit gencorpus -n %d` took %s.", startupRuns, r.Config.generated, sec(r.Generation))
 	p("")
 	p("*live heap* is the Go heap in use after a forced collection, once the closed-loop run is over; *from the OS* is the memory the Go runtime holds (`Sys`), " +
 		"which it keeps after the start-up peak: both from the admin endpoint (`/debug/pprof/heap?debug=1&gc=1`).")
