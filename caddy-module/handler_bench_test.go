@@ -20,8 +20,11 @@ func (w *discardWriter) WriteHeader(int)             {}
 
 func benchmarkServe(b *testing.B, target string, secret string) {
 	h, _ := newHandler(&testing.T{}, nil)
-	// Telemetry as in production, JSON-encoded, written nowhere.
-	h.telemetry = zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(io.Discard), zap.InfoLevel))
+	// Telemetry as the shipped Caddyfile encodes it (JSON, time and
+	// duration in integer nanoseconds), written nowhere.
+	encoding := zap.NewProductionEncoderConfig()
+	encoding.EncodeTime, encoding.EncodeDuration = zapcore.EpochNanosTimeEncoder, zapcore.NanosDurationEncoder
+	h.telemetry = zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(encoding), zapcore.AddSync(io.Discard), zap.InfoLevel))
 	r := httptest.NewRequest(http.MethodGet, "http://localhost/", nil)
 	r.RequestURI = target
 	if secret != "" {
