@@ -41,7 +41,7 @@ func referencePattern() string {
 	for i, c := range corpus.Collections {
 		names[i] = regexp.QuoteMeta(c)
 	}
-	return `^/(?:` + strings.Join(names, "|") + `)/[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`
+	return `^/(?:` + strings.Join(names, "|") + `)/` + corpus.IDGrammar + `$`
 }
 
 // hostPattern matches a Host header naming one of hosts, with or without a
