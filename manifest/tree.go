@@ -28,11 +28,23 @@ type File struct {
 // is not a regular file is an error naming it: nothing in the served tree
 // goes unaccounted for.
 func ReadTree(tree fs.FS, track *corpus.Track) (map[string]File, error) {
-	// Each file is copied into a slice of exactly its size: the bytes may be
-	// kept for the life of a server, and a slice with room to spare (as
-	// afero's reader leaves) would keep up to twice the corpus in memory.
-	files, data, err := scanTree(tree, track, func(_ int, _, _ string, b []byte) []byte {
-		return append(make([]byte, 0, len(b)), b...)
+	// The bytes may be kept for the life of a server: each file is copied
+	// into a slice of exactly its length and capacity. The copies are cut
+	// from large chunks, one filled at a time by each reader, rather than
+	// allocated one by one, which would round each up to its size class.
+	chunks := make([][]byte, readers(tree))
+	files, data, err := scanTree(tree, track, func(reader int, _, _ string, b []byte) []byte {
+		if len(b) > bodyChunk/8 {
+			return append(make([]byte, 0, len(b)), b...)
+		}
+		chunk := chunks[reader]
+		if cap(chunk)-len(chunk) < len(b) {
+			chunk = make([]byte, 0, bodyChunk)
+		}
+		start := len(chunk)
+		chunk = append(chunk, b...)
+		chunks[reader] = chunk
+		return chunk[start:len(chunk):len(chunk)]
 	})
 	if err != nil {
 		return nil, err
@@ -43,6 +55,10 @@ func ReadTree(tree fs.FS, track *corpus.Track) (map[string]File, error) {
 	}
 	return contents, errors.Join(files.refused...)
 }
+
+// bodyChunk is the size of the chunks ReadTree cuts files from; a file
+// larger than an eighth of it gets an allocation of its own.
+const bodyChunk = 1 << 20
 
 // treeFiles lists the files of a track's tree, in the order fs.WalkDir
 // visits them.
