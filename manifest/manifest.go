@@ -106,14 +106,21 @@ func Decode(data []byte) (*Manifest, error) {
 	if err := decodeJSON(data, &m); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
+	if err := m.CheckShape(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// CheckShape returns the first rule of shape (below) the manifest breaks,
+// or nil: what Decode requires besides the JSON, for a manifest already in
+// memory, such as one just built.
+func (m *Manifest) CheckShape() error {
 	var sh shape
 	for _, e := range m.Resources {
 		addToShape(&sh, e.Path, e.Kind, e.Status)
 	}
-	if err := sh.finish(m.Format); err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return sh.finish(m.Format)
 }
 
 // shape checks, entry by entry in the manifest's order, what Decode
