@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -166,7 +165,7 @@ func stream(src io.Reader, size int64, track *corpus.Track) (l listing, sum stri
 	if l.text = text.String(); text.Cap()-text.Len() > text.Len()/32 {
 		l.text = strings.Clone(l.text)
 	}
-	return l, hex.EncodeToString(hash.Sum(nil)), true
+	return l, HexSHA256([sha256.Size]byte(hash.Sum(nil))), true
 }
 
 // checkListing is the check at Bytes depth of listed entries against the
