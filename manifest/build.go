@@ -12,11 +12,11 @@ import (
 )
 
 // Build makes the manifest of the tree of the track named piste. Every file
-// becomes a document or
-// systeme entry; every reference cited by a file, or in citations (a task
-// statement's entity and references), that has no file becomes an absent
-// entry with the exact body the server answers. The result depends only on the
-// tree's content, never on the order the file system lists it in.
+// becomes a document or systeme entry; every reference cited by a file, or
+// in citations (a task statement's entity and references), that has no file
+// becomes an absent entry with the exact body the server answers. The
+// result depends only on the tree's content, never on the order the file
+// system lists it in.
 func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, error) {
 	track, err := corpus.TrackNamed(piste)
 	if err != nil {
