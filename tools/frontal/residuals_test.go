@@ -94,12 +94,6 @@ func (r *residualCounter) observe(id string) {
 	r.n[id]++
 }
 
-func (r *residualCounter) count(id string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.n[id]
-}
-
 func (r *residualCounter) counts() map[string]int {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -258,14 +258,6 @@ func (l *linter) checkManifest() {
 	}
 }
 
-// fileOf names a canonical path in findings: its file when it has one.
-func (l *linter) fileOf(path string) string {
-	if name, ok := l.files[path]; ok {
-		return name
-	}
-	return corpus.FileOf(path)
-}
-
 // collectionName is the collection of a canonical path, or "referentiel" and
 // "_systeme" for the resources outside every collection.
 func collectionName(path string) string {
