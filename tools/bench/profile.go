@@ -62,11 +62,8 @@ var shareParts = []struct {
 // `respond` floor, under the same load.
 func (b *bench) profiles(c *corpusSet) ([]*profileResult, error) {
 	var results []*profileResult
-	for _, st := range setups() {
-		if st.Key != keyCorpus && st.Key != keyRespond {
-			continue
-		}
-		r, err := b.profile(c, st)
+	for _, key := range []string{keyCorpus, keyRespond} {
+		r, err := b.profile(c, setupOf(key))
 		if err != nil {
 			return results, err
 		}
