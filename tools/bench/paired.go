@@ -32,10 +32,18 @@ func (r pairedRound) p99Ratio() float64 {
 	return float64(r.Corpus.P99US) / float64(r.Floor.P99US)
 }
 
+// rounds is how many rounds were run, 0 without paired runs.
+func (p *pairedRun) rounds() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.Rounds)
+}
+
 // medianOf returns the median of what each round gives (the lower middle one
 // of an even count), or 0 without rounds.
 func (p *pairedRun) medianOf(of func(pairedRound) float64) float64 {
-	if p == nil || len(p.Rounds) == 0 {
+	if p.rounds() == 0 {
 		return 0
 	}
 	values := make([]float64, len(p.Rounds))

@@ -44,16 +44,15 @@ func (r *report) targets() []target {
 		}
 		// The paired runs compare the two at the same moments; without
 		// them, the serving table's runs.
-		rps := corpus.Closed.RPS() / floor.Closed.RPS()
-		p99 := float64(corpus.Closed.P99US) / float64(floor.Closed.P99US)
+		oneRPS := corpus.Closed.RPS() / floor.Closed.RPS()
+		oneP99 := float64(corpus.Closed.P99US) / float64(floor.Closed.P99US)
+		rps, p99 := oneRPS, oneP99
 		measuredRPS := fmt.Sprintf("%.2f× (%.0f vs %.0f requests/s, one run each)", rps, corpus.Closed.RPS(), floor.Closed.RPS())
 		measuredP99 := fmt.Sprintf("%.2f× (%s vs %s, one run each)", p99, us(corpus.Closed.P99US), us(floor.Closed.P99US))
-		if c.Paired != nil && len(c.Paired.Rounds) > 0 {
+		if rounds := c.Paired.rounds(); rounds > 0 {
 			rps, p99 = c.Paired.medianOf(pairedRound.rpsRatio), c.Paired.medianOf(pairedRound.p99Ratio)
-			measuredRPS = fmt.Sprintf("%.2f×, median of %d paired rounds (one run each: %.2f×)", rps, len(c.Paired.Rounds),
-				corpus.Closed.RPS()/floor.Closed.RPS())
-			measuredP99 = fmt.Sprintf("%.2f×, median of %d paired rounds (one run each: %.2f×)", p99, len(c.Paired.Rounds),
-				float64(corpus.Closed.P99US)/float64(floor.Closed.P99US))
+			measuredRPS = fmt.Sprintf("%.2f×, median of %d paired rounds (one run each: %.2f×)", rps, rounds, oneRPS)
+			measuredP99 = fmt.Sprintf("%.2f×, median of %d paired rounds (one run each: %.2f×)", p99, rounds, oneP99)
 		}
 		ts = append(ts, target{Name: fmt.Sprintf("%s: requests/s ≥ %.1f × the `respond` floor", c.Corpus.Name, floorThroughput),
 			Met: rps >= floorThroughput, Measured: measuredRPS})
