@@ -25,11 +25,7 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string {
-	ptr := e.Pointer
-	if ptr == "" {
-		ptr = "(root)"
-	}
-	return fmt.Sprintf("at %s (byte %d): %s", ptr, e.Offset, e.Reason)
+	return fmt.Sprintf("at %s (byte %d): %s", ShowPointer(e.Pointer), e.Offset, e.Reason)
 }
 
 // Parse reads one JSON document as Python's json.loads reads bytes, and refuses

@@ -66,3 +66,12 @@ func FormatPointer(tokens []string) string {
 func Equal(a, b Value) bool {
 	return string(Canonical(a)) == string(Canonical(b))
 }
+
+// ShowPointer writes a JSON pointer for a message: the empty pointer, the
+// whole document, as "(root)".
+func ShowPointer(pointer string) string {
+	if pointer == "" {
+		return "(root)"
+	}
+	return pointer
+}

@@ -49,11 +49,7 @@ type EntryError struct {
 }
 
 func (e *EntryError) Error() string {
-	at := e.Pointer
-	if at == "" {
-		at = "(root)"
-	}
-	return at + ": " + e.Rule
+	return pyjson.ShowPointer(e.Pointer) + ": " + e.Rule
 }
 
 func entryErr(pointer, format string, args ...any) *EntryError {
