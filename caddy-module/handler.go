@@ -73,7 +73,7 @@ type Handler struct {
 	digests     [][sha256.Size]byte
 	hosts       map[string]bool
 	resources   map[string]*response
-	citedAbsent map[string]bool        // absent references the manifests list
+	citedAbsent map[string]*response   // absent references the manifests list, answered as prepared
 	served      map[*corpus.Track]bool // tracks whose collections answer absent references
 	badRequest  *response
 	forbidden   *response
@@ -234,7 +234,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		entries += len(c.answers)
 	}
 	h.resources = make(map[string]*response, entries)
-	h.citedAbsent = map[string]bool{}
+	h.citedAbsent = map[string]*response{}
 	system := map[string]*response{}
 	for _, c := range loaded {
 		if err := h.add(c, system); err != nil {
@@ -271,7 +271,7 @@ func (h *Handler) add(c *loadedCorpus, system map[string]*response) error {
 	// Within a tree every path is listed once: one already served is
 	// another tree's.
 	claim := func(path string) error {
-		if _, taken := h.resources[path]; taken || h.citedAbsent[path] {
+		if h.resources[path] != nil || h.citedAbsent[path] != nil {
 			return fmt.Errorf("refusing to serve: %s of %s is claimed by another tree served beside it", path, c.track.Name)
 		}
 		return nil
@@ -289,7 +289,7 @@ func (h *Handler) add(c *loadedCorpus, system map[string]*response) error {
 			if err := claim(path); err != nil {
 				return err
 			}
-			h.citedAbsent[path] = true
+			h.citedAbsent[path] = answer
 		default: // a fixed body
 			if kept, ok := system[path]; ok {
 				if !bytes.Equal(kept.body, answer.body) {
@@ -400,14 +400,13 @@ func (h *Handler) answer(r *http.Request) (*response, int) {
 		if track, _ := corpus.TrackOf(path); !h.served[track] {
 			return h.notFound, slot // a collection of a track this server does not serve
 		}
+		if cited := h.citedAbsent[path]; cited != nil {
+			return cited, slot // prepared as the manifest lists it
+		}
 		// Telemetry names the path only when the manifest lists it: any
 		// other is free text of the caller's.
-		resource := ""
-		if h.citedAbsent[path] {
-			resource = path
-		}
 		body := corpus.AbsentBody(path)
-		return newResponse(http.StatusOK, outcomeAbsent, resource, body, manifest.SHA256(body)), slot
+		return newResponse(http.StatusOK, outcomeAbsent, "", body, manifest.SHA256(body)), slot
 	case corpus.NotFound:
 		return h.notFound, slot
 	}

@@ -162,6 +162,7 @@ func TestServeHTTP(t *testing.T) {
 		{"referentiel", request{target: "/referentiel", headers: withSecret(secretA)}, 200, fixtureDocs["referentiel.json"], 0},
 		{"two-segment collection", request{target: "/listes/agrees/change-p2", headers: withSecret(secretA)}, 200, fixtureDocs["listes/agrees/change-p2.json"], 0},
 		{"absent reference", request{target: "/agrements/AGR-9999", headers: withSecret(secretA)}, 200, string(corpus.AbsentBody("/agrements/AGR-9999")), 0},
+		{"absent reference the manifest lists", request{target: "/attestations/ATT-0404", headers: withSecret(secretA)}, 200, string(corpus.AbsentBody("/attestations/ATT-0404")), 0},
 		{"absent in two-segment collection", request{target: "/listes/agrees/x", headers: withSecret(secretA)}, 200, string(corpus.AbsentBody("/listes/agrees/x")), 0},
 		{"bare collection", request{target: "/agrements", headers: withSecret(secretA)}, 404, notFound, 0},
 		{"bare two-segment collection", request{target: "/listes/agrees", headers: withSecret(secretA)}, 404, notFound, 0},
