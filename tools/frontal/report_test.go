@@ -48,6 +48,7 @@ type reportFigures struct {
 	beforeCaddy  map[string]int
 	faults       []fault
 	matrix       []matrixCell
+	flood        *floodFigures
 }
 
 var figures = &reportFigures{beforeCaddy: map[string]int{}}
@@ -107,7 +108,7 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 		recorded[x.Name] = true
 	}
 	for _, name := range faultsRecorded {
-		if !recorded[name] || len(f.probes) < 3 || f.differential == "" || f.hostile == "" || len(f.matrix) == 0 {
+		if !recorded[name] || len(f.probes) < 3 || f.differential == "" || f.hostile == "" || len(f.matrix) == 0 || f.flood == nil {
 			return fmt.Errorf("the run did not measure everything (%q, the probe, the differential): run the whole package", name)
 		}
 	}
@@ -156,6 +157,8 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 	for _, x := range f.faults {
 		p("- **%s, %s.** %s", x.Name, x.Topology, x.Sentence)
 	}
+	p("")
+	f.writeFlood(p)
 	p("")
 	p("## What nginx cannot match")
 	p("")

