@@ -327,3 +327,40 @@ func (f *reportFigures) writeFlood(p func(string, ...any)) {
 		"The test requires a peak under %d MB and every call answered with the resource's bytes within %s.",
 		x.source, floodMemoryBound>>20, ms(floodAnswerBound))
 }
+
+// TestH2SettingsAdvertised reads the SETTINGS the server sends first, in
+// clear and over TLS: the limits of the Caddyfile reach every HTTP/2
+// connection.
+func TestH2SettingsAdvertised(t *testing.T) {
+	want := map[http2.SettingID]uint32{
+		http2.SettingMaxConcurrentStreams: 16,
+		http2.SettingInitialWindowSize:    16384,
+		http2.SettingMaxFrameSize:         16384,
+	}
+	for _, useTLS := range []bool{false, true} {
+		s := servertest.Start(t, servertest.Options{Secrets: newSecrets(t, 1), TLS: useTLS, Lifetime: time.Minute})
+		addr := fmt.Sprintf("127.0.0.1:%d", s.Port)
+		var conn net.Conn
+		var err error
+		if useTLS {
+			conn, err = tls.Dial("tcp", addr, &tls.Config{NextProtos: []string{"h2"}, InsecureSkipVerify: true})
+		} else {
+			conn, err = net.Dial("tcp", addr)
+		}
+		require.NoError(t, err)
+		defer conn.Close()
+		require.NoError(t, conn.SetDeadline(time.Now().Add(5*time.Second)))
+		_, err = io.WriteString(conn, http2.ClientPreface)
+		require.NoError(t, err)
+		fr := http2.NewFramer(conn, conn)
+		require.NoError(t, fr.WriteSettings())
+		frame, err := fr.ReadFrame()
+		require.NoError(t, err)
+		settings, ok := frame.(*http2.SettingsFrame)
+		require.True(t, ok, "the server's first frame is its SETTINGS, not %T", frame)
+		for id, value := range want {
+			got, ok := settings.Value(id)
+			assert.True(t, ok && got == value, "TLS %v: %s is %d, want %d", useTLS, id, got, value)
+		}
+	}
+}
