@@ -49,6 +49,7 @@ type reportFigures struct {
 	faults       []fault
 	matrix       []matrixCell
 	flood        *floodFigures
+	h2Replies    []h2ReplyRow
 }
 
 var figures = &reportFigures{beforeCaddy: map[string]int{}}
@@ -108,7 +109,7 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 		recorded[x.Name] = true
 	}
 	for _, name := range faultsRecorded {
-		if !recorded[name] || len(f.probes) < 3 || f.differential == "" || f.hostile == "" || len(f.matrix) == 0 || f.flood == nil {
+		if !recorded[name] || len(f.probes) < 3 || f.differential == "" || f.hostile == "" || len(f.matrix) == 0 || f.flood == nil || len(f.h2Replies) == 0 {
 			return fmt.Errorf("the run did not measure everything (%q, the probe, the differential): run the whole package", name)
 		}
 	}
@@ -159,6 +160,8 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 	}
 	p("")
 	f.writeFlood(p)
+	p("")
+	f.writeH2Replies(p)
 	p("")
 	p("## What nginx cannot match")
 	p("")
