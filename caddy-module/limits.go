@@ -26,8 +26,9 @@ func init() {
 //
 // HTTP/2 lets a client hold memory it never pays for: a stream whose window
 // is zero keeps its handler, its buffers and its goroutine until the write
-// timeout, and Go's default of 250 streams a connection makes that about
-// 5 MB a connection (tools/frontal, TestH2WindowFlood). Caddy exposes no
+// timeout, about 21 KB, and Go's default of 250 streams a connection makes
+// that about 5 MB a connection (measured with tools/frontal's
+// TestH2WindowFlood at 200 connections, without these limits). Caddy exposes no
 // HTTP/2 setting; Go reads http.Server.HTTP2 for each connection it starts
 // serving, and that server is reachable only from a connection's context.
 // Counting connections per address bounds how many such connections one
