@@ -3,6 +3,7 @@ package corpushandler
 import (
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -77,7 +78,7 @@ func (l *Limits) Validate() error {
 		least, most int
 	}{
 		{"connections_per_address", l.ConnectionsPerAddress, 0, 1 << 30},
-		{"h2_streams", l.H2Streams, 0, 1 << 31},
+		{"h2_streams", l.H2Streams, 0, math.MaxInt32},
 		{"h2_stream_buffer", l.H2StreamBuffer, 0, maxH2Buffer},
 		{"h2_connection_buffer", l.H2ConnectionBuffer, minH2ConnectionBuffer, maxH2Buffer},
 		{"h2_frame_size", l.H2FrameSize, minH2FrameSize, maxH2FrameSize},
