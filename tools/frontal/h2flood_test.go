@@ -51,15 +51,49 @@ type floodTally struct {
 	opened, refused, answered       atomic.Int64 // streams: sent, reset by the server, answered with headers
 }
 
+// floodChannel is how the attack reaches the server: h2c in clear, or
+// HTTP/2 chosen by ALPN inside TLS.
+type floodChannel struct {
+	name   string
+	useTLS bool
+}
+
+var floodChannels = []floodChannel{{"h2c", false}, {"HTTP/2 over TLS", true}}
+
+// dial opens one connection of the attack to addr.
+func (c floodChannel) dial(ctx context.Context, addr string) (net.Conn, error) {
+	d := &net.Dialer{Timeout: floodDialDeadline}
+	if !c.useTLS {
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	td := tls.Dialer{NetDialer: d, Config: &tls.Config{NextProtos: []string{"h2"}, InsecureSkipVerify: true}}
+	conn, err := td.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if proto := conn.(*tls.Conn).ConnectionState().NegotiatedProtocol; proto != "h2" {
+		conn.Close()
+		return nil, fmt.Errorf("ALPN chose %q, not h2", proto)
+	}
+	return conn, nil
+}
+
+func (c floodChannel) scheme() string {
+	if c.useTLS {
+		return "https"
+	}
+	return "http"
+}
+
 // h2Flood runs the attack against addr until ctx ends.
-func h2Flood(ctx context.Context, addr, authority string, tally *floodTally) *sync.WaitGroup {
+func h2Flood(ctx context.Context, channel floodChannel, addr string, tally *floodTally) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	perConn := floodRequests / floodConns
 	for range floodConns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			floodOne(ctx, addr, authority, min(perConn, floodRequests), tally)
+			floodOne(ctx, channel, addr, perConn, tally)
 		}()
 	}
 	return &wg
@@ -68,14 +102,19 @@ func h2Flood(ctx context.Context, addr, authority string, tally *floodTally) *sy
 // floodOne is one connection of the attack: it opens up to floodStreams
 // streams, and a new one each time the server resets one, until it has sent
 // budget requests; it reads every frame and never grants a byte of window.
-func floodOne(ctx context.Context, addr, authority string, budget int, tally *floodTally) {
-	d := net.Dialer{Timeout: floodDialDeadline}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+// A connection the server refuses, before or during the TLS handshake, is
+// counted as closed at once.
+func floodOne(ctx context.Context, channel floodChannel, addr string, budget int, tally *floodTally) {
+	tally.dialed.Add(1)
+	conn, err := channel.dial(ctx, addr)
 	if err != nil {
-		tally.dialFailed.Add(1)
+		if channel.useTLS && ctx.Err() == nil {
+			tally.closedEarly.Add(1) // the TCP connection was closed under the handshake
+		} else {
+			tally.dialFailed.Add(1)
+		}
 		return
 	}
-	tally.dialed.Add(1)
 	answered := false // by any frame: a connection refused at once gets none
 	defer func() {
 		if !answered {
@@ -96,7 +135,7 @@ func floodOne(ctx context.Context, addr, authority string, budget int, tally *fl
 		defer mu.Unlock()
 		for ; n > 0 && sent < budget; n-- {
 			block.Reset()
-			for _, f := range [][2]string{{":method", "GET"}, {":scheme", "http"}, {":authority", authority}, {":path", floodTarget}} {
+			for _, f := range [][2]string{{":method", "GET"}, {":scheme", channel.scheme()}, {":authority", addr}, {":path", floodTarget}} {
 				_ = enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]}) // to memory: cannot fail
 			}
 			if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: nextID, BlockFragment: block.Bytes(), EndStream: true, EndHeaders: true}); err != nil {
@@ -154,28 +193,42 @@ func floodOne(ctx context.Context, addr, authority string, budget int, tally *fl
 }
 
 // legitClients are the calls Trust Layer would make during the attack, over
-// HTTP/1.1 and over h2c, each on a fresh connection from source: another
-// address than the attacker's where the system has one.
-func legitClients(source net.Addr) map[string]*http.Client {
+// HTTP/1.1 and over HTTP/2 (h2c in clear, h2 inside TLS), each on a fresh
+// connection from source, another address than the attacker's.
+func legitClients(source net.Addr, useTLS bool) map[string]*http.Client {
 	dialer := &net.Dialer{LocalAddr: source, Timeout: 5 * time.Second}
+	insecure := &tls.Config{InsecureSkipVerify: true}
+	dialH2 := func(ctx context.Context, network, addr string, conf *tls.Config) (net.Conn, error) {
+		conn, err := dialer.DialContext(ctx, network, addr)
+		if err != nil || !useTLS {
+			return conn, err
+		}
+		tc := tls.Client(conn, conf)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return tc, nil
+	}
 	return map[string]*http.Client{
-		"HTTP/1.1": {Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext, DisableKeepAlives: true}},
-		"h2c": {Timeout: 10 * time.Second, Transport: &http2.Transport{AllowHTTP: true,
-			DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
-				return dialer.DialContext(ctx, network, addr)
-			}}},
+		"HTTP/1.1": {Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext,
+			TLSClientConfig: insecure, DisableKeepAlives: true}},
+		"HTTP/2": {Timeout: 10 * time.Second, Transport: &http2.Transport{AllowHTTP: !useTLS,
+			TLSClientConfig: insecure, DialTLSContext: dialH2}},
 	}
 }
 
-// legitSource is 127.0.0.2 where the loopback answers it (Linux routes all
-// of 127/8 there), else the attacker's own address.
-func legitSource() (net.Addr, string) {
+// legitSource is 127.0.0.2, which the loopback answers on Linux (all of
+// 127/8 is routed there); nil where the system has no second loopback
+// address.
+func legitSource() net.Addr {
 	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}
-	if l, err := net.ListenTCP("tcp", addr); err == nil {
-		l.Close()
-		return addr, "127.0.0.2"
+	l, err := net.ListenTCP("tcp", addr)
+	if err != nil {
+		return nil
 	}
-	return nil, "127.0.0.1"
+	l.Close()
+	return addr
 }
 
 // legitCall times one call with the secret and checks its bytes.
@@ -203,129 +256,133 @@ func legitCall(client *http.Client, url, secret string, want []byte) (time.Durat
 }
 
 // TestH2WindowFlood runs the window attack at 800 connections against Caddy
-// alone, serving HTTP/1.1 and h2c as an operator who switched HTTP/2 on
-// would, and holds it to its bounds: the server's resident memory stays
-// under 512 MB, and calls with the secret, from another address, answer
-// right within a second while the attack lasts.
+// alone, with HTTP/2 switched on, in clear and over TLS, and holds it to its
+// bounds: the server's resident memory stays under 512 MB, and calls with
+// the secret, from another address, answer right within a second while the
+// attack lasts.
 func TestH2WindowFlood(t *testing.T) {
-	secret := newSecrets(t, 1)[0]
-	s := servertest.Start(t, servertest.Options{Secrets: []string{secret}, Lifetime: 2 * time.Minute})
-	source, sourceName := legitSource()
-	clients := legitClients(source)
-	url := s.URL + floodTarget
-	want := func() []byte {
-		client := clients["HTTP/1.1"]
-		req, err := http.NewRequest(http.MethodGet, url, nil)
-		require.NoError(t, err)
-		req.Header.Set(probe.SecretHeader, secret)
-		resp, err := client.Do(req)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		return body
-	}()
-	before := s.RSS()
-	require.NotZero(t, before, "the server's resident memory is readable (/proc)")
-
-	ctx, cancel := context.WithTimeout(context.Background(), floodHold)
-	defer cancel()
-	tally := &floodTally{}
-	start := time.Now()
-	attack := h2Flood(ctx, fmt.Sprintf("127.0.0.1:%d", s.Port), fmt.Sprintf("127.0.0.1:%d", s.Port), tally)
-
-	var peak atomic.Int64
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			peak.Store(max(peak.Load(), s.RSS()))
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-
-	// The calls start once the attack has had a second to open its streams.
-	time.Sleep(time.Second)
-	slowest := map[string]time.Duration{}
-	var failures []string
-	for i := range floodLegitCalls {
-		for _, proto := range []string{"HTTP/1.1", "h2c"} {
-			elapsed, err := legitCall(clients[proto], url, secret, want)
-			slowest[proto] = max(slowest[proto], elapsed)
-			if err != nil {
-				failures = append(failures, fmt.Sprintf("%s call %d: %v", proto, i+1, err))
-			}
-		}
-		time.Sleep(500 * time.Millisecond)
+	source := legitSource()
+	if source == nil {
+		t.Skip("no second loopback address for the calls with the secret (127.0.0.2)")
 	}
-	<-ctx.Done()
-	attack.Wait()
-	<-sampled
-	elapsed := time.Since(start)
-	peakRSS := peak.Load()
-	t.Logf("window flood: %d connections dialled (%d failed, %d closed by the server at once), %d streams sent, "+
-		"%d answered with headers, %d reset; server RSS %d MB before, peak %d MB; slowest call with the secret from %s: "+
-		"HTTP/1.1 %s, h2c %s",
-		tally.dialed.Load(), tally.dialFailed.Load(), tally.closedEarly.Load(), tally.opened.Load(), tally.answered.Load(),
-		tally.refused.Load(), before>>20, peakRSS>>20, sourceName, slowest["HTTP/1.1"], slowest["h2c"])
+	for _, channel := range floodChannels {
+		t.Run(channel.name, func(t *testing.T) {
+			secret := newSecrets(t, 1)[0]
+			s := servertest.Start(t, servertest.Options{Secrets: []string{secret}, TLS: channel.useTLS, Lifetime: 2 * time.Minute})
+			clients := legitClients(source, channel.useTLS)
+			url := s.URL + floodTarget
+			want := func() []byte {
+				req, err := http.NewRequest(http.MethodGet, url, nil)
+				require.NoError(t, err)
+				req.Header.Set(probe.SecretHeader, secret)
+				resp, err := clients["HTTP/1.1"].Do(req)
+				require.NoError(t, err)
+				defer resp.Body.Close()
+				body, err := io.ReadAll(resp.Body)
+				require.NoError(t, err)
+				require.Equal(t, http.StatusOK, resp.StatusCode)
+				return body
+			}()
+			before := s.RSS()
+			require.NotZero(t, before, "the server's resident memory is readable (/proc)")
 
-	assert.Empty(t, failures, "calls with the secret during the attack")
-	assert.Less(t, peakRSS, int64(floodMemoryBound), "the server's resident memory under the attack")
-	for proto, d := range slowest {
-		assert.Less(t, d, floodAnswerBound, "%s call with the secret during the attack", proto)
+			ctx, cancel := context.WithTimeout(context.Background(), floodHold)
+			defer cancel()
+			tally := &floodTally{}
+			start := time.Now()
+			attack := h2Flood(ctx, channel, fmt.Sprintf("127.0.0.1:%d", s.Port), tally)
+			var peak atomic.Int64
+			sampled := make(chan struct{})
+			go func() {
+				defer close(sampled)
+				tick := time.NewTicker(50 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					peak.Store(max(peak.Load(), s.RSS()))
+					select {
+					case <-ctx.Done():
+						return
+					case <-tick.C:
+					}
+				}
+			}()
+
+			// The calls start once the attack has had a second to open its streams.
+			time.Sleep(time.Second)
+			slowest := map[string]time.Duration{}
+			var failures []string
+			for i := range floodLegitCalls {
+				for _, proto := range []string{"HTTP/1.1", "HTTP/2"} {
+					elapsed, err := legitCall(clients[proto], url, secret, want)
+					slowest[proto] = max(slowest[proto], elapsed)
+					if err != nil {
+						failures = append(failures, fmt.Sprintf("%s call %d: %v", proto, i+1, err))
+					}
+				}
+				time.Sleep(500 * time.Millisecond)
+			}
+			<-ctx.Done()
+			attack.Wait()
+			<-sampled
+			x := floodFigures{
+				channel: channel.name, elapsed: time.Since(start),
+				dialed: tally.dialed.Load(), dialFailed: tally.dialFailed.Load(), closedEarly: tally.closedEarly.Load(),
+				opened: tally.opened.Load(), answered: tally.answered.Load(), refused: tally.refused.Load(),
+				rssBefore: before, rssPeak: peak.Load(), failures: len(failures),
+				slowestH1: slowest["HTTP/1.1"], slowestH2: slowest["HTTP/2"],
+			}
+			t.Logf("window flood, %s: %d connections dialled (%d failed, %d closed by the server at once), %d streams "+
+				"sent, %d answered with headers, %d reset; server RSS %d MB before, peak %d MB; slowest call with the "+
+				"secret from 127.0.0.2: HTTP/1.1 %s, HTTP/2 %s", x.channel, x.dialed, x.dialFailed, x.closedEarly,
+				x.opened, x.answered, x.refused, x.rssBefore>>20, x.rssPeak>>20, x.slowestH1, x.slowestH2)
+
+			assert.Empty(t, failures, "calls with the secret during the attack")
+			assert.Less(t, x.rssPeak, int64(floodMemoryBound), "the server's resident memory under the attack")
+			for proto, d := range slowest {
+				assert.Less(t, d, floodAnswerBound, "%s call with the secret during the attack", proto)
+			}
+			figures.addFlood(x)
+		})
 	}
-	figures.setFlood(floodFigures{
-		conns: floodConns, streams: floodStreams, requests: floodRequests, hold: floodHold, elapsed: elapsed,
-		dialed: tally.dialed.Load(), dialFailed: tally.dialFailed.Load(), closedEarly: tally.closedEarly.Load(),
-		opened: tally.opened.Load(), answered: tally.answered.Load(), refused: tally.refused.Load(),
-		rssBefore: before, rssPeak: peakRSS, source: sourceName, calls: floodLegitCalls,
-		slowestH1: slowest["HTTP/1.1"], slowestH2: slowest["h2c"], failures: len(failures),
-	})
 }
 
-// floodFigures are what TestH2WindowFlood measured, for the report.
+// floodFigures are what one run of TestH2WindowFlood measured, for the report.
 type floodFigures struct {
-	conns, streams, requests                                   int
-	hold, elapsed                                              time.Duration
+	channel                                                    string
+	elapsed                                                    time.Duration
 	dialed, dialFailed, closedEarly, opened, answered, refused int64
 	rssBefore, rssPeak                                         int64
-	source                                                     string
-	calls, failures                                            int
+	failures                                                   int
 	slowestH1, slowestH2                                       time.Duration
 }
 
-func (f *reportFigures) setFlood(x floodFigures) {
+func (f *reportFigures) addFlood(x floodFigures) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.flood = &x
+	f.flood = append(f.flood, x)
 }
 
 // writeFlood renders the window attack's figures.
 func (f *reportFigures) writeFlood(p func(string, ...any)) {
-	x := f.flood
 	p("## HTTP/2: the window attack")
 	p("")
-	p("`TestH2WindowFlood` runs against Caddy alone, serving HTTP/1.1 and h2c, what `h2load -c %d -m %d -n %d -w 0 -W 0` "+
+	p("`TestH2WindowFlood` runs against Caddy alone, with HTTP/2 switched on, what `h2load -c %d -m %d -n %d -w 0 -W 0` "+
 		"does: %d connections, each asking for up to %d streams of `GET %s` without the secret, %d requests in all, a zero "+
-		"stream window and never a WINDOW_UPDATE, so that no response body can leave the server. The attack lasted %s.",
-		x.conns, x.streams, x.requests, x.conns, x.streams, floodTarget, x.requests, ms(x.hold))
+		"stream window and never a WINDOW_UPDATE, so that no response body can leave the server; the attack lasts %s, "+
+		"in clear (h2c) and inside TLS.", floodConns, floodStreams, floodRequests, floodConns, floodStreams, floodTarget,
+		floodRequests, ms(floodHold))
 	p("")
-	p("| connections dialled | refused at once | streams sent | answered with headers | reset by the server | "+
-		"server RSS before | peak RSS | slowest of %d calls with the secret, HTTP/1.1 | same, h2c | calls failed |", x.calls)
-	p("|---|---|---|---|---|---|---|---|---|---|")
-	p("| %d (%d failed) | %d | %d | %d | %d | %d MB | %d MB | %s | %s | %d |", x.dialed, x.dialFailed, x.closedEarly,
-		x.opened, x.answered, x.refused, x.rssBefore>>20, x.rssPeak>>20, ms(x.slowestH1), ms(x.slowestH2), x.failures)
+	p("| channel | connections dialled | closed by the server at once | streams sent | answered with headers | reset by the server | "+
+		"server RSS before | peak RSS | slowest of %d calls with the secret, HTTP/1.1 | same, HTTP/2 | calls failed |", floodLegitCalls)
+	p("|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, x := range f.flood {
+		p("| %s | %d (%d failed) | %d | %d | %d | %d | %d MB | %d MB | %s | %s | %d |", x.channel, x.dialed, x.dialFailed,
+			x.closedEarly, x.opened, x.answered, x.refused, x.rssBefore>>20, x.rssPeak>>20, ms(x.slowestH1), ms(x.slowestH2), x.failures)
+	}
 	p("")
-	p("The calls with the secret came from %s, on fresh connections, while the attack held its streams open. "+
-		"The test requires a peak under %d MB and every call answered with the resource's bytes within %s.",
-		x.source, floodMemoryBound>>20, ms(floodAnswerBound))
+	p("The calls with the secret came from 127.0.0.2, each on a fresh connection (over TLS in the TLS run), while the attack "+
+		"held its streams open. The test requires a peak under %d MB and every call answered with the resource's bytes "+
+		"within %s.", floodMemoryBound>>20, ms(floodAnswerBound))
 }
 
 // TestH2SettingsAdvertised reads the SETTINGS the server sends first, in

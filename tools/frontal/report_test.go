@@ -48,7 +48,7 @@ type reportFigures struct {
 	beforeCaddy  map[string]int
 	faults       []fault
 	matrix       []matrixCell
-	flood        *floodFigures
+	flood        []floodFigures
 	h2Replies    []h2ReplyRow
 }
 
@@ -109,7 +109,7 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 		recorded[x.Name] = true
 	}
 	for _, name := range faultsRecorded {
-		if !recorded[name] || len(f.probes) < 3 || f.differential == "" || f.hostile == "" || len(f.matrix) == 0 || f.flood == nil || len(f.h2Replies) == 0 {
+		if !recorded[name] || len(f.probes) < 3 || f.differential == "" || f.hostile == "" || len(f.matrix) == 0 || len(f.flood) < len(floodChannels) || len(f.h2Replies) == 0 {
 			return fmt.Errorf("the run did not measure everything (%q, the probe, the differential): run the whole package", name)
 		}
 	}
