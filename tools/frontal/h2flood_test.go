@@ -58,7 +58,7 @@ type floodChannel struct {
 	useTLS bool
 }
 
-var floodChannels = []floodChannel{{"h2c", false}, {"HTTP/2 over TLS", true}}
+var floodChannels = []floodChannel{{"h2c", false}, {"h2 over TLS", true}}
 
 // dial opens one connection of the attack to addr.
 func (c floodChannel) dial(ctx context.Context, addr string) (net.Conn, error) {
@@ -83,6 +83,25 @@ func (c floodChannel) scheme() string {
 		return "https"
 	}
 	return "http"
+}
+
+// waitHeld waits until a second has passed since start and the count of
+// streams answered has stopped growing for 200 ms, or limit has passed, and
+// returns the time since start.
+func (t *floodTally) waitHeld(start time.Time, limit time.Duration) time.Duration {
+	last, steady := int64(-1), 0
+	for time.Since(start) < limit {
+		time.Sleep(50 * time.Millisecond)
+		if n := t.answered.Load(); n == last && n > 0 {
+			steady++
+		} else {
+			last, steady = n, 0
+		}
+		if steady >= 4 && time.Since(start) >= time.Second {
+			break
+		}
+	}
+	return time.Since(start)
 }
 
 // h2Flood runs the attack against addr until ctx ends.
@@ -307,8 +326,9 @@ func TestH2WindowFlood(t *testing.T) {
 				}
 			}()
 
-			// The calls start once the attack has had a second to open its streams.
-			time.Sleep(time.Second)
+			// The calls start once the attack holds its streams: a second
+			// after it began, and its count of answered streams steady.
+			heldAfter := tally.waitHeld(start, floodHold/2)
 			slowest := map[string]time.Duration{}
 			var failures []string
 			for i := range floodLegitCalls {
@@ -325,16 +345,17 @@ func TestH2WindowFlood(t *testing.T) {
 			attack.Wait()
 			<-sampled
 			x := floodFigures{
-				channel: channel.name, elapsed: time.Since(start),
+				channel: channel.name, heldAfter: heldAfter,
 				dialed: tally.dialed.Load(), dialFailed: tally.dialFailed.Load(), closedEarly: tally.closedEarly.Load(),
 				opened: tally.opened.Load(), answered: tally.answered.Load(), refused: tally.refused.Load(),
 				rssBefore: before, rssPeak: peak.Load(), failures: len(failures),
 				slowestH1: slowest["HTTP/1.1"], slowestH2: slowest["HTTP/2"],
 			}
 			t.Logf("window flood, %s: %d connections dialled (%d failed, %d closed by the server at once), %d streams "+
-				"sent, %d answered with headers, %d reset; server RSS %d MB before, peak %d MB; slowest call with the "+
-				"secret from 127.0.0.2: HTTP/1.1 %s, HTTP/2 %s", x.channel, x.dialed, x.dialFailed, x.closedEarly,
-				x.opened, x.answered, x.refused, x.rssBefore>>20, x.rssPeak>>20, x.slowestH1, x.slowestH2)
+				"sent, %d answered with headers, %d reset; server RSS %d MB before, peak %d MB; streams held after %s; "+
+				"slowest call with the secret from 127.0.0.2: HTTP/1.1 %s, HTTP/2 %s", x.channel, x.dialed, x.dialFailed,
+				x.closedEarly, x.opened, x.answered, x.refused, x.rssBefore>>20, x.rssPeak>>20, x.heldAfter,
+				x.slowestH1, x.slowestH2)
 
 			assert.Empty(t, failures, "calls with the secret during the attack")
 			assert.Less(t, x.rssPeak, int64(floodMemoryBound), "the server's resident memory under the attack")
@@ -349,7 +370,7 @@ func TestH2WindowFlood(t *testing.T) {
 // floodFigures are what one run of TestH2WindowFlood measured, for the report.
 type floodFigures struct {
 	channel                                                    string
-	elapsed                                                    time.Duration
+	heldAfter                                                  time.Duration // from the attack's start to the calls
 	dialed, dialFailed, closedEarly, opened, answered, refused int64
 	rssBefore, rssPeak                                         int64
 	failures                                                   int
@@ -373,16 +394,19 @@ func (f *reportFigures) writeFlood(p func(string, ...any)) {
 		floodRequests, ms(floodHold))
 	p("")
 	p("| channel | connections dialled | closed by the server at once | streams sent | answered with headers | reset by the server | "+
-		"server RSS before | peak RSS | slowest of %d calls with the secret, HTTP/1.1 | same, HTTP/2 | calls failed |", floodLegitCalls)
-	p("|---|---|---|---|---|---|---|---|---|---|---|")
+		"server RSS before | peak RSS | streams held after | slowest of %d calls with the secret, HTTP/1.1 | same, HTTP/2 | calls failed |",
+		floodLegitCalls)
+	p("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, x := range f.flood {
-		p("| %s | %d (%d failed) | %d | %d | %d | %d | %d MB | %d MB | %s | %s | %d |", x.channel, x.dialed, x.dialFailed,
-			x.closedEarly, x.opened, x.answered, x.refused, x.rssBefore>>20, x.rssPeak>>20, ms(x.slowestH1), ms(x.slowestH2), x.failures)
+		p("| %s | %d (%d failed) | %d | %d | %d | %d | %d MB | %d MB | %s | %s | %s | %d |", x.channel, x.dialed, x.dialFailed,
+			x.closedEarly, x.opened, x.answered, x.refused, x.rssBefore>>20, x.rssPeak>>20, ms(x.heldAfter),
+			ms(x.slowestH1), ms(x.slowestH2), x.failures)
 	}
 	p("")
-	p("The calls with the secret came from 127.0.0.2, each on a fresh connection (over TLS in the TLS run), while the attack "+
-		"held its streams open. The test requires a peak under %d MB and every call answered with the resource's bytes "+
-		"within %s.", floodMemoryBound>>20, ms(floodAnswerBound))
+	p("The calls with the secret came from 127.0.0.2, each on a fresh connection (over TLS in the TLS run), once the attack "+
+		"held its streams open (its count of answered streams steady, a second after it began at the earliest), until "+
+		"it ended. The test requires a peak under %d MB and every call answered with the resource's bytes within %s.",
+		floodMemoryBound>>20, ms(floodAnswerBound))
 }
 
 // TestH2SettingsAdvertised reads the SETTINGS the server sends first, in
