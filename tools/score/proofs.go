@@ -13,7 +13,8 @@ import (
 // ParseProofs reads the verifier's input, {"<proof_id>": {"valide",
 // "en_attente", "agent_did", "request_hash", "response_hash"}}, as strictly
 // as a submission: exact names, no duplicate or unknown key, every member
-// given, each hash a SHA-256 in lowercase hex. file names it in errors.
+// given, each hash a SHA-256 in lowercase hex. An empty agent_did says the
+// identity block opens to no bound DID. file names it in errors.
 func ParseProofs(file string, data []byte) (map[string]ProofOutcome, error) {
 	var proofs map[string]ProofOutcome
 	if err := season.DecodeStrict(file, data, &proofs); err != nil {
@@ -44,8 +45,6 @@ func ParseProofs(file string, data []byte) (map[string]ProofOutcome, error) {
 		p := proofs[id]
 		at := pyjson.FormatPointer([]string{id})
 		switch {
-		case p.AgentDID == "":
-			return nil, fmt.Errorf("%s %s/agent_did: want the DID the proof's identity block opens to", file, at)
 		case !manifest.IsSHA256(p.RequestHash):
 			return nil, fmt.Errorf("%s %s/request_hash: want the opened value, a SHA-256 as 64 lowercase hex digits", file, at)
 		case !manifest.IsSHA256(p.ResponseHash):
