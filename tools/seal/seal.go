@@ -173,9 +173,6 @@ func Seal(recordFile, saltFile, track, season string, f Files, reseal bool) (Rec
 	if _, err := os.Lstat(recordFile); err == nil && !reseal {
 		return Record{}, fmt.Errorf("%s: %w", recordFile, ErrSealed)
 	}
-	if err := privatefile.CheckOutsideWorkTrees(saltFile); err != nil {
-		return Record{}, fmt.Errorf("salt file %w", err)
-	}
 	r, salt := New(track, season, f)
 	if err := WriteSalt(saltFile, salt); err != nil {
 		return Record{}, err
