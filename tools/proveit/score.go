@@ -25,6 +25,7 @@ func runScore(args []string, stdout io.Writer) error {
 	fs := newFlagSet("score")
 	var c corpusFlags
 	c.register(fs, "tree", "manifest", "tasks", "key")
+	describeTrackFlags(fs, "the track replayed (required)")
 	record := fs.String("record", "", "the track's pre-registration record (default "+season.Dir+"/preenregistrement[-<track>].json)")
 	saltFile := fs.String("salt", "", "the salt file that opens the record's key commitment (required, unless -dry-run)")
 	dryRun := fs.Bool("dry-run", false, "score files no record anchors, checking nothing of the anchoring; the report says so in its first field")

@@ -30,6 +30,7 @@ func runSeal(args []string, stdout io.Writer) error {
 	fs := newFlagSet("seal")
 	var c corpusFlags
 	c.register(fs, "manifest", "tasks", "key")
+	describeTrackFlags(fs, "the track sealed or verified (required): each is sealed on its own")
 	record := fs.String("record", "", "the pre-registration record (default "+season.Dir+"/preenregistrement[-<track>].json)")
 	section := fs.String("scoring-section", "", "the published text of the track's frozen scoring section (required to seal; with -verify, checked too)")
 	saltOut := fs.String("salt-out", "", "where to write the new salt: a file that does not exist yet, outside every git work tree (required to seal)")
@@ -179,6 +180,14 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	return nil
+}
+
+// describeTrackFlags says what -track, -tasks and -key are to a command
+// that works on exactly one track, whose statements and key it needs.
+func describeTrackFlags(fs *flag.FlagSet, track string) {
+	fs.Lookup("track").Usage = track
+	fs.Lookup("tasks").Usage = "the track's task statements (default " + season.Dir + "/taches[-<track>].json)"
+	fs.Lookup("key").Usage = "the track's answer key (default " + season.Dir + "/cle[-<track>].json)"
 }
 
 // givenFlags names the flags set on the command line.
