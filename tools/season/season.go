@@ -257,6 +257,9 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 // a value of another JSON type (encoding/json takes null for anything). A
 // type that decodes itself is left to its own decoder.
 func checkShape(v pyjson.Value, t reflect.Type, at []string) error {
+	if t.Kind() == reflect.Pointer && v == nil {
+		return nil // null leaves a pointer nil: the member's absence
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

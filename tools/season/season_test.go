@@ -80,11 +80,12 @@ func TestDecodeStrict(t *testing.T) {
 		Items []inner          `json:"items"`
 		ByID  map[string]inner `json:"by_id"`
 		Flag  bool             `json:"flag"`
+		Note  *inner           `json:"note"`
 	}
 	tests := []struct {
 		name, data, err string
 	}{
-		{"exact", `{"name": "a", "items": [{"value": "x"}], "by_id": {"K": {"value": "y"}}, "flag": true}`, ""},
+		{"exact", `{"name": "a", "items": [{"value": "x"}], "by_id": {"K": {"value": "y"}}, "flag": true, "note": null}`, ""},
 		{"a name in another case", `{"Name": "a"}`, `f.json /Name: unknown field "Name"`},
 		{"a nested name in another case", `{"items": [{"value": "x"}, {"VALUE": "y"}]}`, `f.json /items/1/VALUE: unknown field "VALUE"`},
 		{"in a map's value", `{"by_id": {"K": {"Value": "y"}}}`, `f.json /by_id/K/Value: unknown field`},
@@ -94,6 +95,8 @@ func TestDecodeStrict(t *testing.T) {
 		{"trailing data", `{"name": "a"} {}`, `f.json`},
 		{"a wrong type", `{"items": [{"value": 1}]}`, `f.json /items/0/value: want a string, not a number`},
 		{"null for a string", `{"name": null}`, `f.json /name: want a string, not null`},
+		{"null for a list", `{"items": null}`, `f.json /items: want an array, not null`},
+		{"a pointer's member in another case", `{"note": {"Value": "x"}}`, `f.json /note/Value: unknown field`},
 		{"not an object", `[]`, `f.json (root): want an object, not an array`},
 	}
 	for _, tt := range tests {
