@@ -22,12 +22,16 @@ func runHash(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return badUsage(fmt.Errorf("want one path (/agrements/AGR-4417) or URL, got %d arguments", fs.NArg()))
-	}
 	tracks, err := tracksNamed(trackName)
 	if err != nil {
 		return err
+	}
+	switch fs.NArg() {
+	case 0:
+		return badUsage(fmt.Errorf("want one path (/agrements/AGR-4417) or URL"))
+	case 1:
+	default:
+		return badUsage(fmt.Errorf("unexpected argument %q: want one path or URL", fs.Arg(1)))
 	}
 	target, rawTarget := fs.Arg(0), fs.Arg(0)
 	origin := ""
