@@ -256,3 +256,58 @@ func TestBinary(t *testing.T) {
 		})
 	}
 }
+
+// TestReadmeAgreesWithFlags holds README.md to the commands: its table of
+// the toolbox lists every command with exactly its flags, and every
+// `bin/proveit` line of it uses flags the command has.
+func TestReadmeAgreesWithFlags(t *testing.T) {
+	inRepoRoot(t)
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	flagsOf := func(name string) []string {
+		code, help, errOut := runCLI(name, "-h")
+		require.Equal(t, 0, code, errOut)
+		var flags []string
+		for _, m := range regexp.MustCompile(`(?m)^  (-[\w-]+)`).FindAllStringSubmatch(help, -1) {
+			flags = append(flags, m[1])
+		}
+		return flags
+	}
+
+	row := regexp.MustCompile("(?m)^\\| `([a-z]+)` \\| ((?:`-[\\w-]+` ?)*) \\|")
+	listed := map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
+		name := m[1]
+		if _, ok := commands[name]; !ok {
+			continue // another table
+		}
+		listed[name] = true
+		flags := strings.Fields(strings.ReplaceAll(m[2], "`", ""))
+		assert.ElementsMatch(t, flagsOf(name), flags, "README.md's row of %s", name)
+	}
+	for name := range commands {
+		assert.True(t, listed[name], "README.md's table of the toolbox lists %s", name)
+	}
+
+	// A command line, its continuation lines joined.
+	line := regexp.MustCompile(`(?m)^bin/proveit ((?:[^\n]*\\\n)*[^\n]*)`)
+	lines := line.FindAllStringSubmatch(string(readme), -1)
+	require.NotEmpty(t, lines)
+	for _, m := range lines {
+		words := strings.Fields(strings.NewReplacer("\\\n", " ", "[", " ", "]", " ").Replace(m[1]))
+		name := words[0]
+		if strings.HasPrefix(name, "-") {
+			continue // bin/proveit -h, -version
+		}
+		require.Contains(t, commands, name, "README.md: bin/proveit %s", m[1])
+		flags := flagsOf(name)
+		for _, w := range words[1:] {
+			if w == "#" {
+				break
+			}
+			if strings.HasPrefix(w, "-") {
+				assert.Contains(t, flags, w, "README.md: bin/proveit %s", m[1])
+			}
+		}
+	}
+}

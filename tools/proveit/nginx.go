@@ -22,7 +22,7 @@ func runNginx(args []string, stdout io.Writer) error {
 	upstream := fs.String("upstream", "", "host:port of the Caddy corpus on loopback: nginx is its frontal")
 	root := fs.String("root", "", "comma-separated corpus trees nginx serves alone, from disk, one per -manifest (instead of -upstream)")
 	socket := fs.String("backend-socket", "/run/proveit-corpus.sock", "unix socket of nginx's own backend, with -root")
-	tree := fs.String("tree", "", "comma-separated corpus trees the fixed bodies are read from, one per -manifest, with -upstream (default corpus/<track> of each track, or of -track's)")
+	tree := fs.String("tree", "", "comma-separated corpus trees the fixed bodies are read from, one per -manifest, with -upstream (default corpus/<piste> of each manifest)")
 	manifestPaths := fs.String("manifest", "", "comma-separated manifests, one per track served at the origin (default manifest/<track>.json of each track, or of -track's)")
 	listen := fs.String("listen", "443 ssl", "comma-separated arguments of listen: the public HTTPS port by default, its certificates from -server-include or the http {} context; a loopback test listens on, say, 127.0.0.1:8443")
 	hosts := fs.String("hosts", "corpus.arkforge.tech", "comma-separated Host names answered")
