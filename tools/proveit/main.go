@@ -5,6 +5,8 @@
 // writes the nginx vhost.
 //
 // Usage: proveit <command> [flags]; proveit <command> -h for its flags.
+// Every command exits 0 when done, 1 when a check failed and 2 on bad usage
+// or bad input.
 package main
 
 import (

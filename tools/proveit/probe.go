@@ -27,7 +27,7 @@ func runProbe(args []string, stdout io.Writer) error {
 	baseURL := fs.String("url", "http://localhost:8080", "base URL of the server under test")
 	manifestPaths := fs.String("manifest", "", "comma-separated manifests, one per track the server serves (default manifest/<track>.json of each track, or of -track's)")
 	secretFiles := fs.String("secret-files", "", "comma-separated files each holding one secret (default: $CORPUS_CHALLENGE_SECRET and $CORPUS_CHALLENGE_SECRET_NEXT)")
-	caCert := fs.String("cacert", "", "PEM file of the authorities the server's certificate must chain to, instead of the system's (a staging server on Caddy's internal CA: its pki/authorities/local/root.crt)")
+	caCert := fs.String("cacert", "", "PEM file of the authorities the server's certificate must chain to, instead of the system's (a staging server on Caddy's internal CA: caddy/pki/authorities/local/root.crt of its data folder)")
 	maintenance := fs.Bool("maintenance", false, "the server is in maintenance: expect the 503 body past the gate")
 	timeout := fs.Duration("timeout", 10*time.Second, "timeout of each request")
 	protocols := fs.String("protocols", "", "protocols served besides HTTP/1.1, each checked too, as the Caddyfile's protocols option names them: "+
