@@ -338,15 +338,6 @@ func isBadUsage(err error) bool {
 	return errors.As(err, &ue)
 }
 
-// inputError is input the command cannot work from (a missing or malformed
-// file): exit status 2, as every error but a failed check.
-type inputError struct{ err error }
-
-func (e inputError) Error() string { return e.err.Error() }
-func (e inputError) Unwrap() error { return e.err }
-
-func badInput(err error) error { return inputError{err} }
-
 // checkError is a failed check told in one line rather than printed as
 // findings: exit status 1.
 type checkError struct{ err error }

@@ -133,3 +133,11 @@ func runScore(args []string, stdout io.Writer) error {
 	_, err = stdout.Write(buf.Bytes())
 	return err
 }
+
+// inputError is input the command cannot work from: exit status 2.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+func badInput(err error) error { return inputError{err} }
