@@ -164,9 +164,16 @@ func (c *corpusFlags) register(fs *flagSet, files ...string) {
 }
 
 // registerTrack adds -track, the flag of every command that reads a track;
-// unset is what the command does without it.
+// unset is what the command does without it. An unknown track is refused
+// as the flags are parsed, before the command reads anything.
 func registerTrack(fs *flagSet, track *string, unset string) {
-	fs.StringVar(track, "track", "", "track ("+strings.Join(trackNames(), ", ")+"); unset: "+unset)
+	fs.Func("track", "the `track`, one of "+strings.Join(trackNames(), ", ")+"; unset or empty: "+unset, func(name string) error {
+		if _, err := corpus.TrackNamed(name); err != nil && name != "" {
+			return err
+		}
+		*track = name
+		return nil
+	})
 }
 
 func trackNames() []string {
