@@ -132,6 +132,12 @@ func Lint(tree fs.FS, opts Options) *Report {
 		absent: map[string]bool{},
 	}
 	report := &Report{Files: map[string]int{}}
+	// A tree that cannot be read at all is one finding, not one per file
+	// the manifest and the links then find missing.
+	if _, err := fs.ReadDir(tree, "."); err != nil {
+		report.Findings = []Finding{{File: ".", Rule: RuleFileName, Message: fmt.Sprintf("the tree cannot be read: %v", err)}}
+		return report
+	}
 	if opts.Manifest != nil {
 		for _, e := range opts.Manifest.Resources {
 			if e.Kind == manifest.Absent {

@@ -165,6 +165,19 @@ func findingLines(r *Report) []string {
 	return lines
 }
 
+// A tree that cannot be read is one finding, whatever the manifest and the
+// statements would find missing.
+func TestLintUnreadableTree(t *testing.T) {
+	m, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
+	require.NoError(t, err)
+	tasks, err := season.ReadTasks("../../" + season.TasksFile(corpus.Conformite))
+	require.NoError(t, err)
+	report := Lint(os.DirFS(t.TempDir()+"/missing"), Options{Manifest: m, ManifestFile: "m.json", Tasks: tasks, TasksFile: "taches.json"})
+	require.Len(t, report.Findings, 1, findingLines(report))
+	assert.Contains(t, report.Findings[0].String(), "the tree cannot be read")
+	assert.False(t, report.OK())
+}
+
 func TestLintBaseWorldIsClean(t *testing.T) {
 	report := Lint(newWorld(t).tree(), Options{})
 	assert.Empty(t, findingLines(report))

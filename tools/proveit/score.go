@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,37 +24,39 @@ func runScore(args []string, stdout io.Writer) error {
 	fs := newFlagSet("score")
 	var c corpusFlags
 	c.register(fs, "tree", "manifest", "tasks", "key")
-	describeTrackFlags(fs, "the track replayed (required)")
+	describeTrackFlags(fs, "replayed (required)")
 	record := fs.String("record", "", "the track's pre-registration record (default "+season.Dir+"/preenregistrement[-<track>].json)")
 	saltFile := fs.String("salt", "", "the salt file that opens the record's key commitment (required, unless -dry-run)")
 	dryRun := fs.Bool("dry-run", false, "score files no record anchors, checking nothing of the anchoring; the report says so in its first field")
 	proofsFile := fs.String("proofs", "", "what Trust Layer's verifier established for each proof (README.md, \"Replaying a score\"); default: conditions 1 and 2 not verified")
 	format := fs.String("format", "json", "json or text")
+	fs.args = "SUBMISSION.json..."
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: proveit score -track TRACK -salt FILE [-record FILE] [-proofs FILE] [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
 		fmt.Fprintln(fs.Output(), "       proveit score -track TRACK -dry-run [-proofs FILE] [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	given := givenFlags(fs)
 	bad := func(format string, args ...any) error { return badInput(fmt.Errorf(format, args...)) }
+	usage := func(format string, args ...any) error { return badUsage(fmt.Errorf(format, args...)) }
 	switch {
 	case c.track == "":
-		return bad("say which track with -track: a replay scores one track's submissions")
+		return usage("say which track with -track: a replay scores one track's submissions")
 	case *dryRun && (given["record"] || given["salt"]):
-		return bad("-dry-run checks no record: -record and -salt are not its flags")
+		return usage("-dry-run checks no record: -record and -salt are not its flags")
 	case !*dryRun && *saltFile == "":
-		return bad("-salt is required: the replay scores only files the record anchors, and the salt opens its key commitment (or ask for -dry-run)")
+		return usage("-salt is required: the replay scores only files the record anchors, and the salt opens its key commitment (or ask for -dry-run)")
 	case *format != "json" && *format != "text":
-		return bad("-format %q: want json or text", *format)
+		return usage("-format %q: want json or text", *format)
 	case fs.NArg() == 0:
-		return bad("no submission given")
+		return usage("no submission given")
 	}
 	tracks, err := c.tracks()
 	if err != nil {
-		return badInput(err)
+		return err
 	}
 	t := tracks[0]
 	files, err := readSealedFiles(t, "")
@@ -150,8 +151,3 @@ func (e inputError) Error() string { return e.err.Error() }
 func (e inputError) Unwrap() error { return e.err }
 
 func badInput(err error) error { return inputError{err} }
-
-func isBadInput(err error) bool {
-	var ie inputError
-	return errors.As(err, &ie)
-}

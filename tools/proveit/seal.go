@@ -30,7 +30,7 @@ func runSeal(args []string, stdout io.Writer) error {
 	fs := newFlagSet("seal")
 	var c corpusFlags
 	c.register(fs, "manifest", "tasks", "key")
-	describeTrackFlags(fs, "the track sealed or verified (required): each is sealed on its own")
+	describeTrackFlags(fs, "sealed or verified (required: each is sealed on its own)")
 	record := fs.String("record", "", "the pre-registration record (default "+season.Dir+"/preenregistrement[-<track>].json)")
 	section := fs.String("scoring-section", "", "the published text of the track's frozen scoring section (required to seal; with -verify, checked too)")
 	saltOut := fs.String("salt-out", "", "where to write the new salt: a file that does not exist yet, outside every git work tree (required to seal)")
@@ -42,7 +42,7 @@ func runSeal(args []string, stdout io.Writer) error {
 		fmt.Fprintln(fs.Output(), "       proveit seal -verify -track TRACK -salt FILE [-scoring-section FILE] [-manifest FILE] [-tasks FILE] [-key FILE] [-record FILE]")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	given := givenFlags(fs)
@@ -52,22 +52,20 @@ func runSeal(args []string, stdout io.Writer) error {
 	}
 	for _, name := range unused {
 		if given[name] {
-			return badInput(fmt.Errorf("-%s is not a flag of %s", name, mode))
+			return badUsage(fmt.Errorf("-%s is not a flag of %s", name, mode))
 		}
 	}
 	switch {
-	case fs.NArg() > 0:
-		return badInput(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	case c.track == "":
-		return badInput(errors.New("say which track with -track: each track is sealed on its own, with its own scoring section and salt"))
+		return badUsage(errors.New("say which track with -track: each track is sealed on its own, with its own scoring section and salt"))
 	case *verify && *saltFile == "":
-		return badInput(errors.New("-verify needs -salt, the revealed salt file"))
+		return badUsage(errors.New("-verify needs -salt, the revealed salt file"))
 	case !*verify && (*section == "" || *saltOut == ""):
-		return badInput(errors.New("sealing needs -scoring-section and -salt-out"))
+		return badUsage(errors.New("sealing needs -scoring-section and -salt-out"))
 	}
 	tracks, err := c.tracks()
 	if err != nil {
-		return badInput(err)
+		return err
 	}
 	t := tracks[0]
 	if *record == "" {
@@ -171,27 +169,16 @@ func readSealedFiles(t trackFiles, scoringSection string) (sealedFiles, error) {
 	return f, nil
 }
 
-// parseFlags parses a command's flags: a flag it does not know, or a bad
-// value, is bad usage.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil && !errors.Is(err, flag.ErrHelp) {
-		return badInput(err)
-	} else if err != nil {
-		return err
-	}
-	return nil
-}
-
 // describeTrackFlags says what -track, -tasks and -key are to a command
 // that works on exactly one track, whose statements and key it needs.
-func describeTrackFlags(fs *flag.FlagSet, track string) {
-	fs.Lookup("track").Usage = track
+func describeTrackFlags(fs *flagSet, track string) {
+	fs.Lookup("track").Usage = "the `track` " + track + ", one of " + strings.Join(trackNames(), ", ")
 	fs.Lookup("tasks").Usage = "the track's task statements (default " + season.Dir + "/taches[-<track>].json)"
 	fs.Lookup("key").Usage = "the track's answer key (default " + season.Dir + "/cle[-<track>].json)"
 }
 
 // givenFlags names the flags set on the command line.
-func givenFlags(fs *flag.FlagSet) map[string]bool {
+func givenFlags(fs *flagSet) map[string]bool {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	return given
