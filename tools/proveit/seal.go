@@ -16,8 +16,8 @@ import (
 // Flags of each of the seal's two modes: given to the other, they are an
 // error, never silently ignored.
 var (
-	sealingFlags  = []string{"salt-out", "reseal"}
-	verifyingFlag = []string{"salt"}
+	sealingFlags   = []string{"salt-out", "reseal"}
+	verifyingFlags = []string{"salt"}
 )
 
 // runSeal writes a track's pre-registration record into the repository
@@ -46,7 +46,7 @@ func runSeal(args []string, stdout io.Writer) error {
 		return err
 	}
 	given := givenFlags(fs)
-	unused, mode := verifyingFlag, "sealing (-salt is -verify's; sealing writes its salt to -salt-out)"
+	unused, mode := verifyingFlags, "sealing (-salt is -verify's; sealing writes its salt to -salt-out)"
 	if *verify {
 		unused, mode = sealingFlags, "-verify"
 	}
