@@ -6,6 +6,7 @@ package season
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -249,7 +250,21 @@ func DecodeStrict(name string, data []byte, into any) error {
 	return nil
 }
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// decodesItself reports whether encoding/json hands t's values to t's own
+// decoder.
+func decodesItself(t reflect.Type) bool {
+	for _, i := range []reflect.Type{unmarshalerType, textUnmarshalerType} {
+		if t.Implements(i) || reflect.PointerTo(t).Implements(i) {
+			return true
+		}
+	}
+	return false
+}
 
 // checkShape refuses the first value of v, at the pointer tokens at, that
 // the Go type t does not take as written: a member whose name t does not
@@ -263,7 +278,7 @@ func checkShape(v pyjson.Value, t reflect.Type, at []string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) {
+	if decodesItself(t) {
 		return nil
 	}
 	where := func() string { return pyjson.ShowPointer(pyjson.FormatPointer(at)) }
