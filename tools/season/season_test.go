@@ -1,6 +1,7 @@
 package season
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -112,4 +113,16 @@ func TestDecodeStrict(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.err)
 		})
 	}
+}
+
+// A member that decodes itself (json.RawMessage, a type with UnmarshalJSON)
+// is left to its own decoder; duplicates in it are still refused.
+func TestDecodeStrictLeavesSelfDecodingMembers(t *testing.T) {
+	var d struct {
+		Raw json.RawMessage `json:"raw"`
+	}
+	require.NoError(t, DecodeStrict("f.json", []byte(`{"raw": {"Any": 1}}`), &d))
+	assert.JSONEq(t, `{"Any": 1}`, string(d.Raw))
+	err := DecodeStrict("f.json", []byte(`{"raw": {"a": 1, "a": 2}}`), &d)
+	assert.ErrorContains(t, err, `f.json /raw/a: not JSON as Python reads it: duplicate key "a"`)
 }
