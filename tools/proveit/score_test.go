@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,9 +193,9 @@ func (c *chain) run(t *testing.T, subs map[string]*participant.Submission, proof
 		writeJSON(t, file, proofs)
 		args = append(args, "-proofs", file)
 	}
-	for id, sub := range subs {
+	for _, id := range slices.Sorted(maps.Keys(subs)) {
 		file := filepath.Join(dir, id+".json")
-		writeJSON(t, file, sub)
+		writeJSON(t, file, subs[id])
 		args = append(args, file)
 	}
 	return runCLI(args...)
@@ -442,8 +443,10 @@ func testChain(t *testing.T, c *chain) {
 		subs[c.track.shared.task].AgentDID = "did:key:z6MkAnotherParticipant"
 		code, _, errOut := c.run(t, subs, proofs, "-record", c.sealed.record, "-salt", c.sealed.salt)
 		assert.Equal(t, 2, code)
-		assert.Contains(t, errOut, `/agent_did: "did:key:z6MkAnotherParticipant", but `)
-		assert.Contains(t, errOut, "a replay scores one participant, one DID")
+		// Whichever submission comes first, the message names both DIDs.
+		assert.Contains(t, errOut, `/agent_did: "`)
+		assert.Contains(t, errOut, `"did:key:z6MkAnotherParticipant"`)
+		assert.Contains(t, errOut, `"`+referenceDID+`": a replay scores one participant, one DID`)
 	})
 
 	t.Run("unanchored", func(t *testing.T) {
