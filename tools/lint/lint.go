@@ -38,6 +38,14 @@ const (
 	RulePages      = "pages"      // page chains: no loop, every page reached, numbered in order
 	RuleManifest   = "manifest"   // the tree is exactly what the manifest lists
 	RuleDecimal    = "decimal"    // amounts and quantities are well-formed decimal strings
+
+	// Realism: a fictional corpus that reads like a real one.
+	RuleIdentifier      = "identifier"       // a SIREN is 9 digits, a SIRET 14, each with a valid Luhn key, none shared
+	RuleLegalForm       = "legal-form"       // the legal form allows the number of partners (a single-partner SARL is an EURL)
+	RuleAddress         = "address"          // every siege is an obviously fictional address
+	RuleBeneficialOwner = "beneficial-owner" // each declared owner holds more than 25 % or is declared for control
+	RuleProductKind     = "product-kind"     // a product's characteristics agree with its kind
+	RuleRulesText       = "rules-text"       // the rules' criteria are numbered in order, their texts name only those, statements postdate them
 )
 
 // Finding is one broken rule.
@@ -151,6 +159,7 @@ func Lint(tree fs.FS, opts Options) *Report {
 	}
 	l.checkLinks()
 	l.checkPages()
+	l.checkRealism()
 	if opts.Tasks != nil {
 		if opts.Tasks.Piste != opts.Track.Name {
 			l.report(opts.TasksFile, "/piste", RuleSchema, "piste %q, want %q", opts.Tasks.Piste, opts.Track.Name)
