@@ -251,6 +251,23 @@ func pagePath(first string, n int) string {
 	return first + "-p" + strconv.Itoa(n)
 }
 
+// siren is the n-th entity's SIREN: eight digits that differ for every n
+// (7919 is prime to 70 000 000), then the Luhn key.
+func siren(n int) string {
+	digits := strconv.Itoa(30000000 + n*7919%70000000)
+	sum := 0
+	for i := range len(digits) {
+		d := int(digits[len(digits)-1-i] - '0')
+		if i%2 == 0 { // doubled: the key will sit to its right
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return digits + strconv.Itoa((10-sum%10)%10)
+}
+
 // initials abbreviates an activity code: change-manuel is CM.
 func initials(code string) string {
 	var b strings.Builder
