@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strconv"
+
+	"github.com/arkforge/proveit-corpus/corpus"
 )
 
 // The documents of each collection, their fields in the order the real
@@ -178,7 +180,7 @@ func (g *generator) drawEntity() *entityPlan {
 			Entite:          self,
 			Activite:        a.code,
 			Autorite:        authority,
-			NumeroDecision:  fmt.Sprintf("ASAFR-%s-%d-%04d", initials(a.code), start.Year(), g.next["AGR"]%10000),
+			NumeroDecision:  fmt.Sprintf("ASAFR-%s-%d-%04d", corpus.ActivityInitials(a.code), start.Year(), g.next["AGR"]%10000),
 			Statut:          status,
 			DateDebut:       date(start),
 			DateFinValidite: date(start.AddDate(5, 0, -1)),

@@ -22,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing/fstest"
 	"time"
 
@@ -266,13 +265,4 @@ func siren(n int) string {
 		sum += d
 	}
 	return digits + strconv.Itoa((10-sum%10)%10)
-}
-
-// initials abbreviates an activity code: change-manuel is CM.
-func initials(code string) string {
-	var b strings.Builder
-	for _, word := range strings.Split(code, "-") {
-		b.WriteString(strings.ToUpper(word[:1]))
-	}
-	return b.String()
 }

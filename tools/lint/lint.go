@@ -46,6 +46,7 @@ const (
 	RuleBeneficialOwner = "beneficial-owner" // each declared owner holds more than 25 % or is declared for control
 	RuleProductKind     = "product-kind"     // a product's characteristics agree with its kind
 	RuleRulesText       = "rules-text"       // the rules' criteria are numbered in order, their texts name only those, statements postdate them
+	RuleNumbering       = "numbering"        // decision numbers name their activity and year; list references run in page order
 )
 
 // Finding is one broken rule.

@@ -58,7 +58,7 @@ var baseDocs = map[string]string{
 		"date_immatriculation": "2010-01-04", "statut": "active", "agrements": ["/agrements/AGR-1"], "attestations": ["/attestations/ATT-1"],
 		"beneficiaires": "/beneficiaires/ENT-1"}`,
 	"agrements/AGR-1.json": `{"ressource": "/agrements/AGR-1", "existe": true, "entite": "/entites/ENT-1", "activite": "change-manuel", "autorite": "ASAFR",
-		"numero_decision": "D-1", "statut": "actif", "date_debut": "2024-01-01", "date_fin_validite": "2027-12-31"}`,
+		"numero_decision": "ASAFR-CM-2024-0001", "statut": "actif", "date_debut": "2024-01-01", "date_fin_validite": "2027-12-31"}`,
 	"attestations/ATT-1.json": `{"ressource": "/attestations/ATT-1", "existe": true, "entite": "/entites/ENT-1", "type": "assurance-rc-pro", "emetteur": "Mutuelle",
 		"date_emission": "2025-01-01", "date_fin_validite": "2026-06-30", "avenants": ["/avenants/AVN-1"]}`,
 	"avenants/AVN-1.json": `{"ressource": "/avenants/AVN-1", "existe": true, "attestation": "/attestations/ATT-1", "objet": "prorogation",
@@ -73,7 +73,7 @@ var baseDocs = map[string]string{
 			"pourcentage_detention": "60", "controle_declare": false}],
 		"page_suivante": null}`,
 	"mesures-restrictives/MR-1.json": `{"ressource": "/mesures-restrictives/MR-1", "intitule": "Mesures", "date_mise_a_jour": "2026-09-25", "page": "1",
-		"entrees": [{"reference": "MR-001", "nom": "Marchetti", "prenoms": "Lucie Anne", "date_naissance": "1981-09-03", "motif": "Gel des avoirs."}],
+		"entrees": [{"reference": "MR-1-001", "nom": "Marchetti", "prenoms": "Lucie Anne", "date_naissance": "1981-09-03", "motif": "Gel des avoirs."}],
 		"page_suivante": null}`,
 	"_systeme/404.json": `{"erreur": "hors_corpus", "message": "Chemin hors corpus."}`,
 }
@@ -405,6 +405,16 @@ func TestLintBrokenTrees(t *testing.T) {
 			[]string{`beneficiaires/ENT-1.json /entrees/0/pourcentage_detention: percentage "60,5" is not a decimal string, like "26" or "12.5" (rule: decimal)`}},
 		{"control declared as a word", func(w *world) { w.set(owners, "/entrees/0/controle_declare", "non") },
 			[]string{`beneficiaires/ENT-1.json /entrees/0/controle_declare: want a boolean, got a string (rule: schema)`}},
+
+		// numbering
+		{"a decision number of another activity", func(w *world) { w.set(licence, "/numero_decision", "ASAFR-TF-2024-0001") },
+			[]string{`agrements/AGR-1.json /numero_decision: numero_decision "ASAFR-TF-2024-0001" names TF, the activity "change-manuel" is CM (rule: numbering)`}},
+		{"a decision number of another year", func(w *world) { w.set(licence, "/numero_decision", "ASAFR-CM-2021-0001") },
+			[]string{`agrements/AGR-1.json /numero_decision: numero_decision "ASAFR-CM-2021-0001" names the year 2021, date_debut is 2024-01-01 (rule: numbering)`}},
+		{"a decision number out of pattern", func(w *world) { w.set(licence, "/numero_decision", "D-1") },
+			[]string{`agrements/AGR-1.json /numero_decision: numero_decision "D-1" is not <autorité>-<initiales>-<année>-<numéro> (rule: numbering)`}},
+		{"a restrictive measure numbered out of order", func(w *world) { w.set(mr, "/entrees/0/reference", "MR-1-2") },
+			[]string{`mesures-restrictives/MR-1.json /entrees/0/reference: reference "MR-1-2" is entry 1 of the list: want MR-1-1 (any zero padding) (rule: numbering)`}},
 
 		// the referentiel's numbered references
 		{"a criterion numbered out of order", func(w *world) { w.set("referentiel.json", "/criteres/0/code", "R2") },

@@ -54,7 +54,7 @@ var statedShare = regexp.MustCompile(`^([0-9]+(?:[.,][0-9]+)?) %`)
 // collections: identifiers, legal forms, addresses, beneficial owners and
 // products' kinds.
 func (l *linter) checkRealism() {
-	seen := map[string]string{} // identifier → the resource that carries it
+	seen := map[string]string{} // identifier or decision number → the resource that carries it
 	owned := map[string]*big.Rat{}
 	for _, path := range slices.Sorted(maps.Keys(l.docs)) {
 		doc, file := l.docs[path], l.files[path]
@@ -71,7 +71,76 @@ func (l *linter) checkRealism() {
 			l.checkOwners(file, doc, owned)
 		case "produits":
 			l.checkProductKind(file, doc)
+		case "agrements":
+			l.checkDecisionNumber(file, path, doc, seen)
 		}
+	}
+	l.checkMeasureNumbers()
+}
+
+// decisionNumber is an agrément's decision number:
+// <authority>-<activity initials>-<year>-<number>, ASAFR-CM-2022-0417.
+var decisionNumber = regexp.MustCompile(`^[A-Z]+-([A-Z]+)-([0-9]{4})-[0-9]+$`)
+
+// checkDecisionNumber checks that an agrément's numero_decision names its
+// activity's initials and the year it starts, and is no other agrément's:
+// a number that breaks the register's pattern singles its agrément out.
+func (l *linter) checkDecisionNumber(file, path string, doc pyjson.Object, seen map[string]string) {
+	number, ok := stringField(doc, "numero_decision")
+	if !ok {
+		return
+	}
+	activity, _ := stringField(doc, "activite")
+	start, _ := stringField(doc, "date_debut")
+	m := decisionNumber.FindStringSubmatch(number)
+	switch {
+	case m == nil:
+		l.report(file, "/numero_decision", RuleNumbering, "numero_decision %q is not <autorité>-<initiales>-<année>-<numéro>", number)
+	case m[1] != corpus.ActivityInitials(activity):
+		l.report(file, "/numero_decision", RuleNumbering, "numero_decision %q names %s, the activity %q is %s", number, m[1], activity, corpus.ActivityInitials(activity))
+	case calendarDate(start) && m[2] != start[:4]:
+		l.report(file, "/numero_decision", RuleNumbering, "numero_decision %q names the year %s, date_debut is %s", number, m[2], start)
+	case seen[number] != "":
+		l.report(file, "/numero_decision", RuleNumbering, "numero_decision %q is also %s's", number, seen[number])
+	default:
+		seen[number] = path
+	}
+}
+
+// checkMeasureNumbers checks that the restrictive-measures list numbers its
+// entries <first page's id>-1, -2, ... in page order, whatever the padding.
+func (l *linter) checkMeasureNumbers() {
+	first, ok := stringField(l.docs[corpus.Referentiel], "mesures_restrictives")
+	if !ok {
+		return
+	}
+	_, prefix, _ := corpus.SplitReference(first)
+	visited := map[string]bool{}
+	n := 0
+	for page := first; !visited[page]; {
+		visited[page] = true
+		doc, found := l.docs[page]
+		if !found {
+			return // an unresolved page is the references rule's finding
+		}
+		entries, _ := member[pyjson.Array](doc, "entrees")
+		for i, e := range entries {
+			n++
+			entry, _ := e.(pyjson.Object)
+			ref, ok := stringField(entry, "reference")
+			if !ok {
+				continue
+			}
+			number, cut := strings.CutPrefix(ref, prefix+"-")
+			if k, err := strconv.Atoi(number); !cut || err != nil || k != n {
+				l.report(l.files[page], child(child("/entrees", i), "reference"), RuleNumbering, "reference %q is entry %d of the list: want %s-%d (any zero padding)", ref, n, prefix, n)
+			}
+		}
+		next, ok := stringField(doc, "page_suivante")
+		if !ok {
+			return
+		}
+		page = next
 	}
 }
 
