@@ -263,6 +263,7 @@ func (l *linter) checkPurchasingTasks(tasks *season.Tasks) {
 		}
 		l.checkDate(file, child(at, "date_commande"), "date_commande", task.DateCommande)
 		l.checkPublishedBefore(file, child(at, "date_commande"), "date_commande", task.DateCommande)
+		l.checkQuestionCites(file, at, task)
 		l.checkDate(file, child(at, "date_livraison_max"), "date_livraison_max", task.DateLivraisonMax)
 		for j, r := range task.References {
 			l.checkReference(file, child(child(at, "references"), j), r, "produits")

@@ -208,6 +208,7 @@ func TestLintPurchasingTasks(t *testing.T) {
 		Contraintes: []season.Constraint{{Caracteristique: "diagonale_pouces", Operateur: ">=", Valeur: "27"}},
 		Quantite:    "12", Zone: "occitanie", DateCommande: "2026-10-06", DateLivraisonMax: "2026-10-16", BudgetMaxTTC: "6000.00",
 		References: []string{"/produits/ECR-1"},
+		Question:   "Douze écrans ; le client a communiqué la référence /produits/ECR-1.",
 	}
 	tests := []struct {
 		name string
@@ -237,10 +238,20 @@ func TestLintPurchasingTasks(t *testing.T) {
 			[]string{`taches-generique.json /taches/0/date_commande: date_commande 2026-08-15 is before /regles-achat was published (2026-09-01) (rule: rules-text)`}},
 		{"a date that is not a date", func(task *season.Task, _ *world) { task.DateLivraisonMax = "2026-11-31" },
 			[]string{`taches-generique.json /taches/0/date_livraison_max: date "2026-11-31" is not a calendar date (rule: dates)`}},
-		{"a reference outside the products", func(task *season.Task, _ *world) { task.References = []string{"/tarifs/TAR-ECR-1"} },
+		{"a reference outside the products", func(task *season.Task, _ *world) {
+			task.References = []string{"/tarifs/TAR-ECR-1"}
+			task.Question = "Le client a communiqué la référence /tarifs/TAR-ECR-1."
+		},
 			[]string{`taches-generique.json /taches/0/references/0: "/tarifs/TAR-ECR-1" points into /tarifs, want /produits (rule: references)`}},
-		{"a reference that resolves nowhere", func(task *season.Task, _ *world) { task.References = []string{"/produits/ECR-9"} },
+		{"a reference that resolves nowhere", func(task *season.Task, _ *world) {
+			task.References = []string{"/produits/ECR-9"}
+			task.Question = "Le client a communiqué la référence /produits/ECR-9."
+		},
 			[]string{`taches-generique.json /taches/0/references/0: "/produits/ECR-9" does not resolve: no file produits/ECR-9.json (rule: references)`}},
+		{"a reference the question does not name", func(task *season.Task, _ *world) { task.Question = "Douze écrans." },
+			[]string{`taches-generique.json /taches/0/references/0: /produits/ECR-1 is not named in the question (rule: references)`}},
+		{"a question naming a product the references lack", func(task *season.Task, _ *world) { task.References = nil },
+			[]string{`taches-generique.json /taches/0/question: the question names /produits/ECR-1, which references does not list (rule: references)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -195,6 +195,7 @@ func (l *linter) checkTasks(tasks *season.Tasks) {
 		}
 		l.checkDate(file, child(at, "date_examen"), "date_examen", task.DateExamen)
 		l.checkPublishedBefore(file, child(at, "date_examen"), "date_examen", task.DateExamen)
+		l.checkQuestionCites(file, at, task)
 		for j, r := range task.References {
 			collection, _, ok := corpus.SplitReference(r)
 			if !ok {

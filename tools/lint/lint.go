@@ -3,7 +3,11 @@
 // exact layout Python writes, canonical file names, calendar dates, references
 // that are canonical paths and resolve, each collection's schema and closed
 // vocabularies, links that agree in both directions, page chains without
-// loops or orphans, and a tree that is exactly what its manifest lists.
+// loops or orphans, a tree that is exactly what its manifest lists, and
+// realism: identifiers with valid keys, legal forms that allow their
+// partners, fictional addresses, beneficial owners above the threshold,
+// products whose characteristics fit their kind, and rules texts and
+// registers whose numbered and dated references agree.
 //
 // Every finding names the file, the JSON pointer and the rule, so that an
 // author can fix it without reading this code.

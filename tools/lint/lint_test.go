@@ -444,7 +444,11 @@ func TestLintManifest(t *testing.T) {
 		return m
 	}
 	tasks := func(refs ...string) *season.Tasks {
-		return &season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05", References: refs}}}
+		question := "L'entité /entites/ENT-1 est-elle conforme ?"
+		if len(refs) > 0 {
+			question += " Le client a communiqué les références " + strings.Join(refs, " et ") + "."
+		}
+		return &season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05", References: refs, Question: question}}}
 	}
 	tests := []struct {
 		name       string
@@ -463,6 +467,13 @@ func TestLintManifest(t *testing.T) {
 		{"a cited absence the manifest lacks", func(w *world) *manifest.Manifest { return build(t, w) },
 			tasks("/attestations/ATT-7"), []string{
 				`taches.json /taches/0/references/0: "/attestations/ATT-7" does not resolve: no file attestations/ATT-7.json and no absent entry in the manifest (rule: references)`,
+			}, nil},
+		{"a cited reference the question does not name", func(w *world) *manifest.Manifest { return build(t, w) },
+			&season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05",
+				References: []string{"/attestations/ATT-1"}, Question: "L'entité /entites/ENT-1 et son agrément /agrements/AGR-1 ?"}}},
+			[]string{
+				`taches.json /taches/0/question: the question names /agrements/AGR-1, which references does not list (rule: references)`,
+				`taches.json /taches/0/references/0: /attestations/ATT-1 is not named in the question (rule: references)`,
 			}, nil},
 		{"a statement dated before the referentiel", func(w *world) *manifest.Manifest { return build(t, w) },
 			&season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-08-31"}}},

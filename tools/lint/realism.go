@@ -11,6 +11,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // The realism rules: the corpus is fictional, and must read like the real
@@ -430,5 +431,27 @@ func (l *linter) checkPublishedBefore(file, at, name, date string) {
 	published, ok := stringField(l.docs[l.opts.Track.Rules], "date_publication")
 	if ok && dateShape(date) && dateShape(published) && date < published {
 		l.report(file, at, RuleRulesText, "%s %s is before %s was published (%s)", name, date, l.opts.Track.Rules, published)
+	}
+}
+
+// citedPath is a resource path a question names, up to the punctuation that
+// ends its sentence.
+var citedPath = regexp.MustCompile(`/[a-z-]+(?:/[a-z-]+)?/[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]`)
+
+// checkQuestionCites checks that a statement's question names each
+// reference the client supplied, and supplies every path it names besides
+// the entity: the prose and the references field say the same thing.
+func (l *linter) checkQuestionCites(file, at string, task season.Task) {
+	named := map[string]bool{}
+	for _, p := range citedPath.FindAllString(task.Question, -1) {
+		named[p] = true
+		if _, _, ok := corpus.SplitReference(p); ok && p != task.Entite && !slices.Contains(task.References, p) {
+			l.report(file, child(at, "question"), RuleReferences, "the question names %s, which references does not list", p)
+		}
+	}
+	for j, r := range task.References {
+		if !named[r] {
+			l.report(file, child(child(at, "references"), j), RuleReferences, "%s is not named in the question", r)
+		}
 	}
 }
