@@ -51,29 +51,30 @@ var hundred = big.NewRat(100, 1)
 // capital...").
 var statedShare = regexp.MustCompile(`^([0-9]+(?:[.,][0-9]+)?) %`)
 
-// checkRealism applies the realism rules that span documents or
-// collections: identifiers, legal forms, addresses, beneficial owners and
-// products' kinds.
+// checkRealism applies the realism rules: identifiers, legal forms,
+// addresses, beneficial owners, products' kinds and the registers'
+// numbering, some of which compare documents with each other.
 func (l *linter) checkRealism() {
-	seen := map[string]string{} // identifier or decision number → the resource that carries it
-	owned := map[string]*big.Rat{}
+	identifiers := map[string]string{} // SIREN or SIRET → the resource that carries it
+	decisions := map[string]string{}   // decision number → the agrément that carries it
+	owned := map[string]*big.Rat{}     // entity → the share its declared owners hold so far
 	for _, path := range slices.Sorted(maps.Keys(l.docs)) {
 		doc, file := l.docs[path], l.files[path]
 		collection, _, _ := corpus.SplitReference(path)
 		switch collection {
 		case "entites":
-			l.checkIdentifier(file, path, doc, "siren", 9, seen)
+			l.checkIdentifier(file, path, doc, "siren", 9, identifiers)
 			l.checkLegalForm(file, doc)
 			l.checkAddress(file, doc)
 		case "fournisseurs":
-			l.checkIdentifier(file, path, doc, "siret", 14, seen)
+			l.checkIdentifier(file, path, doc, "siret", 14, identifiers)
 			l.checkAddress(file, doc)
 		case "beneficiaires":
 			l.checkOwners(file, doc, owned)
 		case "produits":
 			l.checkProductKind(file, doc)
 		case "agrements":
-			l.checkDecisionNumber(file, path, doc, seen)
+			l.checkDecisionNumber(file, path, doc, decisions)
 		}
 	}
 	l.checkMeasureNumbers()
@@ -249,7 +250,7 @@ func (l *linter) checkOwners(file string, doc pyjson.Object, owned map[string]*b
 		if !isBool {
 			continue // the schema's finding
 		}
-		if v, _ := entry.Get("pourcentage_detention"); v == nil && !control {
+		if v, present := entry.Get("pourcentage_detention"); present && v == nil && !control {
 			l.report(file, at, RuleBeneficialOwner, "declares neither a holding (pourcentage_detention) nor control (controle_declare): not a beneficial owner")
 			continue
 		}
