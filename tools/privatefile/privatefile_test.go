@@ -14,8 +14,11 @@ func TestWrite(t *testing.T) {
 	repo := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(repo, ".git"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(repo, "a", "b"), 0o755))
+	insides := []string{filepath.Join(repo, "secret"), filepath.Join(repo, "a", "b", "secret")}
 	link := filepath.Join(t.TempDir(), "into-repo")
-	require.NoError(t, os.Symlink(filepath.Join(repo, "a"), link))
+	if err := os.Symlink(filepath.Join(repo, "a"), link); err == nil { // Windows may not allow links
+		insides = append(insides, filepath.Join(link, "secret"))
+	}
 	outside := t.TempDir()
 
 	writers := []struct {
@@ -24,7 +27,7 @@ func TestWrite(t *testing.T) {
 	}{{"Replace", Replace}, {"Create", Create}}
 	for _, w := range writers {
 		t.Run(w.name, func(t *testing.T) {
-			for _, inside := range []string{filepath.Join(repo, "secret"), filepath.Join(repo, "a", "b", "secret"), filepath.Join(link, "secret")} {
+			for _, inside := range insides {
 				err := w.write(inside, []byte("s"))
 				require.ErrorContains(t, err, "inside the git work tree "+repo, inside)
 				assert.NoFileExists(t, inside)
