@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
@@ -37,7 +38,7 @@ func ParseProofs(file string, data []byte) (map[string]ProofOutcome, error) {
 		obj := m.Value.(pyjson.Object) // DecodeStrict checked the shape
 		for _, name := range required {
 			if _, ok := obj.Get(name); !ok {
-				return nil, fmt.Errorf("%s %s: missing field %q (a proof's outcome has %v)", file, at, name, required)
+				return nil, fmt.Errorf("%s %s: missing field %q (a proof's outcome has %s)", file, at, name, strings.Join(required, ", "))
 			}
 		}
 	}
