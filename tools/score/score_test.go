@@ -56,7 +56,7 @@ func submission(t *testing.T, s *Scorer, taskID, verdict string, facts []season.
 	for i, f := range facts {
 		e, ok := s.Manifest.Lookup(f.Resource)
 		require.True(t, ok, f.Resource)
-		id := fmt.Sprintf("prf_%d", i)
+		id := fmt.Sprintf("prf_%s_%d", taskID, i)
 		assertions = append(assertions, map[string]any{
 			"id":        fmt.Sprintf("a%d", i+1),
 			"claim":     map[string]any{"resource": f.Resource, "field": f.Field, "value": f.Value},
@@ -65,7 +65,7 @@ func submission(t *testing.T, s *Scorer, taskID, verdict string, facts []season.
 		disclosures[id] = disclosure{opening{"n", *e.RequestHash}, opening{"n", e.ResponseHash}}
 	}
 	data, err := json.Marshal(map[string]any{
-		"season": 1, "track": s.Track.Piste(), "task_id": taskID, "agent_did": "did:key:z6MkTest",
+		"season": 1, "track": s.Track.Piste(), "task_id": taskID, "agent_did": testDID,
 		"verdict": verdict, "assertions": assertions, "disclosures": disclosures,
 	})
 	require.NoError(t, err)
@@ -105,11 +105,11 @@ func TestParseSubmissionSchema(t *testing.T) {
 		{"claim field", strings.Replace(valid, `"field":"/statut",`, `"field":"/statut","note":"x",`, 1), "/assertions/0/claim/note", "unknown field"},
 		{"repeated claim", strings.Replace(valid, `"field":"/date_fin_validite","resource":"/agrements/AGR-4417","value":"2027-02-28"`, `"field":"/statut","resource":"/agrements/AGR-4417","value":"actif"`, 1), "/assertions/2/claim", "unique"},
 		{"repeated id", strings.Replace(valid, `"id":"a2"`, `"id":"a1"`, 1), "/assertions/1/id", "already names /assertions/0"},
-		{"no proof", strings.Replace(valid, `"proof_ids":["prf_0"]`, `"proof_ids":[]`, 1), "/assertions/0/proof_ids", "non-empty array"},
-		{"missing disclosure", strings.Replace(valid, `"prf_0":{`, `"prf_9":{`, 1), "/assertions/0/proof_ids/0", `"prf_0" is cited but`},
+		{"no proof", strings.Replace(valid, `"proof_ids":["prf_conf-01_0"]`, `"proof_ids":[]`, 1), "/assertions/0/proof_ids", "non-empty array"},
+		{"missing disclosure", strings.Replace(valid, `"prf_conf-01_0":{`, `"prf_9":{`, 1), "/assertions/0/proof_ids/0", `"prf_conf-01_0" is cited but`},
 		{"uncited disclosure", strings.Replace(valid, `"disclosures":{`, `"disclosures":{"prf_x":{"request_hash":{"nonce":"n","value":"v"},"response_hash":{"nonce":"n","value":"v"}},`, 1), "/disclosures/prf_x", "no assertion cites"},
-		{"extra opening", strings.Replace(valid, `"prf_0":{`, `"prf_0":{"chain":{},`, 1), "/disclosures/prf_0/chain", "unknown field"},
-		{"opening not a string", strings.Replace(valid, `"prf_0":{"request_hash":{"nonce":"n"`, `"prf_0":{"request_hash":{"nonce":1`, 1), "/disclosures/prf_0/request_hash/nonce", "want a string"},
+		{"extra opening", strings.Replace(valid, `"prf_conf-01_0":{`, `"prf_conf-01_0":{"chain":{},`, 1), "/disclosures/prf_conf-01_0/chain", "unknown field"},
+		{"opening not a string", strings.Replace(valid, `"prf_conf-01_0":{"request_hash":{"nonce":"n"`, `"prf_conf-01_0":{"request_hash":{"nonce":1`, 1), "/disclosures/prf_conf-01_0/request_hash/nonce", "want a string"},
 	}
 	_, err := ParseSubmission("sub.json", []byte(valid))
 	require.NoError(t, err, valid)
@@ -213,19 +213,40 @@ func valueOf(t *testing.T, s *Scorer, resource, field string) json.RawMessage {
 	return data
 }
 
+// testDID is the agent_did of the test submissions.
+const testDID = "did:key:z6MkTest"
+
+// verifierOf is what a verifier establishes for the proofs of submissions
+// made by submission: each valid, bound to testDID, opening the pairs they
+// disclose.
+func verifierOf(t *testing.T, docs ...[]byte) map[string]ProofOutcome {
+	t.Helper()
+	proofs := map[string]ProofOutcome{}
+	for _, data := range docs {
+		sub, err := ParseSubmission("sub.json", data)
+		require.NoError(t, err)
+		for id, d := range sub.Disclosures {
+			proofs[id] = ProofOutcome{Valide: true, AgentDID: testDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
+		}
+	}
+	return proofs
+}
+
 // A definite failure of any cited proof outweighs a pending one; a pending
 // proof leaves the report without a score.
 func TestProofPrecedence(t *testing.T) {
 	s, key := newScorer(t)
 	data := submission(t, s, "conf-01", "conforme", key.Taches[0].Faits)
-	data = []byte(strings.Replace(string(data), `"proof_ids":["prf_0"]`, `"proof_ids":["prf_0","prf_1"]`, 1))
-	s.Proofs = map[string]ProofOutcome{"prf_0": {EnAttente: true}, "prf_1": {Valide: true, IdentiteLiee: true}, "prf_2": {Valide: true, IdentiteLiee: true}, "prf_3": {Valide: true, IdentiteLiee: true}}
-	// prf_1 opens /agrements/AGR-4417: cited by a1 too, it fails condition 3 there.
+	data = []byte(strings.Replace(string(data), `"proof_ids":["prf_conf-01_0"]`, `"proof_ids":["prf_conf-01_0","prf_conf-01_1"]`, 1))
+	s.Proofs = verifierOf(t, data)
+	pending := s.Proofs["prf_conf-01_0"]
+	pending.EnAttente = true
+	s.Proofs["prf_conf-01_0"] = pending
+	// prf_conf-01_1 opens /agrements/AGR-4417: cited by a1 too, it fails condition 3 there.
 	tr := scoreOne(t, s, data)
 	assert.Equal(t, Unsupported, tr.Assertions[0].Statut)
 	assert.Equal(t, ResourceMismatch, *tr.Assertions[0].Cause)
 
-	s.Proofs["prf_1"] = ProofOutcome{Valide: true, IdentiteLiee: true, EnAttente: true}
 	data = submission(t, s, "conf-01", "conforme", key.Taches[0].Faits)
 	sub, err := ParseSubmission("sub.json", data)
 	require.NoError(t, err)
@@ -236,9 +257,97 @@ func TestProofPrecedence(t *testing.T) {
 	assert.Nil(t, r.Reussite.Fondes)
 	assert.Nil(t, r.Overclaim.Taux)
 
-	delete(s.Proofs, "prf_0")
+	delete(s.Proofs, "prf_conf-01_0")
 	tr = scoreOne(t, s, data)
 	assert.Equal(t, InvalidProof, *tr.Assertions[0].Cause, "a proof the verifier does not know does not exist")
+}
+
+// The verifier's outcome covers the pairs disclosed and the DID, not only
+// the proof id: a disclosure whose values are not those the verifier
+// opened, an empty nonce, or a proof of another DID supports nothing.
+func TestVerifierCoversThePairs(t *testing.T) {
+	s, key := newScorer(t)
+	data := submission(t, s, "conf-01", "conforme", key.Taches[0].Faits)
+	other := manifestEntry(t, s, "/entites/ENT-2231")
+	tests := []struct {
+		name  string
+		alter func(doc string, proofs map[string]ProofOutcome) string
+		cause Cause
+	}{
+		{"the verifier opened another request hash", func(doc string, proofs map[string]ProofOutcome) string {
+			p := proofs["prf_conf-01_0"]
+			p.RequestHash = *other.RequestHash
+			proofs["prf_conf-01_0"] = p
+			return doc
+		}, InvalidProof},
+		{"the verifier opened another response hash", func(doc string, proofs map[string]ProofOutcome) string {
+			p := proofs["prf_conf-01_0"]
+			p.ResponseHash = other.ResponseHash
+			proofs["prf_conf-01_0"] = p
+			return doc
+		}, InvalidProof},
+		{"an empty request nonce", func(doc string, _ map[string]ProofOutcome) string {
+			return strings.Replace(doc, `"prf_conf-01_0":{"request_hash":{"nonce":"n"`, `"prf_conf-01_0":{"request_hash":{"nonce":""`, 1)
+		}, InvalidProof},
+		{"an empty response nonce", func(doc string, _ map[string]ProofOutcome) string {
+			return strings.Replace(doc, `"response_hash":{"nonce":"n"`, `"response_hash":{"nonce":""`, 1)
+		}, InvalidProof},
+		{"a proof of another DID", func(doc string, proofs map[string]ProofOutcome) string {
+			p := proofs["prf_conf-01_0"]
+			p.AgentDID = "did:key:z6MkSomeoneElse"
+			proofs["prf_conf-01_0"] = p
+			return doc
+		}, UnboundIdentity},
+		{"a proof bound to no DID", func(doc string, proofs map[string]ProofOutcome) string {
+			p := proofs["prf_conf-01_0"]
+			p.AgentDID = ""
+			proofs["prf_conf-01_0"] = p
+			return doc
+		}, UnboundIdentity},
+	}
+	for _, tt := range tests {
+		// Only a verifier opens the pairs and the identity block; an empty
+		// nonce is seen without one.
+		verifiers := []bool{true}
+		if strings.Contains(tt.name, "nonce") {
+			verifiers = append(verifiers, false)
+		}
+		for _, verified := range verifiers {
+			t.Run(fmt.Sprintf("%s, verifier %t", tt.name, verified), func(t *testing.T) {
+				proofs := verifierOf(t, data)
+				doc := tt.alter(string(data), proofs)
+				s.Proofs = nil
+				if verified {
+					s.Proofs = proofs
+				}
+				tr := scoreOne(t, s, []byte(doc))
+				require.Equal(t, Rendered, tr.Statut, deref(tr.Motif))
+				assert.Equal(t, Unsupported, tr.Assertions[0].Statut)
+				if assert.NotNil(t, tr.Assertions[0].Cause) {
+					assert.Equal(t, tt.cause, *tr.Assertions[0].Cause)
+				}
+				for _, a := range tr.Assertions[1:] {
+					assert.Equal(t, Supported, a.Statut, a.ID)
+				}
+			})
+		}
+	}
+	t.Run("unaltered", func(t *testing.T) {
+		for _, proofs := range []map[string]ProofOutcome{nil, verifierOf(t, data)} {
+			s.Proofs = proofs
+			tr := scoreOne(t, s, data)
+			for _, a := range tr.Assertions {
+				assert.Equal(t, Supported, a.Statut, a.ID)
+			}
+		}
+	})
+}
+
+func manifestEntry(t *testing.T, s *Scorer, path string) manifest.Entry {
+	t.Helper()
+	e, ok := s.Manifest.Lookup(path)
+	require.True(t, ok, path)
+	return e
 }
 
 // scoreAll scores one submission per task, each asserting the key's facts
@@ -382,6 +491,139 @@ func TestPurchasingChecks(t *testing.T) {
 			tr := scoreOne(t, s, submission(t, s, gen05.ID, gen05.Verdict, facts))
 			assert.Equal(t, RejectedAtClose, tr.Statut)
 			assert.Contains(t, deref(tr.Motif), tt.motif)
+		})
+	}
+}
+
+// fact is the fact the frozen tree serves at a resource's pointer.
+func fact(t *testing.T, s *Scorer, resource, field string) season.Fact {
+	t.Helper()
+	return season.Fact{Resource: resource, Field: field, Value: valueOf(t, s, resource, field)}
+}
+
+// renameProof gives a submission's proof another id, in its assertions and
+// its disclosures.
+func renameProof(data []byte, from, to string) []byte {
+	return []byte(strings.ReplaceAll(string(data), `"`+from+`"`, `"`+to+`"`))
+}
+
+// One proof attests one call: a proof id disclosed with two different
+// pairs across a participant's submissions supports nothing, wherever it
+// is cited, with a verifier or without.
+func TestOneProofOnePair(t *testing.T) {
+	s, _ := newScorer(t)
+	conf01 := submission(t, s, "conf-01", "conforme", []season.Fact{fact(t, s, "/entites/ENT-1102", "/statut"), fact(t, s, "/agrements/AGR-4417", "/statut")})
+	conf02 := submission(t, s, "conf-02", "non_conforme", []season.Fact{fact(t, s, "/entites/ENT-2231", "/agrements"), fact(t, s, "/agrements/AGR-5120", "/statut"), fact(t, s, "/agrements/AGR-5120", "/activite")})
+	conf01 = renameProof(conf01, "prf_conf-01_0", "prf_shared")
+	conf02 = renameProof(conf02, "prf_conf-02_0", "prf_shared")
+	scoreBoth := func(docs ...[]byte) *Report {
+		var subs []Parsed
+		for i, data := range docs {
+			sub, err := ParseSubmission(fmt.Sprintf("sub%d.json", i), data)
+			require.NoError(t, err)
+			subs = append(subs, Parsed{Submission: sub})
+		}
+		r, err := s.Score(subs)
+		require.NoError(t, err)
+		return r
+	}
+	rowOf := func(r *Report, id string) TaskReport {
+		for _, tr := range r.Taches {
+			if tr.TaskID == id {
+				return tr
+			}
+		}
+		t.Fatalf("no row for %s", id)
+		return TaskReport{}
+	}
+	for _, proofs := range []map[string]ProofOutcome{nil, verifierOf(t, conf02, conf01), verifierOf(t, conf01, conf02)} {
+		s.Proofs = proofs
+		r := scoreBoth(conf01, conf02)
+		for _, id := range []string{"conf-01", "conf-02"} {
+			tr := rowOf(r, id)
+			require.NotEmpty(t, tr.Assertions, "%s: %s", id, deref(tr.Motif))
+			assert.Equal(t, Unsupported, tr.Assertions[0].Statut, "%s cites the proof disclosed twice (verifier %v)", id, proofs != nil)
+			if assert.NotNil(t, tr.Assertions[0].Cause) {
+				assert.Equal(t, InvalidProof, *tr.Assertions[0].Cause)
+			}
+			assert.Equal(t, Supported, tr.Assertions[1].Statut, "%s: the other proofs are untouched", id)
+		}
+	}
+	s.Proofs = verifierOf(t, conf01)
+	r := scoreBoth(conf01)
+	assert.Equal(t, Supported, rowOf(r, "conf-01").Assertions[0].Statut, "disclosed once, the proof supports its assertion")
+}
+
+// A replay scores one participant: submissions of two DIDs are refused.
+func TestOneDIDPerReplay(t *testing.T) {
+	s, _ := newScorer(t)
+	conf01 := submission(t, s, "conf-01", "conforme", []season.Fact{fact(t, s, "/entites/ENT-1102", "/statut")})
+	conf02 := submission(t, s, "conf-02", "non_conforme", []season.Fact{fact(t, s, "/entites/ENT-2231", "/agrements")})
+	conf02 = []byte(strings.Replace(string(conf02), `"agent_did":"`+testDID+`"`, `"agent_did":"did:key:z6MkOther"`, 1))
+	var subs []Parsed
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"conf-01.json", conf01}, {"conf-02.json", conf02}} {
+		sub, err := ParseSubmission(f.name, f.data)
+		require.NoError(t, err)
+		subs = append(subs, Parsed{Submission: sub})
+	}
+	_, err := s.Score(subs)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `conf-02.json /agent_did: "did:key:z6MkOther", but conf-01.json is of "`+testDID+`"`)
+}
+
+// An instrument fault enters neither the minimum nor its own-resource half.
+func TestInstrumentFaultIsNotOwn(t *testing.T) {
+	s, _ := newScorer(t)
+	list := "/mesures-restrictives/MR-2026-p2"
+	facts := []season.Fact{
+		fact(t, s, "/entites/ENT-6021", "/beneficiaires"),
+		fact(t, s, "/beneficiaires/ENT-6021", "/entrees/0/nom"),
+		fact(t, s, list, "/entrees/2/nom"),
+		fact(t, s, list, "/entrees/2/prenoms"),
+		fact(t, s, list, "/entrees/2/date_naissance"),
+	}
+	data := submission(t, s, "conf-06", "conforme", facts) // conf-06: minimum 4, so 2 on its own resources
+	tr := scoreOne(t, s, data)
+	require.Equal(t, Rendered, tr.Statut, "two own of five: %s", deref(tr.Motif))
+
+	refused := manifestEntry(t, s, corpus.SystemForbidden)
+	entity := manifestEntry(t, s, "/entites/ENT-6021")
+	require.Equal(t, 1, strings.Count(string(data), entity.ResponseHash))
+	faulty := strings.Replace(string(data), entity.ResponseHash, refused.ResponseHash, 1)
+	tr = scoreOne(t, s, []byte(faulty))
+	assert.Equal(t, RejectedAtClose, tr.Statut)
+	assert.Contains(t, deref(tr.Motif), "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2")
+}
+
+// The verifier's input is read as strictly as a submission.
+func TestParseProofsIsStrict(t *testing.T) {
+	h := strings.Repeat("a", 64)
+	valid := `{"prf_1": {"valide": true, "en_attente": false, "agent_did": "did:key:z6MkTest", "request_hash": "` + h + `", "response_hash": "` + h + `"}}`
+	proofs, err := ParseProofs("proofs.json", []byte(valid))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]ProofOutcome{"prf_1": {Valide: true, AgentDID: "did:key:z6MkTest", RequestHash: h, ResponseHash: h}}, proofs)
+	tests := []struct {
+		name, data, want string
+	}{
+		{"a name in another case", strings.Replace(valid, `"valide"`, `"Valide"`, 1), `proofs.json /prf_1/Valide: unknown field "Valide"`},
+		{"a duplicate key", strings.Replace(valid, `"valide": true`, `"valide": false, "valide": true`, 1), `proofs.json /prf_1/valide: not JSON as Python reads it: duplicate key "valide"`},
+		{"a duplicate proof id", strings.Replace(valid, `}}`, `}, "prf_1": {}}`, 1), `duplicate key "prf_1"`},
+		{"an unknown key", strings.Replace(valid, `"valide": true`, `"valide": true, "identite_liee": true`, 1), `proofs.json /prf_1/identite_liee: unknown field`},
+		{"a missing member", strings.Replace(valid, `"en_attente": false, `, ``, 1), `proofs.json /prf_1: missing field "en_attente"`},
+		{"a boolean as a string", strings.Replace(valid, `"valide": true`, `"valide": "true"`, 1), `proofs.json /prf_1/valide: want true or false, not a string`},
+		{"a hash not hex", strings.Replace(valid, `"request_hash": "`+h, `"request_hash": "`+strings.ToUpper(h), 1), `proofs.json /prf_1/request_hash: want the opened value`},
+		{"not an object", `[]`, `proofs.json (root): want an object, not an array`},
+		{"an empty proof id", strings.Replace(valid, `"prf_1"`, `""`, 1), `proofs.json /: a proof_id is a non-empty string`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.NotEqual(t, valid, tt.data, "the alteration applies")
+			_, err := ParseProofs("proofs.json", []byte(tt.data))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
 }

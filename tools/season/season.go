@@ -6,15 +6,20 @@ package season
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
 // Dir is the folder of season 1's files, relative to the repository's root.
@@ -27,6 +32,12 @@ func TasksFile(track *corpus.Track) string { return filepath.Join(Dir, "taches"+
 
 // KeyFile is the answer key beside TasksFile.
 func KeyFile(track *corpus.Track) string { return filepath.Join(Dir, "cle"+suffix(track)+".json") }
+
+// RecordFile is the track's pre-registration record beside TasksFile,
+// written by the seal and read by the replay.
+func RecordFile(track *corpus.Track) string {
+	return filepath.Join(Dir, "preenregistrement"+suffix(track)+".json")
+}
 
 func suffix(track *corpus.Track) string {
 	if track == corpus.Conformite {
@@ -209,16 +220,174 @@ func ReadKey(path string) (*Key, error) {
 	return &k, DecodeStrict(path, data, &k)
 }
 
-// DecodeStrict decodes one JSON document into a struct, refusing unknown
-// fields and trailing data; the error names the file.
+// DecodeStrict decodes one JSON document into a struct as strictly as a
+// submission is read: the document is read as Python reads it (no duplicate
+// key, no trailing data), and every member's name must be, character for
+// character, one the struct declares. The error names the file, the JSON
+// pointer and the rule.
 func DecodeStrict(name string, data []byte, into any) error {
+	doc, err := pyjson.Parse(data)
+	if err != nil {
+		var syntax *pyjson.SyntaxError
+		if errors.As(err, &syntax) {
+			return fmt.Errorf("%s %s: not JSON as Python reads it: %s (byte %d)", name, pyjson.ShowPointer(syntax.Pointer), syntax.Reason, syntax.Offset)
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := checkShape(doc, reflect.TypeOf(into), nil); err != nil {
+		return fmt.Errorf("%s %w", name, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			pointer := pyjson.FormatPointer(strings.Split(typeErr.Field, "."))
+			return fmt.Errorf("%s %s: want %s, not a JSON %s", name, pointer, typeErr.Type, typeErr.Value)
+		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	if dec.More() {
-		return fmt.Errorf("%s: data after the JSON value", name)
+	return nil
+}
+
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// decodesItself reports whether encoding/json hands t's values to t's own
+// decoder.
+func decodesItself(t reflect.Type) bool {
+	for _, i := range []reflect.Type{unmarshalerType, textUnmarshalerType} {
+		if t.Implements(i) || reflect.PointerTo(t).Implements(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkShape refuses the first value of v, at the pointer tokens at, that
+// the Go type t does not take as written: a member whose name t does not
+// declare exactly (encoding/json matches names without regard to case), or
+// a value of another JSON type (encoding/json takes null for anything). A
+// type that decodes itself is left to its own decoder.
+func checkShape(v pyjson.Value, t reflect.Type, at []string) error {
+	if t.Kind() == reflect.Pointer && v == nil {
+		return nil // null leaves a pointer nil: the member's absence
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if decodesItself(t) {
+		return nil
+	}
+	where := func() string { return pyjson.ShowPointer(pyjson.FormatPointer(at)) }
+	var ok bool
+	switch t.Kind() {
+	case reflect.Struct:
+		var obj pyjson.Object
+		if obj, ok = v.(pyjson.Object); !ok {
+			break
+		}
+		fields := jsonFields(t)
+		for _, m := range obj {
+			field, known := fields[m.Key]
+			if !known {
+				names := slices.Sorted(maps.Keys(fields))
+				return fmt.Errorf("%s: unknown field %q (the schema allows %s; names are case-sensitive)", pyjson.ShowPointer(pyjson.FormatPointer(append(at, m.Key))), m.Key, strings.Join(names, ", "))
+			}
+			if err := checkShape(m.Value, field, append(at, m.Key)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		var obj pyjson.Object
+		if obj, ok = v.(pyjson.Object); !ok {
+			break
+		}
+		for _, m := range obj {
+			if err := checkShape(m.Value, t.Elem(), append(at, m.Key)); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		var list pyjson.Array
+		if list, ok = v.(pyjson.Array); !ok {
+			break
+		}
+		for i, item := range list {
+			if err := checkShape(item, t.Elem(), append(at, strconv.Itoa(i))); err != nil {
+				return err
+			}
+		}
+	case reflect.String:
+		_, ok = v.(string)
+	case reflect.Bool:
+		_, ok = v.(bool)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		_, ok = v.(pyjson.Number)
+	default:
+		ok = true // an interface takes any value
+	}
+	if !ok {
+		return fmt.Errorf("%s: want %s, not %s", where(), jsonKind(t), describe(v))
 	}
 	return nil
+}
+
+// jsonKind names the JSON type a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return "a number"
+}
+
+// describe names the JSON type of a parsed value.
+func describe(v pyjson.Value) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case pyjson.Object:
+		return "an object"
+	case pyjson.Array:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// jsonFields maps the member names a struct declares, as encoding/json
+// names them (the tag's name, else the field's), to their types; the
+// fields of an embedded struct without a tag are the struct's own.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	fields := map[string]reflect.Type{}
+	for f := range t.Fields() {
+		tag := f.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		switch {
+		case name == "-" && tag == "-":
+			continue
+		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
+			maps.Copy(fields, jsonFields(f.Type))
+			continue
+		case !f.IsExported():
+			continue
+		case name == "":
+			name = f.Name
+		}
+		fields[name] = f.Type
+	}
+	return fields
 }
