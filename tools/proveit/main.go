@@ -35,6 +35,7 @@ var commands = map[string]command{
 	"hash":      {"print the hashes Trust Layer anchors for one path or URL", runHash},
 	"lint":      {"check every file rule of the corpus contract on a tree", runLint},
 	"solve":     {"answer the season's tasks with the reference solver and check the key", runSolve},
+	"key":       {"write each track's answer key from the authors' design, or -check it", runKey},
 	"seal":      {"print the pre-registration record (manifest hash, key commitment) or -verify one", runSeal},
 	"probe":     {"check a live server against the contract and the manifest", runProbe},
 	"score":     {"replay the scoring of submissions from the manifest, the frozen tree and the key", runScore},

@@ -288,7 +288,9 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 		return tr, nil
 	}
 	tr.Statut = Rendered
-	tr.FaitsManquants = s.missingFacts(k, sub, tr.Assertions)
+	if tr.FaitsManquants, err = s.missingFacts(k, sub, tr.Assertions); err != nil {
+		return tr, err
+	}
 	if pending {
 		tr.Motif = ptr("pending: a cited proof's batch is not closed yet; no score until it is replayed")
 		return tr, nil
@@ -430,31 +432,22 @@ func (s *Scorer) valueAt(resource, field string) (pyjson.Value, bool, error) {
 	return v, found, nil
 }
 
-// missingFacts lists the key's facts that no supported assertion carries,
-// in any of the forms the key lists for it.
-func (s *Scorer) missingFacts(k season.KeyTask, sub *Submission, reports []AssertionReport) []season.Fact {
-	carried := map[string]bool{}
+// missingFacts evaluates the key's founding formula on the claims of the
+// supported assertions: nil when it holds, else the facts of the
+// alternative that came closest, as the key writes them without their
+// forms.
+func (s *Scorer) missingFacts(k season.KeyTask, sub *Submission, reports []AssertionReport) ([]season.Fact, error) {
+	carried := season.Carried{}
 	for i, a := range sub.Assertions {
 		if reports[i].Statut == Supported {
-			carried[triplet(a.Resource, a.Field, pyjson.Canonical(a.Value))] = true
+			carried.Add(a.Resource, a.Field, a.Value)
 		}
 	}
-	isCarried := func(f season.Fact) bool {
-		v, err := pyjson.Parse(f.Value)
-		return err == nil && carried[triplet(f.Resource, f.Field, pyjson.Canonical(v))]
+	missing, err := k.Fondement.Missing(carried)
+	if err != nil {
+		return nil, fmt.Errorf("the key's formula for %s: %w", k.ID, err)
 	}
-	var missing []season.Fact
-	for _, f := range k.Faits {
-		if isCarried(f) || slices.ContainsFunc(f.FormesEquivalentes, isCarried) {
-			continue
-		}
-		missing = append(missing, season.Fact{Resource: f.Resource, Field: f.Field, Value: f.Value})
-	}
-	return missing
-}
-
-func triplet(resource, field string, canonicalValue []byte) string {
-	return resource + "\x00" + field + "\x00" + string(canonicalValue)
+	return missing, nil
 }
 
 // constantAnswer is the best success a verdict answered on every task
