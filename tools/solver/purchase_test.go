@@ -326,6 +326,6 @@ func TestPurchaseGraph(t *testing.T) {
 	assert.Len(t, g.Own, 12)
 	assert.False(t, g.Contains(rules), "the rules are asserted on by no one")
 	assert.True(t, g.Concerns(page1, "/entrees/1/prix_affiche_ttc"))
-	assert.True(t, g.Concerns(page1, "/page_suivante"))
+	assert.False(t, g.Concerns(page1, "/page_suivante"), "a common list's link to its next page concerns no candidate")
 	assert.False(t, g.Concerns(page1, "/entrees/2/prix_affiche_ttc"), "no such entry")
 }
