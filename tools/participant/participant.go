@@ -142,10 +142,9 @@ type Opening struct {
 }
 
 // Answer walks one task through the relay with the reference solver and
-// writes its submission. It asserts the smallest set of facts that founds
-// the key's formula, then, up to the task's minimum, other facts the
-// solver's verdict rests on, on the task's own resources and in no
-// alternative of the formula: the key chooses what founds, the chain
+// writes its submission. It asserts solver.FoundingClaims: the smallest
+// set of facts that founds the key's formula, filled up to the task's
+// minimum with facts outside it. The key chooses what founds, the chain
 // supplies every value asserted, read from the body the relay brought
 // back, with the proof of that call. The solver walks every criterion
 // (solver.Derive), so that whichever alternative founds, its resources
@@ -162,30 +161,9 @@ func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Re
 	if err != nil {
 		return nil, fmt.Errorf("saison %q is not an integer", tasks.Saison)
 	}
-	claims, err := key.Fondement.Smallest()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", task.ID, err)
-	}
-	graph, err := solver.TaskGraph(task, relay.Fetch)
+	claims, err := solver.FoundingClaims(task, key, relay.Fetch)
 	if err != nil {
 		return nil, err
-	}
-	inFormula := season.Carried{}
-	for _, f := range key.Fondement.Facts() {
-		inFormula.AddFact(f)
-		for _, form := range f.FormesEquivalentes {
-			inFormula.AddFact(form)
-		}
-	}
-	for _, f := range res.Facts {
-		if len(claims) >= task.AssertionsMin {
-			break
-		}
-		fact := season.Fact{Resource: f.Resource, Field: f.Field, Value: pyjson.Canonical(f.Value)}
-		if graph.Own[f.Resource] && !inFormula.Has(fact) {
-			inFormula.AddFact(fact)
-			claims = append(claims, fact)
-		}
 	}
 	sub := &Submission{
 		Season: saison, Track: tasks.Piste, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),

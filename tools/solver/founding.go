@@ -270,3 +270,40 @@ func DeriveKey(tasks *season.Tasks, design *season.Design, fetch Fetcher) (*seas
 	}
 	return key, problems, nil
 }
+
+// FoundingClaims are the claims a careful agent makes on a task whose key
+// is k: the smallest set of facts that founds the formula, filled up to
+// the task's minimum with other facts the verdict rests on, on the task's
+// own resources and in no alternative of the formula. Each value is the
+// one fetch serves.
+func FoundingClaims(task season.Task, k season.KeyTask, fetch Fetcher) ([]season.Fact, error) {
+	claims, err := k.Fondement.Smallest()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", task.ID, err)
+	}
+	derived, err := Derive(task, fetch)
+	if err != nil {
+		return nil, err
+	}
+	graph, err := TaskGraph(task, fetch)
+	if err != nil {
+		return nil, err
+	}
+	taken := season.Carried{}
+	for _, f := range k.Fondement.Facts() {
+		taken.AddFact(f)
+		for _, form := range f.FormesEquivalentes {
+			taken.AddFact(form)
+		}
+	}
+	for _, f := range derived.Facts {
+		if len(claims) >= task.AssertionsMin {
+			break
+		}
+		if fact := seasonFact(f); graph.Own[f.Resource] && !taken.Has(fact) {
+			taken.AddFact(fact)
+			claims = append(claims, fact)
+		}
+	}
+	return claims, nil
+}
