@@ -3,8 +3,8 @@ package score
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
