@@ -288,14 +288,16 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 		return tr, nil
 	}
 	tr.Statut = Rendered
-	if tr.FaitsManquants, err = s.missingFacts(k, sub, tr.Assertions); err != nil {
+	founded, missing, err := s.foundedOn(k, sub, tr.Assertions)
+	if err != nil {
 		return tr, err
 	}
+	tr.FaitsManquants = missing
 	if pending {
 		tr.Motif = ptr("pending: a cited proof's batch is not closed yet; no score until it is replayed")
 		return tr, nil
 	}
-	tr.VerdictFonde = ptr(tr.VerdictExact && len(tr.FaitsManquants) == 0)
+	tr.VerdictFonde = ptr(tr.VerdictExact && founded)
 	return tr, nil
 }
 
@@ -432,11 +434,11 @@ func (s *Scorer) valueAt(resource, field string) (pyjson.Value, bool, error) {
 	return v, found, nil
 }
 
-// missingFacts evaluates the key's founding formula on the claims of the
-// supported assertions: nil when it holds, else the facts of the
-// alternative that came closest, as the key writes them without their
-// forms.
-func (s *Scorer) missingFacts(k season.KeyTask, sub *Submission, reports []AssertionReport) ([]season.Fact, error) {
+// foundedOn evaluates the key's founding formula on the claims of the
+// supported assertions: whether it holds, and when it does not, the facts
+// of the alternative that came closest, as the key writes them without
+// their forms.
+func (s *Scorer) foundedOn(k season.KeyTask, sub *Submission, reports []AssertionReport) (bool, []season.Fact, error) {
 	carried := season.Carried{}
 	for i, a := range sub.Assertions {
 		if reports[i].Statut == Supported {
@@ -445,9 +447,9 @@ func (s *Scorer) missingFacts(k season.KeyTask, sub *Submission, reports []Asser
 	}
 	missing, err := k.Fondement.Missing(carried)
 	if err != nil {
-		return nil, fmt.Errorf("the key's formula for %s: %w", k.ID, err)
+		return false, nil, fmt.Errorf("the key's formula for %s: %w", k.ID, err)
 	}
-	return missing, nil
+	return k.Fondement.Holds(carried), missing, nil
 }
 
 // constantAnswer is the best success a verdict answered on every task

@@ -25,6 +25,13 @@ func FactOf(f Fact) Formula            { return Formula{Fact: &f} }
 func AllOf(members ...Formula) Formula { return Formula{All: members} }
 func AnyOf(members ...Formula) Formula { return Formula{Any: members} }
 
+// IsZero reports whether the formula is empty: no fact, no member. Such a
+// formula founds nothing; the decoder never makes one.
+func (f Formula) IsZero() bool { return f.Fact == nil && f.All == nil && f.Any == nil }
+
+// errEmpty is the answer of an empty formula to what needs one.
+var errEmpty = fmt.Errorf("an empty formula founds nothing")
+
 // Members of a fact of the formula and of one of its forms, in the order
 // the key writes them.
 var (
@@ -150,7 +157,7 @@ func (f Formula) MarshalJSON() ([]byte, error) {
 			UnDe []Formula `json:"un_de"`
 		}{f.Any})
 	}
-	return nil, fmt.Errorf("season: an empty formula")
+	return nil, errEmpty
 }
 
 // readable rewrites a JSON value with its characters as themselves rather
@@ -250,6 +257,8 @@ const MaxAlternatives = 4096
 // alternatives in order, a tous the products of its members'.
 func (f Formula) Alternatives() ([][]Fact, error) {
 	switch {
+	case f.IsZero():
+		return nil, errEmpty
 	case f.Fact != nil:
 		return [][]Fact{{*f.Fact}}, nil
 	case f.Any != nil:

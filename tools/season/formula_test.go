@@ -214,3 +214,16 @@ func TestCarried(t *testing.T) {
 	assert.False(t, c.Has(triple("/a/1", "/x", `"é"`)))
 	assert.False(t, c.Has(triple("/a/1", "/x", `not json`)))
 }
+
+// An empty formula, which no key decodes to, founds nothing and says so.
+func TestEmptyFormula(t *testing.T) {
+	var empty Formula
+	assert.True(t, empty.IsZero())
+	assert.False(t, empty.Holds(Carried{}))
+	_, err := empty.Smallest()
+	assert.ErrorContains(t, err, "an empty formula founds nothing")
+	_, err = empty.Missing(Carried{})
+	assert.ErrorContains(t, err, "an empty formula founds nothing")
+	_, err = json.Marshal(empty)
+	assert.ErrorContains(t, err, "an empty formula founds nothing")
+}
