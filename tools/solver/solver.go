@@ -39,7 +39,7 @@ const (
 	Met          Outcome = "met"          // established true
 	Failed       Outcome = "failed"       // established false
 	Undetermined Outcome = "undetermined" // a source answers existe: false, or two sources of the same rank disagree
-	Skipped      Outcome = "skipped"      // not examined: an earlier criterion failed
+	Skipped      Outcome = "skipped"      // not examined: an earlier criterion failed, or (Derive) the one it reads from
 )
 
 // Criterion is the outcome of one of R1..R6 (on the purchasing track, of
