@@ -509,6 +509,10 @@ func TestPurchasingChecks(t *testing.T) {
 			"/produits/ECR-2701 is outside the task's graph"},
 		{"a field no rule consumes", season.Fact{Resource: "/produits/OND-2000", Field: "/marque", Value: json.RawMessage(`"x"`)},
 			"/marque is not a probative field of /produits/OND-2000"},
+		// A common list's link to its next page is true of every task:
+		// no free assertion towards the minimum (specification 8).
+		{"a catalogue's next page", season.Fact{Resource: "/catalogues/onduleurs", Field: "/page_suivante", Value: valueOf(t, s, "/catalogues/onduleurs", "/page_suivante")},
+			"/page_suivante is not a probative field of /catalogues/onduleurs"},
 	}
 	t.Run("too few on the candidates' own resources", func(t *testing.T) {
 		catalogue := "/catalogues/onduleurs"

@@ -263,10 +263,15 @@ func DeriveKey(tasks *season.Tasks, design *season.Design, fetch Fetcher) (*seas
 		}
 		key.Taches = append(key.Taches, season.KeyTask{ID: task.ID, Verdict: d.Verdict, Familles: familles, Controle: d.Controle, Fondement: formula})
 	}
+	seen := map[string]bool{}
 	for _, d := range design.Taches {
 		if _, ok := tasks.Task(d.ID); !ok {
 			problems = append(problems, Problem{Task: d.ID, Rule: RuleDerivation, Message: "the design has a task the statements do not"})
 		}
+		if seen[d.ID] {
+			problems = append(problems, Problem{Task: d.ID, Rule: RuleDerivation, Message: "the design has two entries for the task"})
+		}
+		seen[d.ID] = true
 	}
 	return key, problems, nil
 }

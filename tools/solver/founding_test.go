@@ -57,6 +57,11 @@ func TestDeriveKeyRefusesADesignTheCorpusDoesNotBearOut(t *testing.T) {
 			Problem{"conf-01", RuleDerivation, "a conforme verdict is founded on the facts the task is built around: the design names none"}},
 		{"a task the design lacks", corpus.Conformite, func(d *season.Design) { d.Taches = d.Taches[1:] },
 			Problem{"conf-01", RuleDerivation, "the design has no entry for the task"}},
+		{"a task twice", corpus.Conformite, func(d *season.Design) { d.Taches = append(d.Taches, d.Taches[3]) },
+			Problem{"conf-04", RuleDerivation, "the design has two entries for the task"}},
+		{"a task the statements lack", corpus.Conformite, func(d *season.Design) {
+			d.Taches = append(d.Taches, season.DesignTask{ID: "conf-11", Verdict: "conforme"})
+		}, Problem{"conf-11", RuleDerivation, "the design has a task the statements do not"}},
 		{"a valid option named excluded", corpus.Generique, func(d *season.Design) { d.Taches[0].Exclus = []string{"/produits/ECR-2734"} },
 			Problem{"gen-01", RuleDerivation, "/produits/ECR-2734, named in exclus, is a valid option"}},
 		{"a product that is no candidate", corpus.Generique, func(d *season.Design) { d.Taches[0].Exclus = []string{"/produits/IMP-4410"} },
