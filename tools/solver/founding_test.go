@@ -105,3 +105,43 @@ func TestDeriveEvaluatesEveryCriterion(t *testing.T) {
 	assert.Equal(t, "R4", cases[1].Label)
 	assert.Less(t, len(solved.Calls), len(derived.Calls), "the agent's walk stops at R2")
 }
+
+// A case that rests on an absence (a supplied reference on no catalogue
+// page) founds nothing: a key built on it is refused, while each candidate
+// excluded by facts founds its alternatives.
+func TestDecidedRefusesACaseNoAssertionStates(t *testing.T) {
+	w, task := market(), needTask()
+	w[supplierA]["statut"] = "suspendu"
+	w[supplierB]["statut"] = "radie"
+	res, err := Derive(task, w.fetcher(t))
+	require.NoError(t, err)
+	require.Equal(t, NoValidOption, res.Verdict)
+	cases, all, err := Decided(res)
+	require.NoError(t, err)
+	assert.True(t, all)
+	require.Len(t, cases, 2)
+	assert.Equal(t, `/fournisseurs/FRN-A /statut = "suspendu"`, cases[0].Basis.String())
+
+	// Supplied, on no catalogue page, its supplier active: only the
+	// absence excludes it.
+	w["/fournisseurs/FRN-C"] = doc{"ressource": "/fournisseurs/FRN-C", "existe": true, "statut": "actif", "conditions_livraison": deliverB}
+	w["/produits/ECR-C"] = doc{
+		"ressource": "/produits/ECR-C", "existe": true, "categorie": "ecrans", "fournisseur": "/fournisseurs/FRN-C",
+		"caracteristiques": doc{"diagonale_pouces": "27", "dalle": "IPS"}, "tarif": "/tarifs/TAR-ECR-A", "disponibilite": "/disponibilites/DSP-ECR-A",
+	}
+	task.References = []string{"/produits/ECR-C"}
+	res, err = Derive(task, w.fetcher(t))
+	require.NoError(t, err)
+	_, _, err = Decided(res)
+	assert.ErrorContains(t, err, "the candidate /produits/ECR-C is excluded (G3: on no page of the ecrans catalogue")
+	assert.ErrorContains(t, err, "on nothing an assertion can state")
+
+	// With its supplier radie, it is excluded by G2 as well, which founds.
+	w["/fournisseurs/FRN-C"]["statut"] = "radie"
+	res, err = Derive(task, w.fetcher(t))
+	require.NoError(t, err)
+	cases, _, err = Decided(res)
+	require.NoError(t, err)
+	require.Len(t, cases, 3)
+	assert.Equal(t, `/fournisseurs/FRN-C /statut = "radie"`, cases[2].Basis.String())
+}

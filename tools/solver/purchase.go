@@ -198,6 +198,9 @@ type ruling struct {
 	outcome Outcome // Failed or Undetermined
 	why     string
 	facts   []Fact
+	// absence says the ruling rests on something missing (no catalogue
+	// entry), which no assertion states: it founds nothing.
+	absence bool
 }
 
 func failed(rule, why string, facts ...Fact) *ruling {
@@ -218,6 +221,9 @@ var linkFields = []string{"/fournisseur", "/tarif", "/disponibilite", "/conditio
 // resource that answers existe: false, which names no product: only its
 // link makes it the candidate's.
 func (r *ruling) basis() Basis {
+	if r.absence {
+		return Basis{}
+	}
 	if slices.ContainsFunc(r.facts, func(f Fact) bool { return f.Field == "/existe" }) {
 		return factsBasis(r.facts...)
 	}
@@ -318,8 +324,11 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 	}
 	held = append(held, met...)
 	if !isListed {
-		exclude(undetermined("G3", "on no page of the "+p.need.Categorie+" catalogue: no displayed price or state to agree with", met...))
-		return rulings, nil, nil, nil, nil // nothing to compare the records with
+		r := undetermined("G3", "on no page of the "+p.need.Categorie+" catalogue: no displayed price or state to agree with", met...)
+		r.absence = true
+		if exclude(r) {
+			return rulings, nil, nil, nil, nil
+		}
 	}
 
 	// G2: the supplier exists and is actif.
@@ -362,6 +371,10 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 				return rulings, nil, nil, nil, nil
 			}
 		}
+	}
+
+	if !isListed {
+		return rulings, nil, nil, nil, nil // no displayed price or state to compare the records with
 	}
 
 	// G3: the tarif is in force at the order date and agrees with the catalogue.
