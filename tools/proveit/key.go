@@ -47,7 +47,7 @@ func runKey(args []string, stdout io.Writer) error {
 	c.register(fs, "tree", "tasks", "key")
 	designFile := fs.String("design", "", "the authors' design (default corpus/saison-1/conception<-track>.json)")
 	check := fs.Bool("check", false, "write nothing; fail when the key on disk differs from the derived one")
-	verbose := fs.Bool("v", false, "print each task's formula")
+	verbose := fs.Bool("v", false, "print each task's number of alternatives and smallest founding set")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -88,8 +88,18 @@ func runKey(args []string, stdout io.Writer) error {
 		}
 		if *verbose {
 			for _, k := range key.Taches {
-				smallest, _ := k.Fondement.Smallest()
-				fmt.Fprintf(stdout, "%s  %s  smallest founding set %d\n", k.ID, k.Verdict, len(smallest))
+				smallest, err := k.Fondement.Smallest()
+				if err != nil {
+					return err
+				}
+				alternatives, err := k.Fondement.Alternatives()
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "%s  %s  %d alternatives, smallest founding set %d:\n", k.ID, k.Verdict, len(alternatives), len(smallest))
+				for _, f := range smallest {
+					fmt.Fprintf(stdout, "    %s %s = %s\n", f.Resource, f.Field, f.Value)
+				}
 			}
 		}
 		if *check {
