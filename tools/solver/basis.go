@@ -1,9 +1,6 @@
 package solver
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Basis is what an outcome rests on, as a formula over the solver's facts:
 // a fact, every member (All) or any one member (Any). It is the founding
@@ -55,6 +52,8 @@ func nonEmpty(members []Basis) []Basis {
 // IsZero reports whether the basis rests on nothing.
 func (b Basis) IsZero() bool { return b.Fact == nil && b.All == nil && b.Any == nil }
 
+// String writes the basis as the key's words do: a fact, tous(...),
+// un_de(...), or rien for the zero Basis.
 func (b Basis) String() string {
 	switch {
 	case b.Fact != nil:
@@ -86,5 +85,3 @@ func (b Basis) facts() []Fact {
 	}
 	return out
 }
-
-var _ fmt.Stringer = Basis{}
