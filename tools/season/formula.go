@@ -3,6 +3,7 @@ package season
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,7 +31,7 @@ func AnyOf(members ...Formula) Formula { return Formula{Any: members} }
 func (f Formula) IsZero() bool { return f.Fact == nil && f.All == nil && f.Any == nil }
 
 // errEmpty is the answer of an empty formula to what needs one.
-var errEmpty = fmt.Errorf("an empty formula founds nothing")
+var errEmpty = errors.New("an empty formula founds nothing")
 
 // Members of a fact of the formula and of one of its forms, in the order
 // the key writes them.
@@ -111,7 +112,7 @@ func formulaOf(v pyjson.Value, at string) (Formula, error) {
 func tripleOf(obj pyjson.Object, at string, members []string) (Fact, error) {
 	for _, m := range obj {
 		if !slices.Contains(members, m.Key) {
-			return Fact{}, fmt.Errorf("%s: unknown member (a fact has %s)", pyjson.ShowPointer(at+"/"+pyjson.FormatPointer([]string{m.Key})[1:]), strings.Join(members, ", "))
+			return Fact{}, fmt.Errorf("%s: unknown member (a fact has %s)", pyjson.ShowPointer(at+pyjson.FormatPointer([]string{m.Key})), strings.Join(members, ", "))
 		}
 	}
 	for _, name := range members {
