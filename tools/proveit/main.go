@@ -39,6 +39,7 @@ var commands = map[string]command{
 	"hash":      {"print the hashes Trust Layer anchors for one path or URL", runHash},
 	"lint":      {"check every file rule of the corpus contract on a tree", runLint},
 	"solve":     {"answer the season's tasks with the reference solver and check the key", runSolve},
+	"key":       {"write each track's answer key from the authors' design, or -check it", runKey},
 	"seal":      {"write a track's pre-registration record and its salt, or -verify a record", runSeal},
 	"probe":     {"check a live server against the contract and the manifest", runProbe},
 	"score":     {"replay the scoring of submissions from the files a track's record anchors", runScore},

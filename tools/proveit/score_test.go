@@ -64,16 +64,18 @@ var chainTracks = []chainTrack{
 		track: corpus.Conformite,
 		// The published distribution's best: non_conforme on 4 tasks of 10.
 		constant: score.ConstantAnswerFigure{Verdict: "non_conforme", Reussite: 4},
-		changed:  edit{task: "conf-02", assertion: 3, value: json.RawMessage(`"2026-09-30"`)},
+		changed:  edit{task: "conf-02", assertion: 1, value: json.RawMessage(`"2026-09-30"`)},
 		other:    edit{task: "conf-01", resource: "/entites/ENT-2231"},
-		refused:  edit{task: "conf-01"},
+		refused:  edit{task: "conf-05"},
 		ceiling: edit{task: "conf-08", extra: []season.Fact{
-			{Resource: "/entites/ENT-8263", Field: "/existe", Value: json.RawMessage(`true`)}}},
+			{Resource: "/entites/ENT-8263", Field: "/existe", Value: json.RawMessage(`true`)},
+			{Resource: "/entites/ENT-8263", Field: "/statut", Value: json.RawMessage(`"active"`)},
+			{Resource: "/entites/ENT-8263", Field: "/beneficiaires", Value: json.RawMessage(`"/beneficiaires/ENT-8263"`)}}},
 		field:    edit{task: "conf-01", field: "/denomination", value: json.RawMessage(`"Bureau de change des Cordeliers"`)},
 		outsider: edit{task: "conf-01", resource: "/entites/ENT-2231"},
-		missing:  edit{task: "conf-05", assertion: 4},
+		missing:  edit{task: "conf-05", assertion: 3},
 		belowMin: edit{task: "conf-02"},
-		proof:    edit{task: "conf-06"},
+		proof:    edit{task: "conf-04"},
 		shared:   edit{task: "conf-02"},
 	},
 	{
@@ -85,10 +87,12 @@ var chainTracks = []chainTrack{
 		refused:  edit{task: "gen-09", assertion: 2},
 		ceiling: edit{task: "gen-02", extra: []season.Fact{
 			{Resource: "/produits/IMP-4410", Field: "/existe", Value: json.RawMessage(`true`)},
-			{Resource: "/produits/IMP-4410", Field: "/categorie", Value: json.RawMessage(`"imprimantes"`)}}},
+			{Resource: "/produits/IMP-4410", Field: "/categorie", Value: json.RawMessage(`"imprimantes"`)},
+			{Resource: "/produits/IMP-4410", Field: "/tarif", Value: json.RawMessage(`"/tarifs/TAR-IMP-4410"`)},
+			{Resource: "/produits/IMP-4410", Field: "/disponibilite", Value: json.RawMessage(`"/disponibilites/DSP-IMP-4410"`)}}},
 		field:    edit{task: "gen-01", field: "/ressource", value: json.RawMessage(`"/tarifs/TAR-ECR-2701"`)},
 		outsider: edit{task: "gen-01", resource: "/tarifs/TAR-OND-2000"},
-		missing:  edit{task: "gen-05", assertion: 4},
+		missing:  edit{task: "gen-05", assertion: 3},
 		belowMin: edit{task: "gen-02"},
 		proof:    edit{task: "gen-06"},
 		shared:   edit{task: "gen-02"},
@@ -136,7 +140,7 @@ func walkChain(t *testing.T, client *probe.Client, secret string, tr chainTrack)
 	}
 	// A call of the track relayed by a proxy that failed to add the secret.
 	unsent := participant.NewRelay(client, "", m.Origin, "prf_nosecret")
-	c.refused, err = unsent.Call(key.Taches[0].Faits[0].Resource)
+	c.refused, err = unsent.Call(key.Taches[0].Fondement.Facts()[0].Resource)
 	require.NoError(t, err)
 	require.Equal(t, 403, c.refused.Status)
 	return c

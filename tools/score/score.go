@@ -358,12 +358,16 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 		return tr, nil
 	}
 	tr.Statut = Rendered
-	tr.FaitsManquants = s.missingFacts(k, sub, tr.Assertions)
+	founded, missing, err := s.foundedOn(k, sub, tr.Assertions)
+	if err != nil {
+		return tr, err
+	}
+	tr.FaitsManquants = missing
 	if pending {
 		tr.Motif = ptr("pending: a cited proof's batch is not closed yet; no score until it is replayed")
 		return tr, nil
 	}
-	tr.VerdictFonde = ptr(tr.VerdictExact && len(tr.FaitsManquants) == 0)
+	tr.VerdictFonde = ptr(tr.VerdictExact && founded)
 	return tr, nil
 }
 
@@ -512,31 +516,22 @@ func (s *Scorer) valueAt(resource, field string) (pyjson.Value, bool, error) {
 	return v, found, nil
 }
 
-// missingFacts lists the key's facts that no supported assertion carries,
-// in any of the forms the key lists for it.
-func (s *Scorer) missingFacts(k season.KeyTask, sub *Submission, reports []AssertionReport) []season.Fact {
-	carried := map[string]bool{}
+// foundedOn evaluates the key's founding formula on the claims of the
+// supported assertions: whether it holds, and when it does not, the facts
+// of the alternative that came closest, as the key writes them without
+// their forms.
+func (s *Scorer) foundedOn(k season.KeyTask, sub *Submission, reports []AssertionReport) (bool, []season.Fact, error) {
+	carried := season.Carried{}
 	for i, a := range sub.Assertions {
 		if reports[i].Statut == Supported {
-			carried[triplet(a.Resource, a.Field, pyjson.Canonical(a.Value))] = true
+			carried.Add(a.Resource, a.Field, a.Value)
 		}
 	}
-	isCarried := func(f season.Fact) bool {
-		v, err := pyjson.Parse(f.Value)
-		return err == nil && carried[triplet(f.Resource, f.Field, pyjson.Canonical(v))]
+	missing, err := k.Fondement.Missing(carried)
+	if err != nil {
+		return false, nil, fmt.Errorf("the key's formula for %s: %w", k.ID, err)
 	}
-	var missing []season.Fact
-	for _, f := range k.Faits {
-		if isCarried(f) || slices.ContainsFunc(f.FormesEquivalentes, isCarried) {
-			continue
-		}
-		missing = append(missing, season.Fact{Resource: f.Resource, Field: f.Field, Value: f.Value})
-	}
-	return missing
-}
-
-func triplet(resource, field string, canonicalValue []byte) string {
-	return resource + "\x00" + field + "\x00" + string(canonicalValue)
+	return k.Fondement.Holds(carried), missing, nil
 }
 
 // constantAnswer is the best success a verdict answered on every task

@@ -3,6 +3,7 @@ package score
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
 )
@@ -72,6 +74,36 @@ func submission(t *testing.T, s *Scorer, taskID, verdict string, facts []season.
 	return data
 }
 
+// conf01Facts are four true facts of conf-01, its ceiling, for the tests
+// of the entry checks.
+var conf01Facts = []season.Fact{
+	{Resource: "/entites/ENT-1102", Field: "/statut", Value: json.RawMessage(`"active"`)},
+	{Resource: "/agrements/AGR-4417", Field: "/statut", Value: json.RawMessage(`"actif"`)},
+	{Resource: "/agrements/AGR-4417", Field: "/date_fin_validite", Value: json.RawMessage(`"2027-02-28"`)},
+	{Resource: "/listes/agrees/change-manuel", Field: "/entrees/0/statut", Value: json.RawMessage(`"actif"`)},
+}
+
+// claims are what a careful agent asserts on a task: the key's smallest
+// founding set, filled up to the minimum (solver.FoundingClaims).
+func claims(t *testing.T, s *Scorer, k season.KeyTask) []season.Fact {
+	t.Helper()
+	facts, err := solver.FoundingClaims(statement(t, s, k.ID), k, s.Fetch)
+	require.NoError(t, err)
+	return facts
+}
+
+// statement reads a task's statement from the repository's files.
+func statement(t *testing.T, s *Scorer, id string) season.Task {
+	t.Helper()
+	track, err := corpus.TrackNamed(s.Track.Piste())
+	require.NoError(t, err)
+	tasks, err := season.ReadTasks(filepath.Join("../..", season.TasksFile(track)))
+	require.NoError(t, err)
+	task, ok := tasks.Task(id)
+	require.True(t, ok, id)
+	return task
+}
+
 func scoreOne(t *testing.T, s *Scorer, data []byte) TaskReport {
 	t.Helper()
 	sub, err := ParseSubmission("sub.json", data)
@@ -89,8 +121,8 @@ func scoreOne(t *testing.T, s *Scorer, data []byte) TaskReport {
 // Every way a submission breaks the schema of specification 4 is named by
 // its JSON pointer.
 func TestParseSubmissionSchema(t *testing.T) {
-	s, key := newScorer(t)
-	valid := string(submission(t, s, "conf-01", "conforme", key.Taches[0].Faits))
+	s, _ := newScorer(t)
+	valid := string(submission(t, s, "conf-01", "conforme", conf01Facts))
 	tests := []struct {
 		name, doc, pointer, rule string
 	}{
@@ -129,8 +161,8 @@ func TestParseSubmissionSchema(t *testing.T) {
 
 // Entry checks that need the statements: season, track, verdict, ceiling.
 func TestEntryChecks(t *testing.T) {
-	s, key := newScorer(t)
-	facts := key.Taches[0].Faits
+	s, _ := newScorer(t)
+	facts := conf01Facts
 	tests := []struct {
 		name  string
 		alter func(string) string
@@ -154,28 +186,138 @@ func TestEntryChecks(t *testing.T) {
 func TestEquivalentForms(t *testing.T) {
 	s, key := newScorer(t)
 	k := &key.Taches[2] // conf-03: the entity lists the absent attestation
-	require.Equal(t, "/attestations", k.Faits[0].Field)
-	form := season.Fact{Resource: k.Faits[0].Resource, Field: "/attestations/1", Value: json.RawMessage(`"/attestations/ATT-7702"`)}
-	facts := append([]season.Fact{form}, k.Faits[1:]...)
+	link := k.Fondement.Facts()[0]
+	require.Equal(t, "/attestations/1", link.Field)
+	whole := season.Fact{Resource: link.Resource, Field: "/attestations", Value: json.RawMessage(`["/attestations/ATT-8120","/attestations/ATT-7702"]`)}
+	require.Contains(t, link.FormesEquivalentes, whole)
+	facts := []season.Fact{whole, k.Fondement.Facts()[1]}
 	data := submission(t, s, "conf-03", "indeterminable", facts)
 
 	tr := scoreOne(t, s, data)
 	assert.Equal(t, Rendered, tr.Statut)
-	assert.False(t, *tr.VerdictFonde, "without the form, the whole array is missing")
-	require.Len(t, tr.FaitsManquants, 1)
-	assert.Equal(t, "/attestations", tr.FaitsManquants[0].Field)
-
-	k.Faits[0].FormesEquivalentes = []season.Fact{form}
-	tr = scoreOne(t, s, data)
-	assert.True(t, *tr.VerdictFonde, "the form founds the fact: %v", tr.FaitsManquants)
+	assert.True(t, *tr.VerdictFonde, "the whole array founds the link: %v", tr.FaitsManquants)
 	assert.Empty(t, tr.FaitsManquants)
+
+	k.Fondement.All[0].Fact.FormesEquivalentes = nil
+	tr = scoreOne(t, s, data)
+	assert.False(t, *tr.VerdictFonde, "without the form, the link is missing")
+	require.Len(t, tr.FaitsManquants, 1)
+	assert.Equal(t, "/attestations/1", tr.FaitsManquants[0].Field)
+	assert.Empty(t, tr.FaitsManquants[0].FormesEquivalentes, "a missing fact is named without its forms")
+}
+
+// The founded verdict is the key's formula evaluated on the supported
+// claims: conf-09 fails R2 and R4, and proving either founds it; a guesser
+// with the exact verdict is not founded, and faits_manquants names the
+// alternative it came closest to.
+func TestFoundedVerdictEvaluatesTheFormula(t *testing.T) {
+	s, _ := newScorer(t)
+	f := func(resource, field, value string) season.Fact {
+		return season.Fact{Resource: resource, Field: field, Value: json.RawMessage(value)}
+	}
+	var (
+		statut   = f("/entites/ENT-9012", "/statut", `"active"`)
+		declared = f("/entites/ENT-9012", "/beneficiaires", `"/beneficiaires/ENT-9012"`)
+		r2       = []season.Fact{f("/agrements/AGR-7781", "/entite", `"/entites/ENT-9012"`), f("/agrements/AGR-7781", "/activite", `"change-manuel"`)}
+		r4       = []season.Fact{
+			f("/entites/ENT-9012", "/attestations", `["/attestations/ATT-8470","/attestations/ATT-8471"]`),
+			f("/attestations/ATT-8470", "/type", `"assurance-rc-pro"`), f("/attestations/ATT-8471", "/type", `"regularite-fiscale"`)}
+	)
+	tests := []struct {
+		name    string
+		facts   []season.Fact
+		fonde   bool
+		missing []season.Fact
+	}{
+		{"R2, its link stated back by the agrément", append(slices.Clone(r2), statut), true, nil},
+		{"R4, the other deciding criterion", r4, true, nil},
+		{"a guess: true facts that decide nothing", []season.Fact{statut, declared, f("/agrements/AGR-7781", "/statut", `"actif"`)}, false,
+			[]season.Fact{f("/entites/ENT-9012", "/agrements/0", `"/agrements/AGR-7781"`), r2[1]}},
+		{"R4 short of one type: the closest alternative", append(slices.Clone(r4[:2]), statut), false, r4[2:]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := scoreOne(t, s, submission(t, s, "conf-09", "non_conforme", tt.facts))
+			require.Equal(t, Rendered, tr.Statut, deref(tr.Motif))
+			assert.True(t, tr.VerdictExact)
+			assert.Equal(t, tt.fonde, *tr.VerdictFonde, "%v", tr.FaitsManquants)
+			if tt.missing == nil {
+				assert.Empty(t, tr.FaitsManquants)
+			} else {
+				assert.Equal(t, tt.missing, tr.FaitsManquants)
+			}
+		})
+	}
+}
+
+// Careful agents are founded on every task of both tracks, guessers on
+// none: the exact verdict asserted with the key's founding set is
+// founded; with the same number of true facts outside the formula, it is
+// not.
+func TestCarefulAgentsAndGuessers(t *testing.T) {
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) {
+			s, key := newTrackScorer(t, track)
+			for _, k := range key.Taches {
+				careful := claims(t, s, k)
+				tr := scoreOne(t, s, submission(t, s, k.ID, k.Verdict, careful))
+				require.Equal(t, Rendered, tr.Statut, "%s: %s", k.ID, deref(tr.Motif))
+				assert.True(t, *tr.VerdictFonde, "%s: the careful agent misses %v", k.ID, tr.FaitsManquants)
+
+				guess := guesserFacts(t, s, k, len(careful))
+				tr = scoreOne(t, s, submission(t, s, k.ID, k.Verdict, guess))
+				require.Equal(t, Rendered, tr.Statut, "%s: %s", k.ID, deref(tr.Motif))
+				assert.True(t, tr.VerdictExact, k.ID)
+				assert.False(t, *tr.VerdictFonde, "%s: the guesser %v is founded", k.ID, guess)
+				assert.NotEmpty(t, tr.FaitsManquants, k.ID)
+			}
+		})
+	}
+}
+
+// guesserFacts are n true facts on the task's own resources that no fact
+// of the key's formula, in any form, is: what an agent asserts that
+// guessed the verdict and proved something else.
+func guesserFacts(t *testing.T, s *Scorer, k season.KeyTask, n int) []season.Fact {
+	t.Helper()
+	graph, err := solver.TaskGraph(statement(t, s, k.ID), s.Fetch)
+	require.NoError(t, err)
+	inFormula := season.Carried{}
+	for _, f := range k.Fondement.Facts() {
+		inFormula.AddFact(f)
+		for _, form := range f.FormesEquivalentes {
+			inFormula.AddFact(form)
+		}
+	}
+	var out []season.Fact
+	for _, resource := range slices.Sorted(maps.Keys(graph.Own)) {
+		doc, err := pyjson.Parse(mustFetch(t, s, resource))
+		require.NoError(t, err)
+		obj, _ := doc.(pyjson.Object)
+		for _, m := range obj {
+			field := "/" + m.Key
+			fact := season.Fact{Resource: resource, Field: field, Value: pyjson.Canonical(m.Value)}
+			if len(out) < n && s.Track.Probative(resource, field) && !inFormula.Has(fact) {
+				out = append(out, fact)
+			}
+		}
+	}
+	require.Len(t, out, n)
+	return out
+}
+
+func mustFetch(t *testing.T, s *Scorer, path string) []byte {
+	t.Helper()
+	data, err := s.Fetch(path)
+	require.NoError(t, err)
+	return data
 }
 
 // Close checks: a common list's entry that does not concern the entity, and
 // too few assertions on the entity's own resources.
 func TestCloseChecks(t *testing.T) {
 	s, key := newScorer(t)
-	conf06 := key.Taches[5].Faits // 3 own facts, 3 on the restrictive-measures list
+	conf06 := key.Taches[5].Fondement.Facts() // 3 own facts, 3 on the restrictive-measures list
 	t.Run("entry not concerning the entity", func(t *testing.T) {
 		other := append(append([]season.Fact(nil), conf06...), season.Fact{Resource: "/mesures-restrictives/MR-2026-p2", Field: "/entrees/0/nom", Value: mustValue(t, "/mesures-restrictives/MR-2026-p2", "/entrees/0/nom")})
 		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", other))
@@ -235,8 +377,8 @@ func verifierOf(t *testing.T, docs ...[]byte) map[string]ProofOutcome {
 // A definite failure of any cited proof outweighs a pending one; a pending
 // proof leaves the report without a score.
 func TestProofPrecedence(t *testing.T) {
-	s, key := newScorer(t)
-	data := submission(t, s, "conf-01", "conforme", key.Taches[0].Faits)
+	s, _ := newScorer(t)
+	data := submission(t, s, "conf-01", "conforme", conf01Facts)
 	data = []byte(strings.Replace(string(data), `"proof_ids":["prf_conf-01_0"]`, `"proof_ids":["prf_conf-01_0","prf_conf-01_1"]`, 1))
 	s.Proofs = verifierOf(t, data)
 	pending := s.Proofs["prf_conf-01_0"]
@@ -247,7 +389,7 @@ func TestProofPrecedence(t *testing.T) {
 	assert.Equal(t, Unsupported, tr.Assertions[0].Statut)
 	assert.Equal(t, ResourceMismatch, *tr.Assertions[0].Cause)
 
-	data = submission(t, s, "conf-01", "conforme", key.Taches[0].Faits)
+	data = submission(t, s, "conf-01", "conforme", conf01Facts)
 	sub, err := ParseSubmission("sub.json", data)
 	require.NoError(t, err)
 	r, err := s.Score([]Parsed{{Submission: sub}})
@@ -266,8 +408,8 @@ func TestProofPrecedence(t *testing.T) {
 // the proof id: a disclosure whose values are not those the verifier
 // opened, an empty nonce, or a proof of another DID supports nothing.
 func TestVerifierCoversThePairs(t *testing.T) {
-	s, key := newScorer(t)
-	data := submission(t, s, "conf-01", "conforme", key.Taches[0].Faits)
+	s, _ := newScorer(t)
+	data := submission(t, s, "conf-01", "conforme", conf01Facts)
 	other := manifestEntry(t, s, "/entites/ENT-2231")
 	tests := []struct {
 		name  string
@@ -350,13 +492,13 @@ func manifestEntry(t *testing.T, s *Scorer, path string) manifest.Entry {
 	return e
 }
 
-// scoreAll scores one submission per task, each asserting the key's facts
-// with the verdict verdictOf gives it.
+// scoreAll scores one submission per task, each asserting a careful
+// agent's claims with the verdict verdictOf gives it.
 func scoreAll(t *testing.T, s *Scorer, key *season.Key, verdictOf func(season.KeyTask) string) *Report {
 	t.Helper()
 	var subs []Parsed
 	for _, k := range key.Taches {
-		sub, err := ParseSubmission(k.ID+".json", submission(t, s, k.ID, verdictOf(k), k.Faits))
+		sub, err := ParseSubmission(k.ID+".json", submission(t, s, k.ID, verdictOf(k), claims(t, s, k)))
 		require.NoError(t, err, k.ID)
 		subs = append(subs, Parsed{Submission: sub})
 	}
@@ -448,7 +590,7 @@ func TestPurchasingChecks(t *testing.T) {
 	}
 	for _, tt := range verdicts {
 		t.Run("verdict "+tt.verdict, func(t *testing.T) {
-			tr := scoreOne(t, s, submission(t, s, gen01.ID, tt.verdict, gen01.Faits))
+			tr := scoreOne(t, s, submission(t, s, gen01.ID, tt.verdict, claims(t, s, gen01)))
 			if !tt.valid {
 				assert.Equal(t, RejectedEntry, tr.Statut)
 				assert.Contains(t, deref(tr.Motif), "/verdict: "+strconv.Quote(tt.verdict)+" is not a verdict of the track generique")
@@ -460,7 +602,9 @@ func TestPurchasingChecks(t *testing.T) {
 		})
 	}
 	gen05 := key.Taches[4]
-	require.Equal(t, "/catalogues/onduleurs", gen05.Faits[0].Resource)
+	gen05Claims := claims(t, s, gen05)
+	require.Len(t, gen05Claims, 4)
+	require.Equal(t, "/tarifs/TAR-OND-2000", gen05Claims[1].Resource)
 	closeChecks := []struct {
 		name  string
 		fact  season.Fact
@@ -474,10 +618,14 @@ func TestPurchasingChecks(t *testing.T) {
 			"/produits/ECR-2701 is outside the task's graph"},
 		{"a field no rule consumes", season.Fact{Resource: "/produits/OND-2000", Field: "/marque", Value: json.RawMessage(`"x"`)},
 			"/marque is not a probative field of /produits/OND-2000"},
+		// A common list's link to its next page is true of every task:
+		// no free assertion towards the minimum (specification 8).
+		{"a catalogue's next page", season.Fact{Resource: "/catalogues/onduleurs", Field: "/page_suivante", Value: valueOf(t, s, "/catalogues/onduleurs", "/page_suivante")},
+			"/page_suivante is not a probative field of /catalogues/onduleurs"},
 	}
 	t.Run("too few on the candidates' own resources", func(t *testing.T) {
 		catalogue := "/catalogues/onduleurs"
-		facts := []season.Fact{gen05.Faits[4]} // the recommended product's tarif
+		facts := []season.Fact{gen05Claims[1]} // the recommended product's tarif
 		for _, field := range []string{"/entrees/0/produit", "/entrees/0/prix_affiche_ttc", "/entrees/0/etat_affiche"} {
 			facts = append(facts, season.Fact{Resource: catalogue, Field: field, Value: valueOf(t, s, catalogue, field)})
 		}
@@ -487,7 +635,7 @@ func TestPurchasingChecks(t *testing.T) {
 	})
 	for _, tt := range closeChecks {
 		t.Run(tt.name, func(t *testing.T) {
-			facts := append(slices.Clone(gen05.Faits[:len(gen05.Faits)-1]), tt.fact)
+			facts := append(slices.Clone(gen05Claims[:len(gen05Claims)-1]), tt.fact)
 			tr := scoreOne(t, s, submission(t, s, gen05.ID, gen05.Verdict, facts))
 			assert.Equal(t, RejectedAtClose, tr.Statut)
 			assert.Contains(t, deref(tr.Motif), tt.motif)

@@ -104,15 +104,18 @@ type Key struct {
 	Taches []KeyTask `json:"taches"`
 }
 
-// KeyTask is the key of one task: its verdict, trap families and the facts
-// the verdict rests on.
+// KeyTask is the key of one task: its verdict, trap families and the
+// formula of the facts the verdict rests on.
 type KeyTask struct {
-	ID       string   `json:"id"`
-	Verdict  string   `json:"verdict"`
-	Familles []string `json:"familles"`
-	Controle bool     `json:"controle"`
-	Faits    []Fact   `json:"faits"`
+	ID        string   `json:"id"`
+	Verdict   string   `json:"verdict"`
+	Familles  []string `json:"familles"`
+	Controle  bool     `json:"controle"`
+	Fondement Formula  `json:"fondement"`
 }
+
+// keyTaskMembers are the members of a task's key, exactly.
+var keyTaskMembers = []string{"id", "verdict", "familles", "controle", "fondement"}
 
 // Fact is a (resource, JSON pointer, value) triple a scorer checks against
 // the served bytes.
@@ -122,7 +125,7 @@ type Fact struct {
 	Value    json.RawMessage `json:"value"`
 	// FormesEquivalentes are other triples that state the same fact (one
 	// element of an array rather than the whole array, for instance): an
-	// assertion of any of them founds the verdict as the fact itself would
+	// assertion of any of them carries the fact as the fact itself would
 	// (specification 5.5 and 5.7).
 	FormesEquivalentes []Fact `json:"formes_equivalentes,omitempty"`
 }
@@ -210,14 +213,87 @@ func DecodeTasks(name string, data []byte) (*Tasks, error) {
 	return &t, nil
 }
 
-// ReadKey reads an answer key, refusing unknown fields.
+// ReadKey reads an answer key strictly (DecodeKey).
 func ReadKey(path string) (*Key, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var k Key
-	return &k, DecodeStrict(path, data, &k)
+	return DecodeKey(path, data)
+}
+
+// DecodeKey decodes an answer key: no duplicate or unknown member, exact
+// names, each task's fondement a formula as DecodeFormula reads it. name
+// says which file in errors.
+func DecodeKey(name string, data []byte) (*Key, error) {
+	doc, err := pyjson.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := exactMembers(doc, "", []string{"taches"}); err != nil {
+		return nil, fmt.Errorf("%s %w", name, err)
+	}
+	tasks, _ := pyjson.Lookup(doc, "/taches")
+	list, _ := tasks.(pyjson.Array)
+	for i, task := range list {
+		if err := exactMembers(task, fmt.Sprintf("/taches/%d", i), keyTaskMembers); err != nil {
+			return nil, fmt.Errorf("%s %w", name, err)
+		}
+	}
+	var raw struct {
+		Taches []struct {
+			ID        string          `json:"id"`
+			Verdict   string          `json:"verdict"`
+			Familles  []string        `json:"familles"`
+			Controle  bool            `json:"controle"`
+			Fondement json.RawMessage `json:"fondement"`
+		} `json:"taches"`
+	}
+	if err := DecodeStrict(name, data, &raw); err != nil {
+		return nil, err
+	}
+	k := &Key{Taches: make([]KeyTask, len(raw.Taches))}
+	for i, t := range raw.Taches {
+		f, err := DecodeFormula(t.Fondement, fmt.Sprintf("/taches/%d/fondement", i))
+		if err != nil {
+			return nil, fmt.Errorf("%s %w", name, err)
+		}
+		k.Taches[i] = KeyTask{ID: t.ID, Verdict: t.Verdict, Familles: t.Familles, Controle: t.Controle, Fondement: f}
+	}
+	return k, nil
+}
+
+// exactMembers checks that v is an object with exactly the members named,
+// spelt exactly: encoding/json alone matches names regardless of case.
+func exactMembers(v pyjson.Value, at string, members []string) error {
+	obj, ok := v.(pyjson.Object)
+	if !ok {
+		return fmt.Errorf("%s: want an object", pyjson.ShowPointer(at))
+	}
+	for _, m := range obj {
+		if !slices.Contains(members, m.Key) {
+			return fmt.Errorf("%s: unknown member %q (want %s)", pyjson.ShowPointer(at), m.Key, strings.Join(members, ", "))
+		}
+	}
+	for _, m := range members {
+		if _, ok := obj.Get(m); !ok {
+			return fmt.Errorf("%s: member %q is missing", pyjson.ShowPointer(at), m)
+		}
+	}
+	return nil
+}
+
+// Encode writes the key as its file holds it: indented by two spaces,
+// non-ASCII characters as themselves, a final newline.
+func (k *Key) Encode() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(k); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // DecodeStrict decodes one JSON document into a struct as strictly as a

@@ -22,9 +22,16 @@ func TestReadSeasonFiles(t *testing.T) {
 		}
 		_, err = ReadKey("../../" + KeyFile(track))
 		require.NoError(t, err, track.Name)
+		design, err := ReadDesign("../../"+DesignFile(track), track.Name)
+		require.NoError(t, err, track.Name)
+		assert.Len(t, design.Taches, 10)
+		_, err = ReadDesign("../../"+DesignFile(track), "autre")
+		assert.ErrorContains(t, err, `/piste: "`+track.Name+`", want "autre"`)
 	}
 	assert.Equal(t, "corpus/saison-1/taches.json", TasksFile(corpus.Conformite))
 	assert.Equal(t, "corpus/saison-1/cle-generique.json", KeyFile(corpus.Generique))
+	assert.Equal(t, "corpus/saison-1/conception.json", DesignFile(corpus.Conformite))
+	assert.Equal(t, "corpus/saison-1/conception-generique.json", DesignFile(corpus.Generique))
 }
 
 func TestDecodeTasksIsStrict(t *testing.T) {
