@@ -28,13 +28,13 @@ func init() {
 // through net/http: left alone, net/http answers it with an empty 200 of its
 // own, and over HTTP/2 no listener wrapper could tell that reply apart.
 //
-// Placed after the tls placeholder, it wraps the decrypted connection, so it
-// guards HTTP/1.x inside TLS as in clear. A wrapped TLS connection keeps
-// reporting its TLS state, by which Caddy still serves HTTP/2 on it; a
-// connection whose handshake chose HTTP/2 passes untouched, since Go writes
-// no HTTP/1.x reply on it. Before the tls placeholder it sees ciphertext, and
-// only the reply Go writes beneath TLS to a client speaking plain HTTP to the
-// HTTPS port.
+// Listed with no tls placeholder before it, it runs after TLS and wraps the
+// decrypted connection, so it guards HTTP/1.x inside TLS as in clear. A
+// wrapped TLS connection keeps reporting its TLS state, by which Caddy still
+// treats it as TLS and serves HTTP/2 on it; a connection whose handshake chose
+// HTTP/2 passes untouched, since Go writes no HTTP/1.x reply on it. Placed
+// before the tls placeholder, it would see ciphertext, and only the reply Go
+// writes beneath TLS to a client speaking plain HTTP to the HTTPS port.
 type Guard struct{}
 
 // CaddyModule returns the Caddy module information.
@@ -132,15 +132,16 @@ type connectionStater interface {
 }
 
 // guardTLSConn guards the decrypted side of a TLS connection. It reports the
-// connection's TLS state, without which Caddy would refuse HTTP/2 on it and
-// handlers would see no TLS.
+// connection's TLS state: without it, Caddy would take the connection for
+// cleartext (and warn), and its requests would carry no TLS state.
 type guardTLSConn struct {
 	guardConn
 	tls connectionStater
 	// Set at the first write after the handshake, when the protocol it
 	// chose is known for good. A connection's writes are never concurrent
-	// (net/http writes HTTP/1.x replies from the connection's goroutine, the
-	// HTTP/2 server from its serve loop), so they need no lock.
+	// (net/http writes HTTP/1.x replies from the connection's goroutine; the
+	// HTTP/2 server writes one batch of frames at a time, handing over
+	// through channels), so they need no lock.
 	handshakeSeen, http2 bool
 }
 
