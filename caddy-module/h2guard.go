@@ -74,10 +74,6 @@ func (l h2GuardListener) Accept() (net.Conn, error) {
 	return guarded, nil
 }
 
-type connectionStater interface {
-	ConnectionState() tls.ConnectionState
-}
-
 type h2GuardTLSConn struct {
 	*h2GuardConn
 	tls connectionStater

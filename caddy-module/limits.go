@@ -2,6 +2,7 @@ package corpushandler
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"math"
 	"net"
@@ -246,7 +247,11 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 			return conn, nil
 		}
 		if l.limits.counts.acquire(key, l.limits.ConnectionsPerAddress) {
-			return &limitedConn{Conn: conn, key: key, counts: l.limits.counts}, nil
+			limited := &limitedConn{Conn: conn, key: key, counts: l.limits.counts}
+			if tc, ok := conn.(connectionStater); ok { // listed after the tls placeholder
+				return limitedTLSConn{limited, tc}, nil
+			}
+			return limited, nil
 		}
 		_ = conn.Close()
 		if n := l.limits.counts.refused.Add(1); n&(n-1) == 0 { // 1, 2, 4, 8...: a flood writes a few lines
@@ -280,6 +285,15 @@ func (c *limitedConn) CloseWrite() error {
 	}
 	return nil
 }
+
+// limitedTLSConn keeps reporting the TLS state of the connection beneath, by
+// which Caddy still treats it as TLS.
+type limitedTLSConn struct {
+	*limitedConn
+	tls connectionStater
+}
+
+func (c limitedTLSConn) ConnectionState() tls.ConnectionState { return c.tls.ConnectionState() }
 
 // Interface guards
 var (

@@ -2,6 +2,7 @@ package corpushandler
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -183,4 +184,28 @@ func TestHTTP2ConfigHook(t *testing.T) {
 	srv.HTTP2 = nil
 	hook(ctx, nil)
 	assert.Nil(t, srv.HTTP2, "written once")
+}
+
+// TestLimitsKeepTheTLSState: listed after the tls placeholder, the wrapper
+// still reports a connection's TLS state; before it, none.
+func TestLimitsKeepTheTLSState(t *testing.T) {
+	for _, useTLS := range []bool{false, true} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer ln.Close()
+		inner := ln
+		if useTLS {
+			inner = tls.NewListener(ln, &tls.Config{})
+		}
+		limits := &Limits{ConnectionsPerAddress: 4, counts: &addressCounts{open: map[netip.Prefix]int{}}, logger: zap.NewNop()}
+		wrapped := limits.WrapListener(inner)
+		client, err := net.Dial("tcp", ln.Addr().String())
+		require.NoError(t, err)
+		defer client.Close()
+		conn, err := wrapped.Accept()
+		require.NoError(t, err)
+		defer conn.Close()
+		_, reports := conn.(connectionStater)
+		assert.Equal(t, useTLS, reports, "TLS %v", useTLS)
+	}
 }

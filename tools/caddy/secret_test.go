@@ -72,8 +72,8 @@ func TestNoDocumentedCommandPrintsASecret(t *testing.T) {
 
 // startAsTheUnit runs the server as the systemd unit does (its command, its
 // environment, secrets in files, the admin endpoint on a unix socket), with
-// Caddy's log at DEBUG and the access log switched on; over TLS (h1, h2 and
-// h3) or in clear (h1 and h2c). It returns the server and its admin socket.
+// Caddy's log at DEBUG and the access log switched on; over TLS with h2 and
+// h3 switched on, or in clear (h1 and h2c). It returns the server and its admin socket.
 func startAsTheUnit(t *testing.T, secret string, useTLS bool) (*servertest.Server, string) {
 	t.Helper()
 	_, unitEnv := unit(t)
@@ -91,7 +91,11 @@ func startAsTheUnit(t *testing.T, secret string, useTLS bool) (*servertest.Serve
 			env[name] = value
 		}
 	}
-	s := servertest.Start(t, servertest.Options{SecretFiles: []string{secret}, Env: env, TLS: useTLS})
+	protocols := "" // in clear, servertest's h1 and h2c
+	if useTLS {
+		protocols = "h1 h2 h3" // every protocol an operator may switch on
+	}
+	s := servertest.Start(t, servertest.Options{SecretFiles: []string{secret}, Env: env, TLS: useTLS, Protocols: protocols})
 	info, err := os.Stat(socket)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "only the owner may use the admin socket")

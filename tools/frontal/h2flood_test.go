@@ -78,6 +78,15 @@ func (c floodChannel) dial(ctx context.Context, addr string) (net.Conn, error) {
 	return conn, nil
 }
 
+// h2Protocols are what a server with HTTP/2 switched on serves, as an
+// operator switches it on: h2 beside HTTP/1.x over TLS, h2c in clear.
+func h2Protocols(useTLS bool) string {
+	if useTLS {
+		return "h1 h2"
+	}
+	return "h1 h2c"
+}
+
 func (c floodChannel) scheme() string {
 	if c.useTLS {
 		return "https"
@@ -287,7 +296,8 @@ func TestH2WindowFlood(t *testing.T) {
 	for _, channel := range floodChannels {
 		t.Run(channel.name, func(t *testing.T) {
 			secret := newSecrets(t, 1)[0]
-			s := servertest.Start(t, servertest.Options{Secrets: []string{secret}, TLS: channel.useTLS, Lifetime: 2 * time.Minute})
+			s := servertest.Start(t, servertest.Options{Secrets: []string{secret}, TLS: channel.useTLS,
+				Protocols: h2Protocols(channel.useTLS), Lifetime: 2 * time.Minute})
 			clients := legitClients(source, channel.useTLS)
 			url := s.URL + floodTarget
 			want := func() []byte {
@@ -419,7 +429,7 @@ func TestH2SettingsAdvertised(t *testing.T) {
 		http2.SettingMaxFrameSize:         16384,
 	}
 	for _, useTLS := range []bool{false, true} {
-		s := servertest.Start(t, servertest.Options{Secrets: newSecrets(t, 1), TLS: useTLS, Lifetime: time.Minute})
+		s := servertest.Start(t, servertest.Options{Secrets: newSecrets(t, 1), TLS: useTLS, Protocols: h2Protocols(useTLS), Lifetime: time.Minute})
 		addr := fmt.Sprintf("127.0.0.1:%d", s.Port)
 		var conn net.Conn
 		var err error

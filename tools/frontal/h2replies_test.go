@@ -51,10 +51,11 @@ type h2ReplyRow struct {
 
 var h2ReplyChannels = []string{"h2c, with the secret", "h2c, without", "HTTP/2 over TLS, with the secret", "HTTP/2 over TLS, without"}
 
-// TestH2ServerRepliesClosed sends, over h2c and over HTTP/2 inside TLS, with
-// and without the secret, the requests Go's HTTP/2 server would answer with
-// a 431 in HTML or a 400 in plain text: each gets a contract body or a
-// closed connection, and the allowed ones a contract body.
+// TestH2ServerRepliesClosed sends, with HTTP/2 switched on, over h2c and
+// over HTTP/2 inside TLS, with and without the secret, the requests Go's
+// HTTP/2 server would answer with a 431 in HTML or a 400 in plain text:
+// each gets a contract body or a closed connection, and the allowed ones a
+// contract body.
 func TestH2ServerRepliesClosed(t *testing.T) {
 	root, manifestPath := servertest.CopyCorpus(t)
 	m, _, err := manifest.ReadFile(manifestPath)
@@ -64,7 +65,7 @@ func TestH2ServerRepliesClosed(t *testing.T) {
 	secret := newSecrets(t, 1)[0]
 	clients := map[bool]*probe.Client{}
 	for _, useTLS := range []bool{false, true} {
-		s := servertest.Start(t, servertest.Options{Secrets: []string{secret}, TLS: useTLS, Lifetime: time.Minute})
+		s := servertest.Start(t, servertest.Options{Secrets: []string{secret}, TLS: useTLS, Protocols: h2Protocols(useTLS), Lifetime: time.Minute})
 		client, err := probe.NewClient(s.URL, 10*time.Second)
 		require.NoError(t, err)
 		client.InsecureTLS = true
