@@ -30,10 +30,14 @@ $(CADDY): $(GO_SOURCES) $(CORPUS_FILES)
 $(PROVEIT): $(GO_SOURCES) $(CORPUS_FILES)
 	$(GO) build -o $@ ./tools/proveit
 
-# Serve the embedded corpus locally. The secret comes from
-# CORPUS_CHALLENGE_SECRET; when unset, one is generated once into
+# Serve the embedded corpus locally, on CORPUS_LISTEN only. The secret comes
+# from CORPUS_CHALLENGE_SECRET; when unset, one is generated once into
 # $(RUN_DIR)/secret (ignored by git) and reused. Nothing here prints a
-# secret: the curl line names where it is, never its value.
+# secret: the curl line names where it is, never its value. Caddy's
+# autosaved configuration and its local CA stay in $(RUN_DIR), not in the
+# user's home.
+RUN_PORT = $(lastword $(subst :, ,$(CORPUS_LISTEN)))
+
 run: build
 	@mkdir -p $(RUN_DIR)
 	@if [ -z "$$CORPUS_CHALLENGE_SECRET" ]; then \
@@ -47,13 +51,13 @@ run: build
 	echo "Try:  curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/referentiel"; \
 	echo "      curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/regles-achat"; \
 	echo "Telemetry: $(RUN_DIR)/telemetry.log"
-	@port=$${CORPUS_LISTEN##*:}; \
-	 CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
-	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$$port \
+	@CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
+	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$(RUN_PORT) \
 	 CORPUS_HOSTS="$${CORPUS_HOSTS:-localhost 127.0.0.1 ::1}" CORPUS_BIND=$${CORPUS_BIND:-127.0.0.1} \
 	 CORPUS_ADMIN=$${CORPUS_ADMIN:-localhost:2019} \
 	 CORPUS_TELEMETRY_OUTPUT="proveit_file $(abspath $(RUN_DIR))/telemetry.log" CORPUS_ACCESS_OUTPUT="file $(RUN_DIR)/access.log" \
 	 CORPUS_PROTOCOLS="h1 h2c" \
+	 XDG_CONFIG_HOME=$(abspath $(RUN_DIR))/config XDG_DATA_HOME=$(abspath $(RUN_DIR))/data \
 	 exec $(CADDY) run --config Caddyfile --adapter caddyfile
 
 # Every test: static checks, unit and integration tests (which start the real
