@@ -4,7 +4,8 @@
 // the answer key, replays a season's scoring, probes a live server and
 // writes the nginx vhost.
 //
-// Usage: proveit <command> [flags]; proveit <command> -h for its flags.
+// Usage: proveit <command> [flags]; proveit <command> -h for its flags;
+// proveit -version for the version.
 package main
 
 import (
@@ -16,6 +17,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	proveitcorpus "github.com/arkforge/proveit-corpus"
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -52,6 +54,10 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "-version" || args[0] == "--version") {
+		fmt.Fprintln(stdout, "proveit-corpus", proveitcorpus.Version())
+		return 0
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "help" {
 		usage(stderr)
 		return 2
