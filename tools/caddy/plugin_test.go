@@ -35,10 +35,8 @@ func main() {
 
 // TestPluginBuildsAsXcaddyBuildsIt builds a Caddy of its own module that
 // imports the module root through a local replace, as xcaddy does, without
-// the network: the modules come from the local module cache only. (xcaddy
-// itself runs `go get` steps that look modules up beyond the cache, so it
-// needs the module proxy; README, "Building your own Caddy".) The built
-// Caddy has the three modules and names this module's version.
+// the network: the modules come from the local module cache only. The
+// built Caddy has the three modules and names this module's version.
 func TestPluginBuildsAsXcaddyBuildsIt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a whole Caddy")
@@ -82,6 +80,65 @@ func TestPluginBuildsAsXcaddyBuildsIt(t *testing.T) {
 	dep := "dep\t" + proveitcorpus.ModulePath + "\tv0.0.0-00010101000000-000000000000\n=>\t" + root + "\t"
 	assert.True(t, strings.Contains(run("build-info"), dep), "build-info names the plugin and its replacement: %q", dep)
 	assert.Regexp(t, `(?m)^http\.handlers\.proveit_corpus v0\.0\.0-00010101000000-000000000000`, run("list-modules", "--versions"))
+}
+
+// xcaddyVersion is the xcaddy TestXcaddyBuild runs, pinned.
+const xcaddyVersion = "v0.4.5"
+
+// TestXcaddyBuild runs the README's xcaddy command itself, offline: it
+// needs xcaddy and every module its `go get` steps look up in the module
+// cache, which one run with the module proxy fills (README, "Building your
+// own Caddy"). Where they are missing it says so and skips; the build
+// above stands for it.
+func TestXcaddyBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a whole Caddy")
+	}
+	dir := t.TempDir()
+	offline := append(os.Environ(), "GOPROXY=off", "GOSUMDB=off", "GOWORK=off")
+	cache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	require.NoError(t, err)
+	install := exec.Command("go", "install", "github.com/caddyserver/xcaddy/cmd/xcaddy@"+xcaddyVersion)
+	// The module cache as the proxy: `go install` looks the module's
+	// deprecation up, which GOPROXY=off refuses.
+	install.Env = append(offline, "GOPROXY=file://"+filepath.Join(strings.TrimSpace(string(cache)), "cache", "download"), "GOBIN="+dir, "GOFLAGS=")
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Skipf("xcaddy %s is not in the module cache (go install github.com/caddyserver/xcaddy/cmd/xcaddy@%s once, with the module proxy): %s",
+			xcaddyVersion, xcaddyVersion, out)
+	}
+	root := servertest.RepoRoot(t)
+	bin := filepath.Join(dir, "caddy")
+	build := exec.Command(filepath.Join(dir, "xcaddy"), "build", caddyVersion(t), "--with", proveitcorpus.ModulePath+"="+root, "--output", bin)
+	build.Dir = dir
+	build.Env = append(offline, "GOFLAGS=-mod=mod")
+	out, err := build.CombinedOutput()
+	if err != nil && (strings.Contains(string(out), "module lookup disabled") || strings.Contains(string(out), "cache/download")) {
+		t.Skipf("xcaddy looks up modules the module cache lacks; one run with the module proxy fetches them: %s", lastLines(string(out), 3))
+	}
+	require.NoError(t, err, "%s", lastLines(string(out), 20))
+	cmd := exec.Command(bin, "list-modules")
+	cmd.Env = []string{"HOME=" + dir}
+	modules, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", modules)
+	for _, id := range []string{"http.handlers.proveit_corpus", "caddy.listeners.proveit_guard", "caddy.logging.writers.proveit_file"} {
+		assert.Contains(t, string(modules), id)
+	}
+}
+
+// caddyVersion is the Caddy this module requires, which xcaddy builds.
+func caddyVersion(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/caddyserver/caddy/v2").Output()
+	require.NoError(t, err)
+	return strings.TrimSpace(string(out))
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // TestBinaryNamesItsVersion: the Caddy under test and `make build`'s name
