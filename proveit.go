@@ -2,7 +2,8 @@
 // Caddy plugin: importing it registers the handler
 // (http.handlers.proveit_corpus, directive proveit_corpus), the listener
 // wrapper (caddy.listeners.proveit_guard) and the telemetry writer
-// (caddy.logging.writers.proveit_file). It is what xcaddy builds in:
+// (caddy.logging.writers.proveit_file) and the encoder of Caddy's own log
+// (caddy.logging.encoders.proveit_journal). It is what xcaddy builds in:
 //
 //	xcaddy build --with github.com/arkforge/proveit-corpus=<checkout>
 package proveitcorpus

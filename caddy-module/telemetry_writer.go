@@ -36,10 +36,11 @@ func init() {
 // FlushInterval of records.
 //
 // The file is rolled as Caddy's own file writer rolls its logs, with the
-// same library and the same defaults: when it reaches RollSizeMB it is
-// renamed aside with the time in its name, compressed, and a new one is
-// started; the oldest rolled files beyond RollKeep, or older than
-// RollKeepDays, are deleted.
+// same library and options: when it reaches RollSizeMB it is renamed aside
+// with the time in its name, compressed, and a new one is started; the
+// oldest rolled files beyond RollKeep, or older than RollKeepDays, are
+// deleted. Unlike Caddy's, it deletes nothing unless told to: the
+// telemetry is the season's journal of calls, archived at its close.
 //
 // Nothing is created before the first record is written out: validating a
 // configuration (`caddy validate`) touches no file.
@@ -64,20 +65,18 @@ type TelemetryFile struct {
 	// RollCompress compresses rolled files with gzip. Default: true.
 	RollCompress *bool `json:"roll_gzip,omitempty"`
 
-	// RollKeep is how many rolled files are kept. Default: 10.
+	// RollKeep is how many rolled files are kept. Default: all.
 	RollKeep int `json:"roll_keep,omitempty"`
 
-	// RollKeepDays is how many days a rolled file is kept. Default: 90.
+	// RollKeepDays is how many days a rolled file is kept. Default: all.
 	RollKeepDays int `json:"roll_keep_days,omitempty"`
 }
 
-// Defaults of a TelemetryFile; the rolling ones are those of Caddy's file writer.
+// Defaults of a TelemetryFile; the roll size is that of Caddy's file writer.
 const (
 	defaultFlushInterval = 100 * time.Millisecond
 	defaultBufferSize    = 64 << 10
 	defaultRollSizeMB    = 100
-	defaultRollKeep      = 10
-	defaultRollKeepDays  = 90
 )
 
 // CaddyModule returns the Caddy module information.
@@ -98,12 +97,6 @@ func (f *TelemetryFile) Provision(caddy.Context) error {
 	}
 	if f.RollSizeMB <= 0 {
 		f.RollSizeMB = defaultRollSizeMB
-	}
-	if f.RollKeep <= 0 {
-		f.RollKeep = defaultRollKeep
-	}
-	if f.RollKeepDays <= 0 {
-		f.RollKeepDays = defaultRollKeepDays
 	}
 	return nil
 }

@@ -305,3 +305,42 @@ func decodeAddr(hexAddr string) string {
 	}
 	return host + ":" + strconv.FormatUint(p, 10)
 }
+
+// TestValidateWritesNoTelemetry runs `caddy validate --config Caddyfile`
+// on the shipped Caddyfile with its default telemetry output
+// (/var/log/proveit/telemetry.log), as an unprivileged user who can read a
+// secrets folder: the configuration is valid, and no telemetry file or
+// folder is created.
+func TestValidateWritesNoTelemetry(t *testing.T) {
+	const logs = "/var/log/proveit"
+	if _, err := os.Stat(logs); err == nil {
+		t.Skipf("%s exists on this machine: whether validating creates it cannot be seen", logs)
+	}
+	runAs := unprivileged(t)
+	base, err := os.MkdirTemp("", "proveit-validate-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(base) })
+	require.NoError(t, os.Chmod(base, 0o755))
+	secrets := filepath.Join(base, "secrets")
+	require.NoError(t, os.Mkdir(secrets, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(secrets, "secret"), []byte("validate-"+strings.Repeat("5a", 16)+"\n"), 0o600))
+	home := filepath.Join(base, "home")
+	require.NoError(t, os.Mkdir(home, 0o700))
+	bin, caddyfile := filepath.Join(base, "caddy"), filepath.Join(base, "Caddyfile")
+	copyFile(t, servertest.Binary(t), bin)
+	copyFile(t, filepath.Join(servertest.RepoRoot(t), "Caddyfile"), caddyfile)
+	chownTree(t, base, runAs)
+
+	args := []string{"env", "-i", "PATH=" + os.Getenv("PATH"), "HOME=" + home, "CORPUS_SECRETS_DIR=" + secrets,
+		bin, "validate", "--config", caddyfile}
+	cmd := exec.Command(args[0], args[1:]...)
+	if runAs != nil {
+		cmd = exec.Command("runuser", append([]string{"-u", runAs.Username, "--"}, args...)...)
+	}
+	cmd.Dir = base
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "Valid configuration")
+	_, err = os.Stat(logs)
+	assert.True(t, os.IsNotExist(err), "validating created %s", logs)
+}
