@@ -107,13 +107,15 @@ func (f *TelemetryFile) Validate() error {
 		return fmt.Errorf("proveit_file: no filename")
 	}
 	// A write-out larger than the roll size could not be written at all.
-	if int64(f.BufferSize) > int64(f.RollSizeMB)<<20 {
+	if f.rolls() && int64(f.BufferSize) > int64(f.RollSizeMB)<<20 {
 		return fmt.Errorf("proveit_file: buffer_size %d exceeds roll_size", f.BufferSize)
 	}
 	return nil
 }
 
 func (f TelemetryFile) String() string { return "proveit_file:" + f.Filename }
+
+func (f TelemetryFile) rolls() bool { return f.Roll == nil || *f.Roll }
 
 // WriterKey identifies the file: configurations that name the same one
 // share one open writer, which a reload therefore never closes.
@@ -142,7 +144,7 @@ func (f TelemetryFile) open() (io.WriteCloser, error) {
 	if err := os.MkdirAll(filepath.Dir(f.Filename), 0o700); err != nil {
 		return nil, err
 	}
-	if f.Roll != nil && !*f.Roll {
+	if !f.rolls() {
 		return os.OpenFile(f.Filename, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	}
 	compression := "gzip"
