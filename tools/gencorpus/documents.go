@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
+
+	"github.com/arkforge/proveit-corpus/corpus"
 )
 
 // The documents of each collection, their fields in the order the real
@@ -14,7 +17,9 @@ type entityDoc struct {
 	Ressource           string   `json:"ressource"`
 	Existe              bool     `json:"existe"`
 	Denomination        string   `json:"denomination"`
+	Siren               string   `json:"siren"`
 	Forme               string   `json:"forme"`
+	NombreAssocies      string   `json:"nombre_associes"`
 	Siege               string   `json:"siege"`
 	DateImmatriculation string   `json:"date_immatriculation"`
 	Statut              string   `json:"statut"`
@@ -85,11 +90,13 @@ type ownersPage struct {
 }
 
 type owner struct {
-	Nom           string `json:"nom"`
-	Prenoms       string `json:"prenoms"`
-	DateNaissance string `json:"date_naissance"`
-	Nationalite   string `json:"nationalite"`
-	Detention     string `json:"detention"`
+	Nom                  string  `json:"nom"`
+	Prenoms              string  `json:"prenoms"`
+	DateNaissance        string  `json:"date_naissance"`
+	Nationalite          string  `json:"nationalite"`
+	Detention            string  `json:"detention"`
+	PourcentageDetention *string `json:"pourcentage_detention"`
+	ControleDeclare      bool    `json:"controle_declare"`
 }
 
 type measuresPage struct {
@@ -137,11 +144,18 @@ func (g *generator) drawEntity() *entityPlan {
 	p := &entityPlan{}
 	id := g.id("ENT")
 	self := "/entites/" + id
+	form := legalForms[g.rng.IntN(len(legalForms))]
+	partners := 1
+	if !form.unipersonal {
+		partners = 2 + g.rng.IntN(6)
+	}
 	e := &entityDoc{
 		Ressource:           self,
 		Existe:              true,
 		Denomination:        g.pick(companyHeads) + " " + g.pick(surnames) + " " + g.pick(companyTails),
-		Forme:               g.pick(legalForms),
+		Siren:               siren(g.next["ENT"]),
+		Forme:               form.name,
+		NombreAssocies:      strconv.Itoa(partners),
 		Siege:               fmt.Sprintf("%d %s, %s", 1+g.rng.IntN(120), g.pick(streets), g.pick(towns)),
 		DateImmatriculation: date(g.day("1995-01-01", 365*29)),
 		Statut:              g.pickWeighted([]string{"active", "radiee", "en_liquidation"}, 0.90, 0.05),
@@ -166,7 +180,7 @@ func (g *generator) drawEntity() *entityPlan {
 			Entite:          self,
 			Activite:        a.code,
 			Autorite:        authority,
-			NumeroDecision:  fmt.Sprintf("ASAFR-%s-%d-%04d", initials(a.code), start.Year(), g.next["AGR"]%10000),
+			NumeroDecision:  fmt.Sprintf("ASAFR-%s-%d-%04d", corpus.ActivityInitials(a.code), start.Year(), g.next["AGR"]%10000),
 			Statut:          status,
 			DateDebut:       date(start),
 			DateFinValidite: date(start.AddDate(5, 0, -1)),
@@ -196,7 +210,7 @@ func (g *generator) drawEntity() *entityPlan {
 		e.Attestations = append(e.Attestations, "/attestations/"+g.id("ATT"))
 	}
 	if e.Statut != "radiee" {
-		e.Beneficiaires = ptr(g.drawOwners(p, id, self))
+		e.Beneficiaires = ptr(g.drawOwners(p, id, self, form.unipersonal))
 	}
 	p.add(self, e)
 	p.cost += len(p.docs)
@@ -240,32 +254,36 @@ func (g *generator) drawAttestation(p *entityPlan, entity, t, activityCode strin
 }
 
 // drawOwners adds the declaration of an entity's beneficial owners, on one
-// or two pages, and returns the path of its first page.
-func (g *generator) drawOwners(p *entityPlan, id, entity string) string {
+// or two pages, and returns the path of its first page. Each owner holds
+// more than 25 % or is declared for control, and together they hold no more
+// than the whole; a single-partner entity's one owner holds it all.
+func (g *generator) drawOwners(p *entityPlan, id, entity string, unipersonal bool) string {
 	first := "/beneficiaires/" + id
+	owners := g.drawHoldings(unipersonal)
 	pages := 1
-	if g.chance(0.15) {
+	if len(owners) > 1 && g.chance(0.15) {
 		pages = 2
 	}
 	status := g.pickWeighted([]string{"complete", "incomplete"}, 0.9)
 	declared := date(g.day("2025-01-01", 600))
+	// The second page, if any, holds the last owner: often one declared for
+	// control, as the real corpus's second pages do.
+	split := len(owners)
+	if pages == 2 {
+		split = len(owners) - 1
+	}
 	for n := 1; n <= pages; n++ {
+		entries := owners[:split]
+		if n == 2 {
+			entries = owners[split:]
+		}
 		page := &ownersPage{
 			Ressource:         pagePath(first, n),
 			Entite:            entity,
 			StatutDeclaration: status,
 			DateDeclaration:   declared,
 			Page:              fmt.Sprint(n),
-			Entrees:           make([]owner, 1+g.rng.IntN(4)),
-		}
-		for i := range page.Entrees {
-			page.Entrees[i] = owner{
-				Nom:           g.pick(surnames),
-				Prenoms:       g.givenNames(),
-				DateNaissance: date(g.day("1945-01-01", 365*55)),
-				Nationalite:   g.pick(nationalities),
-				Detention:     g.pick(holdings),
-			}
+			Entrees:           entries,
 		}
 		if n < pages {
 			page.PageSuivante = ptr(pagePath(first, n+1))
@@ -273,6 +291,51 @@ func (g *generator) drawOwners(p *entityPlan, id, entity string) string {
 		p.add(page.Ressource, page)
 	}
 	return first
+}
+
+// drawHoldings draws the owners of an entity: up to three holding more than
+// 25 % each, within 100 % in all, and now and then one more declared for
+// control.
+func (g *generator) drawHoldings(unipersonal bool) []owner {
+	person := func(detention string, share *string, control bool) owner {
+		return owner{
+			Nom:                  g.pick(surnames),
+			Prenoms:              g.givenNames(),
+			DateNaissance:        date(g.day("1945-01-01", 365*55)),
+			Nationalite:          g.pick(nationalities),
+			Detention:            detention,
+			PourcentageDetention: share,
+			ControleDeclare:      control,
+		}
+	}
+	if unipersonal {
+		return []owner{person("100 % du capital (associé unique)", ptr("100"), false)}
+	}
+	var shares []int
+	switch holders := 1 + g.rng.IntN(3); holders {
+	case 1:
+		shares = []int{26 + g.rng.IntN(74)} // 26..99: the rest is held by partners below the threshold
+	case 2:
+		a := 26 + g.rng.IntN(49) // 26..74
+		shares = []int{a, 26 + g.rng.IntN(100-a-25)}
+	default:
+		a, b := 26+g.rng.IntN(8), 26+g.rng.IntN(8) // 26..33 each
+		shares = []int{a, b, 26 + g.rng.IntN(100-a-b-25)}
+	}
+	var owners []owner
+	left := 100
+	for _, s := range shares {
+		owners = append(owners, person(fmt.Sprintf("%d %% %s", s, g.pick(directHoldings)), ptr(strconv.Itoa(s)), false))
+		left -= s
+	}
+	switch {
+	case left > 0 && g.chance(0.2):
+		s := 1 + g.rng.IntN(left)
+		owners = append(owners, person(fmt.Sprintf("%d %% du capital, contrôle conjoint au titre d'un pacte d'associés", s), ptr(strconv.Itoa(s)), true))
+	case g.chance(0.15):
+		owners = append(owners, person("contrôle par d'autres moyens ("+g.pick(controlMeans)+")", nil, true))
+	}
+	return owners
 }
 
 // commit writes an entity's documents and adds its agréments to the lists.

@@ -27,22 +27,24 @@ var (
 		"du Léman", "Armorique", "des Flandres", "Garonne", "Provence", "du Morvan", "Vendée",
 		"Béarn", "Lorraine", "de l'Estérel", "Cévennes", "du Périgord", "Ardèche", "Sologne",
 	}
-	legalForms = []string{
-		"Société par actions simplifiée (SAS)",
-		"Société à responsabilité limitée (SARL)",
-		"Société anonyme (SA)",
-		"Entreprise unipersonnelle à responsabilité limitée (EURL)",
-		"Société par actions simplifiée unipersonnelle (SASU)",
+	legalForms = []legalForm{
+		{"Société par actions simplifiée (SAS)", false},
+		{"Société à responsabilité limitée (SARL)", false},
+		{"Société anonyme (SA)", false},
+		{"Entreprise unipersonnelle à responsabilité limitée (EURL)", true},
+		{"Société par actions simplifiée unipersonnelle (SASU)", true},
 	}
 	streets = []string{
-		"rue Nationale", "rue de la République", "place du Marché", "avenue Foch", "quai des Chartrons",
-		"boulevard Gambetta", "rue Sainte-Catherine", "cours Mirabeau", "rue du Général-Leclerc",
-		"allée des Tilleuls", "rue de l'Église", "avenue Jean-Jaurès", "place Bellecour", "rue Émile-Zola",
+		"rue des Trois-Cadrans", "impasse du Héron-Cendré", "allée des Lanternes-Bleues", "rue du Puits-aux-Chimères",
+		"place des Horloges-Muettes", "quai des Brumes-Hautes", "avenue des Sept-Arpents", "rue de la Licorne-Dorée",
+		"chemin des Grives-Rieuses", "boulevard des Cerfs-Volants", "rue du Moulin-sans-Vent", "cours des Ormes-Penchés",
 	}
+	// towns are invented communes with a postal code in 00xxx, which no real
+	// commune has: no generated address is anyone's.
 	towns = []string{
-		"37000 Tours", "69002 Lyon", "13001 Marseille", "33000 Bordeaux", "31000 Toulouse",
-		"74000 Annecy", "59000 Lille", "44000 Nantes", "67000 Strasbourg", "06000 Nice",
-		"21000 Dijon", "35000 Rennes", "64000 Pau", "25000 Besançon", "80000 Amiens", "87000 Limoges",
+		"00101 Valbrune", "00102 Saint-Aurèle-les-Bains", "00103 Haute-Clairière", "00104 Corvanne-sur-Loue",
+		"00105 Mirebel-en-Forez", "00106 Port-Sérenne", "00107 Belcastel-des-Ondes", "00108 Lavardière",
+		"00109 Sainte-Ondine-du-Val", "00110 Frênelieu", "00111 Maubreuil-sur-Lys", "00112 Ostrevent-la-Neuve",
 	}
 	insurers = []string{
 		"Mutuelle Rhodanienne des Intermédiaires Financiers",
@@ -52,12 +54,16 @@ var (
 		"Assurances mutuelles du Val de Loire",
 		"Société de caution mutuelle des métiers du change",
 	}
-	holdings = []string{
-		"30 % du capital et des droits de vote",
-		"25 % du capital et des droits de vote",
-		"50 % du capital, contrôle conjoint",
-		"15 % du capital, contrôle conjoint au titre d'un pacte d'associés",
-		"40 % des droits de vote par l'intermédiaire d'une société holding",
+	// directHoldings complete "<n> % ..." for an owner above the threshold.
+	directHoldings = []string{
+		"du capital et des droits de vote",
+		"des droits de vote par l'intermédiaire d'une société holding",
+		"du capital, détenus indirectement par une société civile",
+	}
+	controlMeans = []string{
+		"président du conseil d'administration",
+		"droit de veto prévu au pacte d'associés",
+		"pouvoir de nommer la majorité des dirigeants",
 	}
 	nationalities = []string{"française", "belge", "suisse", "luxembourgeoise", "italienne", "espagnole"}
 	grounds       = []string{
@@ -79,6 +85,13 @@ var (
 		"L'émetteur retire sa couverture pour cette activité après un sinistre non déclaré.",
 	}
 )
+
+// legalForm is a legal form an entity is drawn with: a unipersonal one has a
+// single partner, the others two or more.
+type legalForm struct {
+	name        string
+	unipersonal bool
+}
 
 // authority is the invented regulator every agrément and list names.
 const authority = "Autorité de surveillance des activités financières réglementées (ASAFR)"

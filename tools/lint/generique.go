@@ -62,6 +62,8 @@ var purchasingSchemas = map[string][]field{
 		{name: "ressource", typ: selfPath},
 		{name: "existe", typ: isTrue},
 		{name: "raison_sociale", typ: text},
+		{name: "siret", typ: text},
+		{name: "siege", typ: text},
 		{name: "statut", typ: text, vocab: supplierStatus},
 		{name: "conditions_livraison", typ: ref, into: "livraisons"},
 	},
@@ -110,13 +112,16 @@ func isAnnex(doc pyjson.Object) bool {
 	return ok
 }
 
-// checkDecimal checks a decimal string of the given kind (amount or count).
+// checkDecimal checks a decimal string of the given kind (amount, count or
+// percent).
 func (l *linter) checkDecimal(file, at string, kind fieldType, s string) {
 	switch {
 	case kind == amount && !corpus.IsAmount(s):
 		l.report(file, at, RuleDecimal, "amount %q is not euros with two decimals, like \"1249.90\"", s)
 	case kind == count && !corpus.IsCount(s):
 		l.report(file, at, RuleDecimal, "quantity %q is not a whole number written in digits, like \"12\"", s)
+	case kind == percent && !corpus.IsDecimal(s):
+		l.report(file, at, RuleDecimal, "percentage %q is not a decimal string, like \"26\" or \"12.5\"", s)
 	}
 }
 
@@ -257,6 +262,8 @@ func (l *linter) checkPurchasingTasks(tasks *season.Tasks) {
 			l.report(file, child(at, "zone"), RuleVocabulary, "zone %q is not lowercase ASCII words joined by '-'", task.Zone)
 		}
 		l.checkDate(file, child(at, "date_commande"), "date_commande", task.DateCommande)
+		l.checkPublishedBefore(file, child(at, "date_commande"), "date_commande", task.DateCommande)
+		l.checkQuestionCites(file, at, task)
 		l.checkDate(file, child(at, "date_livraison_max"), "date_livraison_max", task.DateLivraisonMax)
 		for j, r := range task.References {
 			l.checkReference(file, child(child(at, "references"), j), r, "produits")

@@ -35,7 +35,8 @@ var purchaseDocs = map[string]string{
 		"date_debut": "2026-09-01", "date_fin_validite": "2027-03-31"}`,
 	"disponibilites/DSP-ECR-1.json": `{"ressource": "/disponibilites/DSP-ECR-1", "existe": true, "produit": "/produits/ECR-1", "etat": "en_stock",
 		"quantite_disponible": "40", "date_releve": "2026-10-02"}`,
-	"fournisseurs/FRN-1.json": `{"ressource": "/fournisseurs/FRN-1", "existe": true, "raison_sociale": "Comptoir Rhône-Alpes", "statut": "actif",
+	"fournisseurs/FRN-1.json": `{"ressource": "/fournisseurs/FRN-1", "existe": true, "raison_sociale": "Comptoir Rhône-Alpes", "siret": "73282932000017",
+		"siege": "3 impasse du Héron-Cendré, 00102 Port-Sérenne", "statut": "actif",
 		"conditions_livraison": "/livraisons/LIV-1"}`,
 	"livraisons/LIV-1.json": `{"ressource": "/livraisons/LIV-1", "existe": true, "fournisseur": "/fournisseurs/FRN-1", "zones": ["corse", "occitanie"],
 		"delai_jours": "4", "frais_ttc": "39.00", "annexe": "/livraisons/LIV-1-ANX"}`,
@@ -47,6 +48,32 @@ var purchaseDocs = map[string]string{
 func newPurchaseWorld(t *testing.T) *world {
 	t.Helper()
 	return worldOf(t, purchaseDocs)
+}
+
+// withHeadset adds a headset category to a purchasing world: its catalogue
+// page and one product, CSQ-1, with the given designation and connexion and,
+// unless autonomy is "", autonomie_heures.
+func withHeadset(t *testing.T, w *world, designation, connexion, autonomy string) {
+	t.Helper()
+	chars := `{"reduction_bruit": "active", "connexion": "` + connexion + `"`
+	if autonomy != "" {
+		chars += `, "autonomie_heures": "` + autonomy + `"`
+	}
+	chars += `}`
+	more := worldOf(t, map[string]string{
+		"catalogues/casques-audio.json": `{"ressource": "/catalogues/casques-audio", "categorie": "casques-audio", "date_publication": "2026-10-01", "page": "1",
+			"entrees": [{"produit": "/produits/CSQ-1", "prix_affiche_ttc": "119.00", "etat_affiche": "en_stock"}], "page_suivante": null}`,
+		"produits/CSQ-1.json": `{"ressource": "/produits/CSQ-1", "existe": true, "designation": "` + designation + `", "categorie": "casques-audio",
+			"fournisseur": "/fournisseurs/FRN-1", "caracteristiques": ` + chars + `, "tarif": "/tarifs/TAR-CSQ-1", "disponibilite": "/disponibilites/DSP-CSQ-1"}`,
+		"tarifs/TAR-CSQ-1.json": `{"ressource": "/tarifs/TAR-CSQ-1", "existe": true, "produit": "/produits/CSQ-1", "prix_unitaire_ttc": "119.00",
+			"date_debut": "2026-09-01", "date_fin_validite": "2027-03-31"}`,
+		"disponibilites/DSP-CSQ-1.json": `{"ressource": "/disponibilites/DSP-CSQ-1", "existe": true, "produit": "/produits/CSQ-1", "etat": "en_stock",
+			"quantite_disponible": "60", "date_releve": "2026-10-02"}`,
+	})
+	for file, doc := range more.docs {
+		w.docs[file] = doc
+	}
+	w.set("regles-achat.json", "/catalogues/casques-audio", "/catalogues/casques-audio")
 }
 
 // Each broken purchasing tree gives exactly the findings listed.
@@ -103,6 +130,7 @@ func TestLintBrokenPurchasingTrees(t *testing.T) {
 		}},
 		{"conditions naming another supplier", func(w *world) {
 			w.docs["fournisseurs/FRN-2.json"] = setAt(w.docs[vendor], []string{"ressource"}, "/fournisseurs/FRN-2")
+			w.set("fournisseurs/FRN-2.json", "/siret", "44306184100021").set("fournisseurs/FRN-2.json", "/siege", "8 rue des Trois-Cadrans, 00101 Valbrune")
 			w.set(terms, "/fournisseur", "/fournisseurs/FRN-2")
 		}, []string{
 			`fournisseurs/FRN-1.json /conditions_livraison: /livraisons/LIV-1 names /fournisseurs/FRN-2 as its fournisseur, not this resource (rule: links)`,
@@ -121,6 +149,47 @@ func TestLintBrokenPurchasingTrees(t *testing.T) {
 		}},
 		{"a date that is not a date", func(w *world) { w.set(record, "/date_releve", "2026-09-31") },
 			[]string{`disponibilites/DSP-ECR-1.json /date_releve: date "2026-09-31" is not a calendar date (rule: dates)`}},
+
+		// identifiers
+		{"a SIRET of 13 digits", func(w *world) { w.set(vendor, "/siret", "7328293200001") },
+			[]string{`fournisseurs/FRN-1.json /siret: siret "7328293200001" is not 14 digits (rule: identifier)`}},
+		{"a SIRET with a wrong key", func(w *world) { w.set(vendor, "/siret", "73282932000018") },
+			[]string{`fournisseurs/FRN-1.json /siret: siret "73282932000018" fails its Luhn check key (rule: identifier)`}},
+		{"a SIRET whose SIREN has a wrong key", func(w *world) { w.set(vendor, "/siret", "73282932100015") },
+			[]string{`fournisseurs/FRN-1.json /siret: siret "73282932100015" does not begin with a valid SIREN: 732829321 fails its Luhn check key (rule: identifier)`}},
+		{"two suppliers with one SIRET", func(w *world) {
+			w.docs["fournisseurs/FRN-2.json"] = setAt(w.docs[vendor], []string{"ressource"}, "/fournisseurs/FRN-2")
+			w.set("fournisseurs/FRN-2.json", "/siege", "8 rue des Trois-Cadrans, 00101 Valbrune")
+		}, []string{
+			`fournisseurs/FRN-2.json /conditions_livraison: /livraisons/LIV-1 names /fournisseurs/FRN-1 as its fournisseur, not this resource (rule: links)`,
+			`fournisseurs/FRN-2.json /siret: siret "73282932000017" is also /fournisseurs/FRN-1's (rule: identifier)`,
+		}},
+		{"a supplier without a SIRET", func(w *world) { w.set(vendor, "/siret", deleted{}) },
+			[]string{`fournisseurs/FRN-1.json: required field "siret" is missing (rule: schema)`}},
+
+		// addresses
+		{"a supplier at a real address", func(w *world) { w.set(vendor, "/siege", "14 quai Perrache, 69002 Lyon") },
+			[]string{`fournisseurs/FRN-1.json /siege: siege "14 quai Perrache, 69002 Lyon" is not a fictional address "<numéro> <voie>, 00NNN <commune>" (no real postal code begins with 00) (rule: address)`}},
+
+		// products' kinds
+		{"a wireless headset", func(w *world) { withHeadset(t, w, "Lumérac Silence 30", "Bluetooth et USB-C", "30") }, nil},
+		{"a wired headset", func(w *world) { withHeadset(t, w, "Ivrelle Studio filaire", "USB-A", "") }, nil},
+		{"a wired headset with a battery", func(w *world) { withHeadset(t, w, "Ivrelle Studio filaire", "USB-A", "40") },
+			[]string{`produits/CSQ-1.json /caracteristiques/autonomie_heures: a wired headset (connexion "USB-A") has no battery, so no autonomie_heures (rule: product-kind)`}},
+		{"a wireless headset without a battery", func(w *world) { withHeadset(t, w, "Orvéane Calme 24", "Bluetooth", "") },
+			[]string{`produits/CSQ-1.json /caracteristiques: a wireless headset (connexion "Bluetooth") runs on a battery: autonomie_heures is missing (rule: product-kind)`}},
+		{"a headset named wired that is wireless", func(w *world) { withHeadset(t, w, "Ivrelle Studio filaire", "Bluetooth", "40") },
+			[]string{`produits/CSQ-1.json /designation: designation "Ivrelle Studio filaire" says wired, connexion "Bluetooth" is wireless (rule: product-kind)`}},
+		{"a yes-or-no characteristic that is neither", func(w *world) { w.set(product, "/caracteristiques/ethernet", "peut-être") },
+			[]string{`produits/ECR-1.json /caracteristiques/ethernet: ethernet "peut-être" is neither oui nor non (rule: product-kind)`}},
+		{"a measure in words", func(w *world) { w.set(product, "/caracteristiques/poids_kg", "léger") },
+			[]string{`produits/ECR-1.json /caracteristiques/poids_kg: poids_kg is a measure, "léger" is not a decimal string (rule: product-kind)`}},
+
+		// the rules' numbered references
+		{"a rule numbered out of order", func(w *world) { w.set(rules, "/regles/0/code", "G2") },
+			[]string{`regles-achat.json /regles/0/code: code "G2" is the criterion at position 1: want "G1" (rule: rules-text)`}},
+		{"a text naming a rule that does not exist", func(w *world) { w.set(rules, "/option_valide", "Les règles G1 à G6.") },
+			[]string{`regles-achat.json /option_valide: names G6, which is not a code of /regles (rule: rules-text)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,6 +208,7 @@ func TestLintPurchasingTasks(t *testing.T) {
 		Contraintes: []season.Constraint{{Caracteristique: "diagonale_pouces", Operateur: ">=", Valeur: "27"}},
 		Quantite:    "12", Zone: "occitanie", DateCommande: "2026-10-06", DateLivraisonMax: "2026-10-16", BudgetMaxTTC: "6000.00",
 		References: []string{"/produits/ECR-1"},
+		Question:   "Douze écrans ; le client a communiqué la référence /produits/ECR-1.",
 	}
 	tests := []struct {
 		name string
@@ -154,19 +224,34 @@ func TestLintPurchasingTasks(t *testing.T) {
 			[]string{`taches-generique.json /taches/0/contraintes/0/valeur: valeur "grand" is compared as a number but is not a decimal string (rule: decimal)`}},
 		{"a product that spells a compared characteristic as a word", func(_ *season.Task, w *world) {
 			w.set("produits/ECR-1.json", "/caracteristiques/diagonale_pouces", "vingt-sept")
-		}, []string{`taches-generique.json /taches/0/contraintes/0/caracteristique: diagonale_pouces is compared as a number, but /produits/ECR-1 spells it "vingt-sept" (rule: decimal)`}},
+		}, []string{
+			`produits/ECR-1.json /caracteristiques/diagonale_pouces: diagonale_pouces is a measure, "vingt-sept" is not a decimal string (rule: product-kind)`,
+			`taches-generique.json /taches/0/contraintes/0/caracteristique: diagonale_pouces is compared as a number, but /produits/ECR-1 spells it "vingt-sept" (rule: decimal)`,
+		}},
 		{"a quantity that is not whole", func(task *season.Task, _ *world) { task.Quantite = "1.5" },
 			[]string{`taches-generique.json /taches/0/quantite: quantity "1.5" is not a whole number written in digits, like "12" (rule: decimal)`}},
 		{"a budget without cents", func(task *season.Task, _ *world) { task.BudgetMaxTTC = "6000" },
 			[]string{`taches-generique.json /taches/0/budget_max_ttc: amount "6000" is not euros with two decimals, like "1249.90" (rule: decimal)`}},
 		{"a zone that is not a word", func(task *season.Task, _ *world) { task.Zone = "Corse" },
 			[]string{`taches-generique.json /taches/0/zone: zone "Corse" is not lowercase ASCII words joined by '-' (rule: vocabulary)`}},
+		{"an order placed before the rules were published", func(task *season.Task, _ *world) { task.DateCommande = "2026-08-15" },
+			[]string{`taches-generique.json /taches/0/date_commande: date_commande 2026-08-15 is before /regles-achat was published (2026-09-01) (rule: rules-text)`}},
 		{"a date that is not a date", func(task *season.Task, _ *world) { task.DateLivraisonMax = "2026-11-31" },
 			[]string{`taches-generique.json /taches/0/date_livraison_max: date "2026-11-31" is not a calendar date (rule: dates)`}},
-		{"a reference outside the products", func(task *season.Task, _ *world) { task.References = []string{"/tarifs/TAR-ECR-1"} },
+		{"a reference outside the products", func(task *season.Task, _ *world) {
+			task.References = []string{"/tarifs/TAR-ECR-1"}
+			task.Question = "Le client a communiqué la référence /tarifs/TAR-ECR-1."
+		},
 			[]string{`taches-generique.json /taches/0/references/0: "/tarifs/TAR-ECR-1" points into /tarifs, want /produits (rule: references)`}},
-		{"a reference that resolves nowhere", func(task *season.Task, _ *world) { task.References = []string{"/produits/ECR-9"} },
+		{"a reference that resolves nowhere", func(task *season.Task, _ *world) {
+			task.References = []string{"/produits/ECR-9"}
+			task.Question = "Le client a communiqué la référence /produits/ECR-9."
+		},
 			[]string{`taches-generique.json /taches/0/references/0: "/produits/ECR-9" does not resolve: no file produits/ECR-9.json (rule: references)`}},
+		{"a reference the question does not name", func(task *season.Task, _ *world) { task.Question = "Douze écrans." },
+			[]string{`taches-generique.json /taches/0/references/0: /produits/ECR-1 is not named in the question (rule: references)`}},
+		{"a question naming a product the references lack", func(task *season.Task, _ *world) { task.References = nil },
+			[]string{`taches-generique.json /taches/0/question: the question names /produits/ECR-1, which references does not list (rule: references)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

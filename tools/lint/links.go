@@ -194,6 +194,8 @@ func (l *linter) checkTasks(tasks *season.Tasks) {
 			l.report(file, child(at, "activite"), RuleVocabulary, "activite %q is not an activity of /referentiel", task.Activite)
 		}
 		l.checkDate(file, child(at, "date_examen"), "date_examen", task.DateExamen)
+		l.checkPublishedBefore(file, child(at, "date_examen"), "date_examen", task.DateExamen)
+		l.checkQuestionCites(file, at, task)
 		for j, r := range task.References {
 			collection, _, ok := corpus.SplitReference(r)
 			if !ok {

@@ -3,7 +3,11 @@
 // exact layout Python writes, canonical file names, calendar dates, references
 // that are canonical paths and resolve, each collection's schema and closed
 // vocabularies, links that agree in both directions, page chains without
-// loops or orphans, and a tree that is exactly what its manifest lists.
+// loops or orphans, a tree that is exactly what its manifest lists, and
+// realism: identifiers with valid keys, legal forms that allow their
+// partners, fictional addresses, beneficial owners above the threshold,
+// products whose characteristics fit their kind, and rules texts and
+// registers whose numbered and dated references agree.
 //
 // Every finding names the file, the JSON pointer and the rule, so that an
 // author can fix it without reading this code.
@@ -38,6 +42,15 @@ const (
 	RulePages      = "pages"      // page chains: no loop, every page reached, numbered in order
 	RuleManifest   = "manifest"   // the tree is exactly what the manifest lists
 	RuleDecimal    = "decimal"    // amounts and quantities are well-formed decimal strings
+
+	// Realism: a fictional corpus that reads like a real one.
+	RuleIdentifier      = "identifier"       // a SIREN is 9 digits, a SIRET 14, each with a valid Luhn key, none shared
+	RuleLegalForm       = "legal-form"       // the legal form allows the number of partners (a single-partner SARL is an EURL)
+	RuleAddress         = "address"          // every siege is an obviously fictional address
+	RuleBeneficialOwner = "beneficial-owner" // each declared owner holds more than 25 % or is declared for control
+	RuleProductKind     = "product-kind"     // a product's characteristics agree with its kind
+	RuleRulesText       = "rules-text"       // the rules' criteria are numbered in order, their texts name only those, statements postdate them
+	RuleNumbering       = "numbering"        // decision numbers name their activity and year; list references run in page order
 )
 
 // Finding is one broken rule.
@@ -132,6 +145,12 @@ func Lint(tree fs.FS, opts Options) *Report {
 		absent: map[string]bool{},
 	}
 	report := &Report{Files: map[string]int{}}
+	// A tree that cannot be read at all is one finding, not one per file
+	// the manifest and the links then find missing.
+	if _, err := fs.ReadDir(tree, "."); err != nil {
+		report.Findings = []Finding{{File: ".", Rule: RuleFileName, Message: fmt.Sprintf("the tree cannot be read: %v", err)}}
+		return report
+	}
 	if opts.Manifest != nil {
 		for _, e := range opts.Manifest.Resources {
 			if e.Kind == manifest.Absent {
@@ -151,6 +170,7 @@ func Lint(tree fs.FS, opts Options) *Report {
 	}
 	l.checkLinks()
 	l.checkPages()
+	l.checkRealism()
 	if opts.Tasks != nil {
 		if opts.Tasks.Piste != opts.Track.Name {
 			l.report(opts.TasksFile, "/piste", RuleSchema, "piste %q, want %q", opts.Tasks.Piste, opts.Track.Name)

@@ -53,11 +53,12 @@ var baseDocs = map[string]string{
 		"attestations_requises": {"change-manuel": ["assurance-rc-pro"]},
 		"listes_agrees": {"change-manuel": "/listes/agrees/change-manuel"},
 		"mesures_restrictives": "/mesures-restrictives/MR-1"}`,
-	"entites/ENT-1.json": `{"ressource": "/entites/ENT-1", "existe": true, "denomination": "Change du Vieux-Port", "forme": "SARL", "siege": "Marseille",
+	"entites/ENT-1.json": `{"ressource": "/entites/ENT-1", "existe": true, "denomination": "Change du Vieux-Port", "siren": "732829320",
+		"forme": "Société à responsabilité limitée (SARL)", "nombre_associes": "2", "siege": "12 rue des Trois-Cadrans, 00101 Valbrune",
 		"date_immatriculation": "2010-01-04", "statut": "active", "agrements": ["/agrements/AGR-1"], "attestations": ["/attestations/ATT-1"],
 		"beneficiaires": "/beneficiaires/ENT-1"}`,
 	"agrements/AGR-1.json": `{"ressource": "/agrements/AGR-1", "existe": true, "entite": "/entites/ENT-1", "activite": "change-manuel", "autorite": "ASAFR",
-		"numero_decision": "D-1", "statut": "actif", "date_debut": "2024-01-01", "date_fin_validite": "2027-12-31"}`,
+		"numero_decision": "ASAFR-CM-2024-0001", "statut": "actif", "date_debut": "2024-01-01", "date_fin_validite": "2027-12-31"}`,
 	"attestations/ATT-1.json": `{"ressource": "/attestations/ATT-1", "existe": true, "entite": "/entites/ENT-1", "type": "assurance-rc-pro", "emetteur": "Mutuelle",
 		"date_emission": "2025-01-01", "date_fin_validite": "2026-06-30", "avenants": ["/avenants/AVN-1"]}`,
 	"avenants/AVN-1.json": `{"ressource": "/avenants/AVN-1", "existe": true, "attestation": "/attestations/ATT-1", "objet": "prorogation",
@@ -68,13 +69,17 @@ var baseDocs = map[string]string{
 	"listes/agrees/change-manuel-p2.json": `{"ressource": "/listes/agrees/change-manuel-p2", "activite": "change-manuel", "autorite": "ASAFR", "date_publication": "2026-09-15", "page": "2",
 		"entrees": [], "page_suivante": null}`,
 	"beneficiaires/ENT-1.json": `{"ressource": "/beneficiaires/ENT-1", "entite": "/entites/ENT-1", "statut_declaration": "complete", "date_declaration": "2026-01-10", "page": "1",
-		"entrees": [{"nom": "Marchetti", "prenoms": "Lucie Anne", "date_naissance": "1979-04-12", "nationalite": "française", "detention": "60 %"}],
+		"entrees": [{"nom": "Marchetti", "prenoms": "Lucie Anne", "date_naissance": "1979-04-12", "nationalite": "française", "detention": "60 %",
+			"pourcentage_detention": "60", "controle_declare": false}],
 		"page_suivante": null}`,
 	"mesures-restrictives/MR-1.json": `{"ressource": "/mesures-restrictives/MR-1", "intitule": "Mesures", "date_mise_a_jour": "2026-09-25", "page": "1",
-		"entrees": [{"reference": "MR-001", "nom": "Marchetti", "prenoms": "Lucie Anne", "date_naissance": "1981-09-03", "motif": "Gel des avoirs."}],
+		"entrees": [{"reference": "MR-1-001", "nom": "Marchetti", "prenoms": "Lucie Anne", "date_naissance": "1981-09-03", "motif": "Gel des avoirs."}],
 		"page_suivante": null}`,
 	"_systeme/404.json": `{"erreur": "hors_corpus", "message": "Chemin hors corpus."}`,
 }
+
+// otherSIREN is a valid SIREN that is not ENT-1's, for a second entity.
+const otherSIREN = "443061841"
 
 // world is a corpus being edited for one test case: parsed documents by
 // file, plus files written as raw bytes.
@@ -163,6 +168,19 @@ func findingLines(r *Report) []string {
 		lines = append(lines, f.String())
 	}
 	return lines
+}
+
+// A tree that cannot be read is one finding, whatever the manifest and the
+// statements would find missing.
+func TestLintUnreadableTree(t *testing.T) {
+	m, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
+	require.NoError(t, err)
+	tasks, err := season.ReadTasks("../../" + season.TasksFile(corpus.Conformite))
+	require.NoError(t, err)
+	report := Lint(os.DirFS(t.TempDir()+"/missing"), Options{Manifest: m, ManifestFile: "m.json", Tasks: tasks, TasksFile: "taches.json"})
+	require.Len(t, report.Findings, 1, findingLines(report))
+	assert.Contains(t, report.Findings[0].String(), "the tree cannot be read")
+	assert.False(t, report.OK())
 }
 
 func TestLintBaseWorldIsClean(t *testing.T) {
@@ -279,8 +297,7 @@ func TestLintBrokenTrees(t *testing.T) {
 			[]string{`attestations/ATT-1.json /type: type "RC_Pro" is not lowercase ASCII words joined by '-' (rule: vocabulary)`}},
 		{"an unknown activity", func(w *world) {
 			w.set(avn, "/objet", "exclusion").set(avn, "/nouvelle_date_fin", nil).set(avn, "/activite_exclue", "crypto-actifs")
-		},
-			[]string{`avenants/AVN-1.json /activite_exclue: activite_exclue "crypto-actifs" is not an activity of /referentiel (rule: vocabulary)`}},
+		}, []string{`avenants/AVN-1.json /activite_exclue: activite_exclue "crypto-actifs" is not an activity of /referentiel (rule: vocabulary)`}},
 		{"a referentiel activity code", func(w *world) {
 			w.set("referentiel.json", "/attestations_requises", pyjson.Object{{Key: "Change manuel", Value: pyjson.Array{"assurance-rc-pro"}}})
 		}, []string{
@@ -319,6 +336,7 @@ func TestLintBrokenTrees(t *testing.T) {
 		{"a list entry for another entity", func(w *world) {
 			w.docs["entites/ENT-2.json"] = setAt(w.docs[entity], []string{"ressource"}, "/entites/ENT-2")
 			w.set("entites/ENT-2.json", "/agrements", pyjson.Array{}).set("entites/ENT-2.json", "/attestations", pyjson.Array{}).set("entites/ENT-2.json", "/beneficiaires", nil)
+			w.set("entites/ENT-2.json", "/siren", otherSIREN)
 			w.set(list, "/entrees/0/entite", "/entites/ENT-2")
 		}, []string{`listes/agrees/change-manuel.json /entrees/0/entite: "/entites/ENT-2", but /agrements/AGR-1 belongs to /entites/ENT-1 (rule: links)`}},
 
@@ -333,7 +351,89 @@ func TestLintBrokenTrees(t *testing.T) {
 		{"two entities share a declaration", func(w *world) {
 			w.docs["entites/ENT-2.json"] = setAt(w.docs[entity], []string{"ressource"}, "/entites/ENT-2")
 			w.set("entites/ENT-2.json", "/agrements", pyjson.Array{}).set("entites/ENT-2.json", "/attestations", pyjson.Array{})
+			w.set("entites/ENT-2.json", "/siren", otherSIREN)
 		}, []string{`beneficiaires/ENT-1.json: reached twice: from /entites/ENT-1 and from /entites/ENT-2 (rule: pages)`}},
+
+		// identifiers
+		{"a SIREN of 8 digits", func(w *world) { w.set(entity, "/siren", "73282932") },
+			[]string{`entites/ENT-1.json /siren: siren "73282932" is not 9 digits (rule: identifier)`}},
+		{"a SIREN with spaces", func(w *world) { w.set(entity, "/siren", "732 829 320") },
+			[]string{`entites/ENT-1.json /siren: siren "732 829 320" is not 9 digits (rule: identifier)`}},
+		{"a SIREN with a wrong key", func(w *world) { w.set(entity, "/siren", "732829321") },
+			[]string{`entites/ENT-1.json /siren: siren "732829321" fails its Luhn check key (rule: identifier)`}},
+		{"two entities with one SIREN", func(w *world) {
+			w.docs["entites/ENT-2.json"] = setAt(w.docs[entity], []string{"ressource"}, "/entites/ENT-2")
+			w.set("entites/ENT-2.json", "/agrements", pyjson.Array{}).set("entites/ENT-2.json", "/attestations", pyjson.Array{}).set("entites/ENT-2.json", "/beneficiaires", nil)
+			w.set("entites/ENT-2.json", "/siege", "3 impasse du Héron-Cendré, 00102 Port-Sérenne")
+		}, []string{`entites/ENT-2.json /siren: siren "732829320" is also /entites/ENT-1's (rule: identifier)`}},
+		{"an entity without a SIREN", func(w *world) { w.set(entity, "/siren", deleted{}) },
+			[]string{`entites/ENT-1.json: required field "siren" is missing (rule: schema)`}},
+
+		// legal forms
+		{"an SARL with a single partner", func(w *world) { w.set(entity, "/nombre_associes", "1") },
+			[]string{`entites/ENT-1.json /nombre_associes: a single partner makes this SARL an EURL, but forme is "Société à responsabilité limitée (SARL)" (rule: legal-form)`}},
+		{"an SAS with a single partner", func(w *world) {
+			w.set(entity, "/forme", "Société par actions simplifiée (SAS)").set(entity, "/nombre_associes", "1")
+		}, []string{`entites/ENT-1.json /nombre_associes: a single partner makes this SAS an SASU, but forme is "Société par actions simplifiée (SAS)" (rule: legal-form)`}},
+		{"an EURL with two partners", func(w *world) {
+			w.set(entity, "/forme", "Entreprise unipersonnelle à responsabilité limitée (EURL)")
+		}, []string{`entites/ENT-1.json /nombre_associes: the form EURL allows a single partner, nombre_associes is "2" (rule: legal-form)`}},
+		{"an SARL with 120 partners", func(w *world) { w.set(entity, "/nombre_associes", "120") },
+			[]string{`entites/ENT-1.json /nombre_associes: the form SARL allows 2 to 100 partners, nombre_associes is "120" (rule: legal-form)`}},
+		{"a form the rule does not know", func(w *world) { w.set(entity, "/forme", "Association loi de 1901") },
+			[]string{`entites/ENT-1.json /forme: forme "Association loi de 1901" is none of the legal forms EURL, SASU, SARL, SAS, SA (rule: legal-form)`}},
+		{"a number of partners in words", func(w *world) { w.set(entity, "/nombre_associes", "deux") },
+			[]string{`entites/ENT-1.json /nombre_associes: quantity "deux" is not a whole number written in digits, like "12" (rule: decimal)`}},
+		{"one owner holds everything of a company of two", func(w *world) {
+			w.set(owners, "/entrees/0/pourcentage_detention", "100").set(owners, "/entrees/0/detention", "100 % du capital")
+		}, []string{`beneficiaires/ENT-1.json /entrees/0/pourcentage_detention: one owner holds 100 %, but /entites/ENT-1 has nombre_associes "2" (rule: legal-form)`}},
+
+		// addresses
+		{"a real street address", func(w *world) { w.set(entity, "/siege", "9 rue Grenette, 69002 Lyon") },
+			[]string{`entites/ENT-1.json /siege: siege "9 rue Grenette, 69002 Lyon" is not a fictional address "<numéro> <voie>, 00NNN <commune>" (no real postal code begins with 00) (rule: address)`}},
+		{"a town without a street", func(w *world) { w.set(entity, "/siege", "00101 Valbrune") },
+			[]string{`entites/ENT-1.json /siege: siege "00101 Valbrune" is not a fictional address "<numéro> <voie>, 00NNN <commune>" (no real postal code begins with 00) (rule: address)`}},
+
+		// beneficial owners
+		{"an owner at 25 %", func(w *world) {
+			w.set(owners, "/entrees/0/pourcentage_detention", "25").set(owners, "/entrees/0/detention", "25 % du capital")
+		}, []string{`beneficiaires/ENT-1.json /entrees/0/pourcentage_detention: 25 % is not more than 25 % and control is not declared: not a beneficial owner (rule: beneficial-owner)`}},
+		{"an owner at 25 % declared for control", func(w *world) {
+			w.set(owners, "/entrees/0/pourcentage_detention", "25").set(owners, "/entrees/0/detention", "25 % du capital, contrôle conjoint").set(owners, "/entrees/0/controle_declare", true)
+		}, nil},
+		{"an owner with neither holding nor control", func(w *world) { w.set(owners, "/entrees/0/pourcentage_detention", nil) },
+			[]string{`beneficiaires/ENT-1.json /entrees/0: declares neither a holding (pourcentage_detention) nor control (controle_declare): not a beneficial owner (rule: beneficial-owner)`}},
+		{"a detention text that says another share", func(w *world) { w.set(owners, "/entrees/0/detention", "55 % du capital") },
+			[]string{`beneficiaires/ENT-1.json /entrees/0/pourcentage_detention: "60", but detention says "55 % du capital" (rule: beneficial-owner)`}},
+		{"a share above 100", func(w *world) {
+			w.set(owners, "/entrees/0/pourcentage_detention", "160").set(owners, "/entrees/0/detention", "160 %")
+		}, []string{`beneficiaires/ENT-1.json /entrees/0/pourcentage_detention: pourcentage_detention "160" is not a share above 0 and up to 100 (rule: beneficial-owner)`}},
+		{"owners holding more than all of it", func(w *world) {
+			w.set(owners, "/entrees/1", pyjson.Object{
+				{Key: "nom", Value: "Sarrazin"}, {Key: "prenoms", Value: "Inès"}, {Key: "date_naissance", Value: "1981-06-22"}, {Key: "nationalite", Value: "française"},
+				{Key: "detention", Value: "45 %"}, {Key: "pourcentage_detention", Value: "45"}, {Key: "controle_declare", Value: false},
+			})
+		}, []string{`beneficiaires/ENT-1.json /entrees/1/pourcentage_detention: the owners declared for /entites/ENT-1 hold 105 % in all, more than 100 % (rule: beneficial-owner)`}},
+		{"a share with a comma", func(w *world) { w.set(owners, "/entrees/0/pourcentage_detention", "60,5") },
+			[]string{`beneficiaires/ENT-1.json /entrees/0/pourcentage_detention: percentage "60,5" is not a decimal string, like "26" or "12.5" (rule: decimal)`}},
+		{"control declared as a word", func(w *world) { w.set(owners, "/entrees/0/controle_declare", "non") },
+			[]string{`beneficiaires/ENT-1.json /entrees/0/controle_declare: want a boolean, got a string (rule: schema)`}},
+
+		// numbering
+		{"a decision number of another activity", func(w *world) { w.set(licence, "/numero_decision", "ASAFR-TF-2024-0001") },
+			[]string{`agrements/AGR-1.json /numero_decision: numero_decision "ASAFR-TF-2024-0001" names TF, the activity "change-manuel" is CM (rule: numbering)`}},
+		{"a decision number of another year", func(w *world) { w.set(licence, "/numero_decision", "ASAFR-CM-2021-0001") },
+			[]string{`agrements/AGR-1.json /numero_decision: numero_decision "ASAFR-CM-2021-0001" names the year 2021, date_debut is 2024-01-01 (rule: numbering)`}},
+		{"a decision number out of pattern", func(w *world) { w.set(licence, "/numero_decision", "D-1") },
+			[]string{`agrements/AGR-1.json /numero_decision: numero_decision "D-1" is not <autorité>-<initiales>-<année>-<numéro> (rule: numbering)`}},
+		{"a restrictive measure numbered out of order", func(w *world) { w.set(mr, "/entrees/0/reference", "MR-1-2") },
+			[]string{`mesures-restrictives/MR-1.json /entrees/0/reference: reference "MR-1-2" is entry 1 of the list: want MR-1-1 (any zero padding) (rule: numbering)`}},
+
+		// the referentiel's numbered references
+		{"a criterion numbered out of order", func(w *world) { w.set("referentiel.json", "/criteres/0/code", "R2") },
+			[]string{`referentiel.json /criteres/0/code: code "R2" is the criterion at position 1: want "R1" (rule: rules-text)`}},
+		{"a rule naming a criterion that does not exist", func(w *world) { w.set("referentiel.json", "/precedence", "R1 puis R7.") },
+			[]string{`referentiel.json /precedence: names R7, which is not a code of /criteres (rule: rules-text)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -357,7 +457,11 @@ func TestLintManifest(t *testing.T) {
 		return m
 	}
 	tasks := func(refs ...string) *season.Tasks {
-		return &season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05", References: refs}}}
+		question := "L'entité /entites/ENT-1 est-elle conforme ?"
+		if len(refs) > 0 {
+			question += " Le client a communiqué les références " + strings.Join(refs, " et ") + "."
+		}
+		return &season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05", References: refs, Question: question}}}
 	}
 	tests := []struct {
 		name       string
@@ -377,6 +481,16 @@ func TestLintManifest(t *testing.T) {
 			tasks("/attestations/ATT-7"), []string{
 				`taches.json /taches/0/references/0: "/attestations/ATT-7" does not resolve: no file attestations/ATT-7.json and no absent entry in the manifest (rule: references)`,
 			}, nil},
+		{"a cited reference the question does not name", func(w *world) *manifest.Manifest { return build(t, w) },
+			&season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05",
+				References: []string{"/attestations/ATT-1"}, Question: "L'entité /entites/ENT-1 et son agrément /agrements/AGR-1 ?"}}},
+			[]string{
+				`taches.json /taches/0/question: the question names /agrements/AGR-1, which references does not list (rule: references)`,
+				`taches.json /taches/0/references/0: /attestations/ATT-1 is not named in the question (rule: references)`,
+			}, nil},
+		{"a statement dated before the referentiel", func(w *world) *manifest.Manifest { return build(t, w) },
+			&season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-08-31"}}},
+			[]string{`taches.json /taches/0/date_examen: date_examen 2026-08-31 is before /referentiel was published (2026-09-01) (rule: rules-text)`}, nil},
 		{"a statement with a bad date and activity", func(w *world) *manifest.Manifest { return build(t, w) },
 			&season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change", DateExamen: "2026-10-32"}}},
 			[]string{

@@ -26,6 +26,8 @@ const (
 	count                      // a whole quantity as a decimal string: "12"
 	textList                   // an array of strings
 	textTable                  // an object whose members are all strings
+	percent                    // a share in percent as a decimal string: "26", "12.5"
+	boolean                    // true or false
 )
 
 // sameCollection, as a reference's target, is the collection of the file
@@ -101,7 +103,9 @@ var conformitySchemas = map[string][]field{
 		{name: "ressource", typ: selfPath},
 		{name: "existe", typ: isTrue},
 		{name: "denomination", typ: text},
+		{name: "siren", typ: text},
 		{name: "forme", typ: text},
+		{name: "nombre_associes", typ: count},
 		{name: "siege", typ: text},
 		{name: "date_immatriculation", typ: date},
 		{name: "statut", typ: text, vocab: entityStatus},
@@ -166,6 +170,8 @@ var conformitySchemas = map[string][]field{
 			{name: "date_naissance", typ: date},
 			{name: "nationalite", typ: text},
 			{name: "detention", typ: text},
+			{name: "pourcentage_detention", typ: percent, nullable: true},
+			{name: "controle_declare", typ: boolean},
 		}},
 		{name: "page_suivante", typ: ref, into: sameCollection, nullable: true},
 	},
@@ -220,6 +226,12 @@ func (l *linter) checkDocument(path string) {
 		d.checkCatalogueTable(doc)
 	case d.collection == "avenants":
 		d.checkAmendmentObject(doc)
+	}
+	switch path {
+	case corpus.Referentiel:
+		d.checkRulesText(doc, "criteres", "R")
+	case corpus.ReglesAchat:
+		d.checkRulesText(doc, "regles", "G")
 	}
 }
 
@@ -280,7 +292,11 @@ func (d document) checkField(f field, at string, v pyjson.Value) {
 		if _, ok := v.(pyjson.Object); !ok {
 			d.wrongType(at, "an object", v)
 		}
-	case amount, count:
+	case boolean:
+		if _, ok := v.(bool); !ok {
+			d.wrongType(at, "a boolean", v)
+		}
+	case amount, count, percent:
 		if s, ok := v.(string); !ok {
 			d.wrongType(at, "a decimal string"+orNull(f), v)
 		} else {

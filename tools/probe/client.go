@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -39,6 +41,42 @@ const (
 	HTTP3  = "HTTP/3"
 )
 
+// Scheme is the base URL's scheme, http or https.
+func (c *Client) Scheme() string { return c.base.Scheme }
+
+// ProtocolsNamed maps protocol names as a Caddyfile's protocols option
+// writes them (h1, h2, h2c, h3), and http1.0, to the protocols a server at
+// scheme is checked over besides HTTP/1.1: h1 adds nothing, http1.0 adds
+// HTTP/1.0, h2 (over TLS) and h2c (in clear) HTTP/2, h3 HTTP/3. A name the
+// scheme cannot carry is an error: h2 and h3 need https, h2c http.
+func ProtocolsNamed(names []string, scheme string) ([]string, error) {
+	var protos []string
+	for _, name := range names {
+		proto, want := "", ""
+		switch name {
+		case "h1":
+			continue // HTTP/1.1 is always checked
+		case "http1.0":
+			proto = HTTP10
+		case "h2":
+			proto, want = HTTP2, "https"
+		case "h2c":
+			proto, want = HTTP2, "http"
+		case "h3":
+			proto, want = HTTP3, "https"
+		default:
+			return nil, fmt.Errorf("protocol %q: want h1, h2, h2c, h3 (as the Caddyfile names them) or http1.0", name)
+		}
+		if want != "" && want != scheme {
+			return nil, fmt.Errorf("protocol %s is served over %s only, and the URL is %s", name, want, scheme)
+		}
+		if !slices.Contains(protos, proto) {
+			protos = append(protos, proto)
+		}
+	}
+	return protos, nil
+}
+
 // Response is what came back: status, headers and the body read in full.
 type Response struct {
 	Status  int
@@ -65,8 +103,12 @@ func (e *NotHTTPError) Error() string {
 type Client struct {
 	base    *url.URL
 	timeout time.Duration
-	// InsecureTLS accepts any certificate: for a staging server with a
-	// private CA, never for the production one.
+	// RootCAs, when set, are the only authorities a certificate may chain
+	// to: a staging server's private CA (Caddy's internal one). Nil is the
+	// system's roots.
+	RootCAs *x509.CertPool
+	// InsecureTLS accepts any certificate: for tests, never for a server
+	// whose answers count.
 	InsecureTLS bool
 }
 
@@ -166,6 +208,11 @@ func (c *Client) Exchange(ctx context.Context, raw []byte, method string) (*Resp
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: body, Interim: interim}, nil
 }
 
+// tlsConfig is the TLS configuration of a connection offering protos.
+func (c *Client) tlsConfig(protos ...string) *tls.Config {
+	return &tls.Config{ServerName: c.base.Hostname(), NextProtos: protos, RootCAs: c.RootCAs, InsecureSkipVerify: c.InsecureTLS}
+}
+
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
@@ -197,7 +244,7 @@ func (c *Client) address() string {
 func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	addr := c.address()
 	if c.base.Scheme == "https" {
-		d := tls.Dialer{Config: &tls.Config{ServerName: c.base.Hostname(), NextProtos: []string{"http/1.1"}, InsecureSkipVerify: c.InsecureTLS}}
+		d := tls.Dialer{Config: c.tlsConfig("http/1.1")}
 		return d.DialContext(ctx, "tcp", addr)
 	}
 	var d net.Dialer

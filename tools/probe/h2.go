@@ -63,7 +63,7 @@ func (c *Client) dialH2(ctx context.Context) (net.Conn, error) {
 	if c.base.Scheme == "https" {
 		// HTTP/1.1 is offered too, so that a server without HTTP/2 says so
 		// by choosing it, rather than by failing the handshake.
-		d := tls.Dialer{Config: &tls.Config{ServerName: c.base.Hostname(), NextProtos: []string{"h2", "http/1.1"}, InsecureSkipVerify: c.InsecureTLS}}
+		d := tls.Dialer{Config: c.tlsConfig("h2", "http/1.1")}
 		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
 			return nil, err

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -35,8 +34,7 @@ func (c *Client) exchangeH3(ctx context.Context, req Request) (*Response, error)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	tlsConf := &tls.Config{ServerName: c.base.Hostname(), NextProtos: []string{"h3"}, InsecureSkipVerify: c.InsecureTLS}
-	conn, err := quic.DialAddr(ctx, c.address(), tlsConf, &quic.Config{})
+	conn, err := quic.DialAddr(ctx, c.address(), c.tlsConfig("h3"), &quic.Config{})
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,10 @@ package probe
 
 import (
 	"context"
+	"crypto/x509"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -164,4 +166,92 @@ func TestCatalogueOfBothTracks(t *testing.T) {
 	}
 	_, err = CatalogueOf(nil, Options{Secrets: []string{strings.Repeat("s", 32)}})
 	assert.ErrorContains(t, err, "no manifest")
+}
+
+func TestProtocolsNamed(t *testing.T) {
+	tests := []struct {
+		names  string
+		scheme string
+		want   []string
+		err    string
+	}{
+		{"h1 h2 h3", "https", []string{HTTP2, HTTP3}, ""},
+		{"h1 h2c", "http", []string{HTTP2}, ""},
+		{"http1.0 h2c h2c", "http", []string{HTTP10, HTTP2}, ""},
+		{"h1", "http", nil, ""},
+		{"", "https", nil, ""},
+		{"h2", "http", nil, "protocol h2 is served over https only, and the URL is http"},
+		{"h3", "http", nil, "protocol h3 is served over https only"},
+		{"h2c", "https", nil, "protocol h2c is served over http only"},
+		{"HTTP/2", "http", nil, `protocol "HTTP/2": want h1, h2, h2c, h3`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.names+" on "+tt.scheme, func(t *testing.T) {
+			got, err := ProtocolsNamed(strings.Fields(tt.names), tt.scheme)
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// Reach stops at what would fail every check alike, and at nothing else.
+func TestReach(t *testing.T) {
+	answer := func(status int) string {
+		return "HTTP/1.1 " + strconv.Itoa(status) + " X\r\nContent-Length: 2\r\n\r\n{}"
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := "http://" + l.Addr().String()
+	require.NoError(t, l.Close())
+	tests := []struct {
+		name, url string
+		secrets   []string
+		err       string
+	}{
+		{"answers past the gate", serveOnce(t, answer(200)), []string{"a"}, ""},
+		{"in maintenance", serveOnce(t, answer(503)), []string{"a"}, ""},
+		{"refuses the secret", serveOnce(t, answer(403)), []string{"a", "b"}, "the server refuses secret 0 (403)"},
+		{"dead", dead, []string{"a"}, dead + " does not answer"},
+		{"closes at once", serveOnce(t, ""), []string{"a"}, "does not answer: " + ErrClosed.Error()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, err := NewClient(tt.url, 5*time.Second)
+			require.NoError(t, err)
+			err = client.Reach(context.Background(), corpus.Referentiel, tt.secrets)
+			if tt.err == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.err)
+		})
+	}
+}
+
+// A certificate of a private CA is refused, but for RootCAs holding that CA.
+func TestRootCAs(t *testing.T) {
+	server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Length", "2")
+		_, _ = w.Write([]byte("{}"))
+	}))
+	server.EnableHTTP2 = true
+	server.StartTLS()
+	t.Cleanup(server.Close)
+	client, err := NewClient(server.URL, 5*time.Second)
+	require.NoError(t, err)
+	_, err = client.Do(context.Background(), Request{Method: http.MethodGet, Target: "/referentiel"})
+	var unknown x509.UnknownAuthorityError
+	require.ErrorAs(t, err, &unknown)
+
+	client.RootCAs = x509.NewCertPool()
+	client.RootCAs.AddCert(server.Certificate())
+	for _, proto := range []string{HTTP11, HTTP2} {
+		resp, err := client.Do(context.Background(), Request{Proto: proto, Method: http.MethodGet, Target: "/referentiel"})
+		require.NoError(t, err, proto)
+		assert.Equal(t, "{}", string(resp.Body))
+	}
 }

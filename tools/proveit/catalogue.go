@@ -8,28 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/catalogue"
-	"github.com/arkforge/proveit-corpus/tools/season"
 )
-
-// seasonTrack is where one track's season files are.
-type seasonTrack struct {
-	piste    string
-	manifest string
-	tasks    string
-}
-
-// seasonTracks are the tracks of the season, each with its own manifest
-// and statements.
-var seasonTracks = func() []seasonTrack {
-	var tracks []seasonTrack
-	for _, t := range corpus.Tracks {
-		tracks = append(tracks, seasonTrack{piste: t.Name, manifest: filepath.Join("manifest", manifest.FileName(t)), tasks: season.TasksFile(t)})
-	}
-	return tracks
-}()
 
 // catalogueDir holds the catalogue of each track, <piste>.md and
 // <piste>.json, published at the opening with the statements.
@@ -40,17 +21,29 @@ const catalogueDir = "docs/catalogue"
 // opening leaks what only the close may publish.
 func runCatalogue(args []string, stdout io.Writer) error {
 	fs := newFlagSet("catalogue")
-	dir := fs.String("o", catalogueDir, "folder of the catalogues")
+	var c corpusFlags
+	c.register(fs, "manifest", "tasks")
+	dir := fs.String("o", catalogueDir, "folder of the catalogues (written: created if missing; with -check: must exist)")
 	check := fs.Bool("check", false, "do not write: fail if a catalogue differs from the one built, or if a file published at the opening leaks")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	failed := false
-	for _, t := range seasonTracks {
-		files, opening, err := buildCatalogue(t, *dir)
-		if err != nil {
+	if *check {
+		// A missing folder holds no catalogue: say so once, rather than
+		// that each file of it is not the one built.
+		if err := requireFolder("-o", *dir); err != nil {
 			return err
 		}
+	}
+	return forEachTrack(&c, func(t trackFiles) error {
+		if t.tasks == "" {
+			return badUsage(fmt.Errorf("-tasks: the catalogue is built from the statements, and checked with them"))
+		}
+		files, opening, err := buildCatalogue(t, *dir)
+		if err != nil {
+			return badInput(err)
+		}
+		failed := false
 		for _, f := range files {
 			if !*check {
 				if err := os.MkdirAll(filepath.Dir(f.name), 0o755); err != nil {
@@ -77,11 +70,11 @@ func runCatalogue(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "FAIL %s (published at the opening)\n", leak)
 			failed = true
 		}
-	}
-	if failed {
-		return errFailed
-	}
-	return nil
+		if failed {
+			return errFailed
+		}
+		return nil
+	})
 }
 
 type outputFile struct {
@@ -91,13 +84,13 @@ type outputFile struct {
 
 // buildCatalogue builds a track's catalogue files, and checks them with the
 // statements against the opening's publication policy.
-func buildCatalogue(t seasonTrack, dir string) ([]outputFile, []catalogue.Leak, error) {
+func buildCatalogue(t trackFiles, dir string) ([]outputFile, []catalogue.Leak, error) {
 	m, manifestBytes, err := manifest.ReadFile(t.manifest)
 	if err != nil {
 		return nil, nil, err
 	}
-	if m.Piste != t.piste {
-		return nil, nil, fmt.Errorf("%s /piste: %q, want %q", t.manifest, m.Piste, t.piste)
+	if m.Piste != t.track.Name {
+		return nil, nil, fmt.Errorf("%s /piste: %q, want %q", t.manifest, m.Piste, t.track.Name)
 	}
 	statements, err := os.ReadFile(t.tasks)
 	if err != nil {
@@ -118,8 +111,8 @@ func buildCatalogue(t seasonTrack, dir string) ([]outputFile, []catalogue.Leak, 
 		return nil, nil, err
 	}
 	files := []outputFile{
-		{filepath.Join(dir, t.piste+".md"), c.Markdown()},
-		{filepath.Join(dir, t.piste+".json"), c.JSON()},
+		{filepath.Join(dir, t.track.Name+".md"), c.Markdown()},
+		{filepath.Join(dir, t.track.Name+".json"), c.JSON()},
 	}
 	published := map[string][]byte{t.tasks: statements}
 	for _, f := range files {

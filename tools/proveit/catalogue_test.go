@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // The checked-in catalogue is the one built; a changed one, and a statement
@@ -35,15 +38,11 @@ func TestCatalogue(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, "FAIL "+md+" is not the catalogue of manifest/conformite.json")
 
-	statements, err := os.ReadFile(seasonTracks[0].tasks)
+	statements, err := os.ReadFile(season.TasksFile(corpus.Conformite))
 	require.NoError(t, err)
 	leaky := filepath.Join(dir, "taches.json")
 	require.NoError(t, os.WriteFile(leaky, []byte(strings.Replace(string(statements), "en étayant", "(voir /avenants/AVN-3412) en étayant", 1)), 0o644))
-	saved := seasonTracks
-	t.Cleanup(func() { seasonTracks = saved })
-	seasonTracks = []seasonTrack{saved[0]}
-	seasonTracks[0].tasks = leaky
-	code, out, _ = runCLI("catalogue", "-check")
+	code, out, _ = runCLI("catalogue", "-check", "-track", "conformite", "-tasks", leaky)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, "FAIL "+leaky+": names the absent reference /avenants/AVN-3412, which no statement names (published at the opening)")
 }

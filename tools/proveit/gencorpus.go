@@ -17,8 +17,8 @@ func runGencorpus(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *out == "" || fs.NArg() > 0 {
-		return fmt.Errorf("want -o <folder> and no argument")
+	if *out == "" {
+		return badUsage(fmt.Errorf("-o: want the folder to write into"))
 	}
 	r, err := gencorpus.Write(*out, gencorpus.Options{Resources: *n, Seed: *seed})
 	if err != nil {

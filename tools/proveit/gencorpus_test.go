@@ -20,9 +20,9 @@ func TestGencorpus(t *testing.T) {
 		{"writes the tree and its manifest", []string{"gencorpus", "-n", "120", "-o", out}, 0, "wrote 120 files", ""},
 		{"the tree matches the manifest", []string{"verify", "-track", "conformite", "-tree", filepath.Join(out, "conformite"),
 			"-manifest", filepath.Join(out, "conformite.json"), "-tasks", ""}, 0, "OK ", ""},
-		{"refuses to write over a tree", []string{"gencorpus", "-n", "120", "-o", out}, 1, "", "already exists"},
-		{"too small", []string{"gencorpus", "-n", "5", "-o", filepath.Join(t.TempDir(), "x")}, 1, "", "at least"},
-		{"no folder", []string{"gencorpus", "-n", "120"}, 1, "", "want -o"},
+		{"refuses to write over a tree", []string{"gencorpus", "-n", "120", "-o", out}, 2, "", "already exists"},
+		{"too small", []string{"gencorpus", "-n", "5", "-o", filepath.Join(t.TempDir(), "x")}, 2, "", "at least"},
+		{"no folder", []string{"gencorpus", "-n", "120"}, 2, "", "-o: want the folder"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

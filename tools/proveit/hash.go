@@ -15,12 +15,23 @@ import (
 // and response_hash of the body the corpus answers it with.
 func runHash(args []string, stdout io.Writer) error {
 	fs := newFlagSet("hash")
-	manifestPath := fs.String("manifest", "", "manifest file (default: the manifest/<track>.json of the path's track)")
+	fs.args = "PATH|URL"
+	var trackName string
+	registerTrack(fs, &trackName, "the track the path belongs to")
+	manifestPath := fs.String("manifest", "", "manifest file (default: manifest/<track>.json of -track, else of the path's track)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("want one path (/agrements/AGR-4417) or URL")
+	tracks, err := tracksNamed(trackName)
+	if err != nil {
+		return err
+	}
+	switch fs.NArg() {
+	case 0:
+		return badUsage(fmt.Errorf("want one path (/agrements/AGR-4417) or URL"))
+	case 1:
+	default:
+		return badUsage(fmt.Errorf("unexpected argument %q: want one path or URL", fs.Arg(1)))
 	}
 	target, rawTarget := fs.Arg(0), fs.Arg(0)
 	origin := ""
@@ -29,20 +40,42 @@ func runHash(args []string, stdout io.Writer) error {
 		scheme := strings.Index(target, "://")
 		slash := strings.IndexByte(target[scheme+3:], '/')
 		if scheme < 0 || slash < 0 {
-			return fmt.Errorf("%q is neither a path nor a URL", target)
+			return badInput(fmt.Errorf("%q is neither a path nor a URL", target))
 		}
 		origin, rawTarget = target[:scheme+3+slash], target[scheme+3+slash:]
 	}
-	m, _, err := manifest.ReadFile(manifestFor(*manifestPath, rawTarget))
+	track := trackOf(rawTarget, tracks)
+	file := *manifestPath
+	if file == "" {
+		file = filepath.Join("manifest", manifest.FileName(track))
+	}
+	m, _, err := manifest.ReadFile(file)
 	if err != nil {
-		return err
+		return badInput(err)
+	}
+	// A path of one track looked up in the other's manifest would be
+	// answered as an absent reference: the wrong answer, with its hashes.
+	if owner, ok := corpus.TrackOf(rawTarget); ok {
+		where := "a path of the track " + owner.Name
+		if collection, _, isRef := corpus.SplitReference(rawTarget); isRef {
+			where = fmt.Sprintf("in the collection %s of the track %s", collection, owner.Name)
+		}
+		switch {
+		case owner != track:
+			return badInput(fmt.Errorf("%s is %s, not of -track %s", rawTarget, where, track.Name))
+		case m.Piste != owner.Name:
+			return badInput(fmt.Errorf("%s is %s, and %s is the manifest of the track %s: give the %s manifest", rawTarget, where, file, m.Piste, owner.Name))
+		}
+	}
+	if trackName != "" && m.Piste != track.Name {
+		return badInput(fmt.Errorf("%s /piste: the manifest is of the track %q, -track names %q", file, m.Piste, track.Name))
 	}
 	switch origin {
 	case "":
 		target = m.Target(rawTarget)
 	case m.Origin:
 	default:
-		return fmt.Errorf("%q is neither a path nor a URL at the manifest's origin %s", target, m.Origin)
+		return badInput(fmt.Errorf("%q is neither a path nor a URL at the manifest's origin %s", target, m.Origin))
 	}
 	entry, err := answerFor(m, rawTarget)
 	if err != nil {
@@ -56,18 +89,17 @@ func runHash(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// manifestFor is the manifest that answers a raw target: the one given, or
-// the checked-in manifest of the track the path belongs to. A path of no
-// track is answered with a fixed body, which every manifest lists.
-func manifestFor(given, rawTarget string) string {
-	if given != "" {
-		return given
+// trackOf is the track whose manifest answers a raw target: -track's, or
+// the track the path belongs to. A path of no track is answered with a fixed
+// body, which every manifest lists.
+func trackOf(rawTarget string, named []*corpus.Track) *corpus.Track {
+	if len(named) == 1 {
+		return named[0]
 	}
-	track := corpus.Tracks[0]
 	if t, ok := corpus.TrackOf(rawTarget); ok {
-		track = t
+		return t
 	}
-	return filepath.Join("manifest", manifest.FileName(track))
+	return corpus.Tracks[0]
 }
 
 // answerFor returns the manifest entry of the body the server answers a

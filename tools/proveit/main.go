@@ -4,8 +4,9 @@
 // the answer key, replays a season's scoring, probes a live server and
 // writes the nginx vhost.
 //
-// Usage: proveit <command> [flags]; proveit <command> -h for its flags;
-// proveit -version for the version.
+// Usage: proveit <command> [flags]; proveit <command> -h for its flags.
+// Every command exits 0 when done, 1 when a check failed and 2 on bad usage
+// or bad input.
 package main
 
 import (
@@ -13,11 +14,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
-	proveitcorpus "github.com/arkforge/proveit-corpus"
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -49,43 +51,70 @@ var commands = map[string]command{
 // errFailed reports a check that found problems and already printed them.
 var errFailed = errors.New("check failed")
 
+// exitStatusHelp ends every help text: the exit statuses of every command.
+const exitStatusHelp = `
+Exit status: 0 done (every check passed); 1 a check failed, each problem
+printed; 2 bad usage or bad input (an unknown flag, track or argument, a
+missing or malformed file), named on one line.
+`
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run runs one command and returns the exit status: 0 done, 1 a check
+// failed (errFailed), 2 anything that kept the command from a verdict.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 1 && (args[0] == "-version" || args[0] == "--version") {
-		fmt.Fprintln(stdout, "proveit-corpus", proveitcorpus.Version())
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 {
+			return run([]string{args[1], "-h"}, stdout, stderr)
+		}
+		usage(stdout)
+		return 0
+	case "-version", "--version":
+		fmt.Fprintln(stdout, version())
 		return 0
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "help" {
-		usage(stderr)
-		return 2
-	}
-	cmd, ok := commands[args[0]]
+	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "proveit: unknown command %q\n", args[0])
-		usage(stderr)
+		what := "command"
+		if strings.HasPrefix(name, "-") {
+			what = "flag"
+		}
+		fmt.Fprintf(stderr, "proveit: unknown %s %q (proveit -h lists the commands)\n", what, name)
 		return 2
 	}
-	switch err := cmd.run(args[1:], stdout); {
+	err := cmd.run(args[1:], stdout)
+	var help helpRequest
+	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 2
+	case errors.As(err, &help):
+		fmt.Fprintf(stdout, "proveit %s: %s\n\n", name, cmd.summary)
+		help.print(stdout)
+		return 0
 	case errors.Is(err, errFailed):
+		if err != errFailed {
+			fmt.Fprintf(stderr, "proveit %s: %v\n", name, err)
+		}
 		return 1
-	case isBadInput(err):
-		fmt.Fprintf(stderr, "proveit %s: %v\n", args[0], err)
+	case isBadUsage(err):
+		fmt.Fprintf(stderr, "proveit %s: %v; see proveit %s -h\n", name, err, name)
 		return 2
 	default:
-		fmt.Fprintf(stderr, "proveit %s: %v\n", args[0], err)
-		return 1
+		fmt.Fprintf(stderr, "proveit %s: %v\n", name, err)
+		return 2
 	}
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: proveit <command> [flags]")
+	fmt.Fprintln(w, "usage: proveit <command> [flags]   (proveit <command> -h for its flags; proveit -version)")
 	names := make([]string, 0, len(commands))
 	for name := range commands {
 		names = append(names, name)
@@ -94,6 +123,7 @@ func usage(w io.Writer) {
 	for _, name := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
 	}
+	fmt.Fprint(w, exitStatusHelp)
 }
 
 // corpusFlags are the flags every command that reads the corpus shares: the
@@ -101,7 +131,7 @@ func usage(w io.Writer) {
 // (corpus/<track>, manifest/<track>.json and its season files).
 type corpusFlags struct {
 	track, tree, manifest, tasks, key string
-	fs                                *flag.FlagSet
+	fs                                *flagSet
 }
 
 // trackFiles are the files of one track a command works on. An empty tasks
@@ -113,12 +143,12 @@ type trackFiles struct {
 
 // register adds -track and the file flags named (tree, manifest, tasks,
 // key); with none named, the first three.
-func (c *corpusFlags) register(fs *flag.FlagSet, files ...string) {
+func (c *corpusFlags) register(fs *flagSet, files ...string) {
 	c.fs = fs
 	if len(files) == 0 {
 		files = []string{"tree", "manifest", "tasks"}
 	}
-	fs.StringVar(&c.track, "track", "", "track (conformite, generique); empty: every track, each with its own files")
+	registerTrack(fs, &c.track, "every track, each with its own files")
 	for _, name := range files {
 		switch name {
 		case "tree":
@@ -133,23 +163,55 @@ func (c *corpusFlags) register(fs *flag.FlagSet, files ...string) {
 	}
 }
 
+// registerTrack adds -track, the flag of every command that reads a track;
+// unset is what the command does without it. An unknown track is refused
+// as the flags are parsed, before the command reads anything.
+func registerTrack(fs *flagSet, track *string, unset string) {
+	fs.Func("track", "the `track`, one of "+strings.Join(trackNames(), ", ")+"; unset or empty: "+unset, func(name string) error {
+		if _, err := corpus.TrackNamed(name); err != nil && name != "" {
+			return err
+		}
+		*track = name
+		return nil
+	})
+}
+
+func trackNames() []string {
+	names := make([]string, len(corpus.Tracks))
+	for i, t := range corpus.Tracks {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// tracksNamed are the tracks -track names: the one given, or every track.
+// An unknown name is bad usage.
+func tracksNamed(name string) ([]*corpus.Track, error) {
+	if name == "" {
+		return corpus.Tracks, nil
+	}
+	t, err := corpus.TrackNamed(name)
+	if err != nil {
+		return nil, badUsage(fmt.Errorf("-track: %w", err))
+	}
+	return []*corpus.Track{t}, nil
+}
+
 // tracks resolves the flags, once parsed, into the files of each track the
 // command runs on. A file named on the command line belongs to one track,
-// which -track must then name.
+// which -track must then name. A tree the command reads must be a folder:
+// a missing one is one line, not a finding per file it lacks.
 func (c *corpusFlags) tracks() ([]trackFiles, error) {
 	given := map[string]bool{}
 	c.fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	tracks := corpus.Tracks
-	if c.track != "" {
-		t, err := corpus.TrackNamed(c.track)
-		if err != nil {
-			return nil, err
-		}
-		tracks = []*corpus.Track{t}
-	} else {
+	tracks, err := tracksNamed(c.track)
+	if err != nil {
+		return nil, err
+	}
+	if c.track == "" {
 		for _, name := range []string{"tree", "manifest", "tasks", "key"} {
 			if given[name] {
-				return nil, fmt.Errorf("-%s names one track's file: say which with -track", name)
+				return nil, badUsage(fmt.Errorf("-%s names one track's file: say which with -track", name))
 			}
 		}
 	}
@@ -162,8 +224,27 @@ func (c *corpusFlags) tracks() ([]trackFiles, error) {
 			tasks:    or(given["tasks"], c.tasks, season.TasksFile(t)),
 			key:      or(given["key"], c.key, season.KeyFile(t)),
 		}
+		if c.fs.Lookup("tree") != nil {
+			if err := requireFolder("-tree", out[i].tree); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return out, nil
+}
+
+// requireFolder is bad input unless path is a folder, named by the flag
+// that gave it.
+func requireFolder(flagName, path string) error {
+	switch info, err := os.Stat(path); {
+	case errors.Is(err, fs.ErrNotExist):
+		return badInput(fmt.Errorf("%s %s: no such folder", flagName, path))
+	case err != nil:
+		return badInput(fmt.Errorf("%s %s: %w", flagName, path, err))
+	case !info.IsDir():
+		return badInput(fmt.Errorf("%s %s: not a folder", flagName, path))
+	}
+	return nil
 }
 
 // or is value when the flag was given, else the track's default.
@@ -175,29 +256,101 @@ func or(given bool, value, fallback string) string {
 }
 
 // forEachTrack runs check on the files of each track the flags name and
-// reports errFailed once every track has been checked, if any failed.
+// reports a failed check once every track has been checked, if any failed.
 func forEachTrack(c *corpusFlags, check func(trackFiles) error) error {
 	tracks, err := c.tracks()
 	if err != nil {
 		return err
 	}
 	failed := false
+	var told []error // the failures told in one line rather than printed
 	for _, t := range tracks {
 		switch err := check(t); {
-		case errors.Is(err, errFailed):
+		case err == errFailed:
 			failed = true
+		case errors.Is(err, errFailed):
+			told = append(told, fmt.Errorf("%s: %w", t.track.Name, err))
 		case err != nil:
 			return fmt.Errorf("%s: %w", t.track.Name, err)
 		}
 	}
-	if failed {
+	switch {
+	case len(told) > 0:
+		return checkFailed(errors.Join(told...))
+	case failed:
 		return errFailed
 	}
 	return nil
 }
 
-func newFlagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("proveit "+name, flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
+// flagSet is a command's flags, parsed as every command parses them: -h,
+// -help and --help ask for the help, which run prints with the exit
+// statuses; an unknown flag or an argument the command does not take is bad
+// usage, named on one line.
+type flagSet struct {
+	*flag.FlagSet
+	// args is the synopsis of the arguments after the flags ("PATH|URL");
+	// empty, the command takes none.
+	args string
+}
+
+func newFlagSet(name string) *flagSet {
+	fs := &flagSet{FlagSet: flag.NewFlagSet("proveit "+name, flag.ContinueOnError)}
+	// The flag package prints its errors and the usage as it parses: run
+	// prints them instead, the error on one line, the help once.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), strings.TrimSpace("usage: "+fs.Name()+" [flags] "+fs.args))
+		fs.PrintDefaults()
+	}
 	return fs
 }
+
+// Parse parses the command's arguments; an error it returns is a
+// helpRequest or bad usage.
+func (fs *flagSet) Parse(args []string) error {
+	switch err := fs.FlagSet.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		return helpRequest{fs}
+	case err != nil:
+		return badUsage(err)
+	case fs.args == "" && fs.NArg() > 0:
+		return badUsage(fmt.Errorf("unexpected argument %q: the command takes flags only", fs.Arg(0)))
+	}
+	return nil
+}
+
+// helpRequest is -h, -help or --help: run prints the help and exits 0.
+type helpRequest struct{ fs *flagSet }
+
+func (h helpRequest) Error() string { return "help requested" }
+
+func (h helpRequest) print(w io.Writer) {
+	h.fs.SetOutput(w)
+	h.fs.Usage()
+	fmt.Fprint(w, exitStatusHelp)
+}
+
+// usageError is a command line the command cannot run: exit status 2, and
+// a pointer to the help.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func badUsage(err error) error { return usageError{err} }
+
+func isBadUsage(err error) bool {
+	var ue usageError
+	return errors.As(err, &ue)
+}
+
+// checkError is a failed check told in one line rather than printed as
+// findings: exit status 1.
+type checkError struct{ err error }
+
+func (e checkError) Error() string        { return e.err.Error() }
+func (e checkError) Unwrap() error        { return e.err }
+func (e checkError) Is(target error) bool { return target == errFailed }
+
+func checkFailed(err error) error { return checkError{err} }

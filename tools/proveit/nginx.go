@@ -17,12 +17,14 @@ import (
 // literals of a vhost against the manifest.
 func runNginx(args []string, stdout io.Writer) error {
 	fs := newFlagSet("nginx")
+	var trackName string
+	registerTrack(fs, &trackName, "every track, served at one origin")
 	upstream := fs.String("upstream", "", "host:port of the Caddy corpus on loopback: nginx is its frontal")
 	root := fs.String("root", "", "comma-separated corpus trees nginx serves alone, from disk, one per -manifest (instead of -upstream)")
 	socket := fs.String("backend-socket", "/run/proveit-corpus.sock", "unix socket of nginx's own backend, with -root")
-	tree := fs.String("tree", "corpus/conformite,corpus/generique", "comma-separated corpus trees the fixed bodies are read from, one per -manifest, with -upstream")
-	manifestPaths := fs.String("manifest", "manifest/conformite.json,manifest/generique.json", "comma-separated manifests, one per track served at the origin")
-	listen := fs.String("listen", "127.0.0.1:8080", "comma-separated arguments of listen (\"443 ssl\")")
+	tree := fs.String("tree", "", "comma-separated corpus trees the fixed bodies are read from, one per -manifest, with -upstream (default corpus/<piste> of each manifest)")
+	manifestPaths := fs.String("manifest", "", "comma-separated manifests, one per track served at the origin (default manifest/<track>.json of each track, or of -track's)")
+	listen := fs.String("listen", "443 ssl", "comma-separated arguments of listen: the public HTTPS port by default, its certificates from -server-include or the http {} context; a loopback test listens on, say, 127.0.0.1:8443")
 	hosts := fs.String("hosts", "corpus.arkforge.tech", "comma-separated Host names answered")
 	gate := fs.String("gate", "/etc/proveit/nginx-gate.conf", "include holding the secrets, outside every repository")
 	include := fs.String("server-include", "", "file included in the server block (TLS certificates)")
@@ -34,16 +36,13 @@ func runNginx(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	var manifests [][]byte
-	for _, path := range splitList(*manifestPaths, ",") {
-		_, data, err := manifest.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		manifests = append(manifests, data)
+	tracks, err := tracksNamed(trackName)
+	if err != nil {
+		return err
 	}
-	if len(manifests) == 0 {
-		return fmt.Errorf("no -manifest")
+	decoded, manifests, err := readManifests(*manifestPaths, tracks, trackName != "")
+	if err != nil {
+		return err
 	}
 	manifestBytes := manifests[0]
 
@@ -51,9 +50,9 @@ func runNginx(args []string, stdout io.Writer) error {
 	case *writeGate:
 		secrets, err := readSecrets(*secretFiles)
 		if err != nil {
-			return err
+			return badInput(err)
 		}
-		if err := nginxconf.WriteGate(*gate, secrets); err != nil {
+		if err := nginxconf.WriteGate(*gate, secretValues(secrets)); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s: %d secrets, mode 0600\n", *gate, len(secrets))
@@ -72,15 +71,22 @@ func runNginx(args []string, stdout io.Writer) error {
 		Maintenance:   *maintenance,
 	}
 	corpora := make([]nginxconf.Corpus, len(manifests))
-	folders := splitList(*tree, ",")
+	folders, folderFlag := splitList(*tree, ","), "-tree"
 	if *root != "" {
-		folders = splitList(*root, ",")
+		folders, folderFlag = splitList(*root, ","), "-root"
 		o.BackendSocket = *socket
+	} else if *tree == "" {
+		for _, m := range decoded {
+			folders = append(folders, filepath.Join("corpus", m.Piste))
+		}
 	}
 	if len(folders) != len(manifests) {
-		return fmt.Errorf("%d manifests for %d trees: give one tree per manifest, in the same order", len(manifests), len(folders))
+		return badUsage(fmt.Errorf("%d manifests for %d trees: give one tree per manifest, in the same order", len(manifests), len(folders)))
 	}
 	for i, folder := range folders {
+		if err := requireFolder(folderFlag, folder); err != nil {
+			return err
+		}
 		corpora[i].Manifest = manifests[i]
 		if *root == "" {
 			corpora[i].Tree = os.DirFS(folder)
@@ -95,7 +101,7 @@ func runNginx(args []string, stdout io.Writer) error {
 	o.Root, o.Tree, o.Others = corpora[0].Root, corpora[0].Tree, corpora[1:]
 	vhost, err := nginxconf.Generate(o)
 	if err != nil {
-		return err
+		return badInput(err)
 	}
 	if *out == "" {
 		_, err = stdout.Write(vhost)
@@ -107,7 +113,7 @@ func runNginx(args []string, stdout io.Writer) error {
 func checkVhost(path string, manifestBytes []byte, stdout io.Writer) error {
 	conf, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return badInput(err)
 	}
 	answers, err := nginxconf.Verify(conf, manifestBytes)
 	for _, a := range answers {

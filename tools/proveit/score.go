@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +31,7 @@ func runScore(args []string, stdout io.Writer) error {
 	commitment := fs.String("commitment", "", "the anchored key commitment, with -salt")
 	anchored := fs.String("manifest-sha256", "", "the anchored SHA-256 of the manifest: refuse to score another")
 	format := fs.String("format", "json", "json or text")
+	fs.args = "SUBMISSION.json..."
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: proveit score -taches FILE -key FILE [-proofs FILE] [-manifest FILE] [-tree DIR] [-manifest-sha256 HEX] [-salt HEX -commitment HEX] [-format json|text] SUBMISSION.json...")
 		fs.PrintDefaults()
@@ -141,8 +141,3 @@ func (e inputError) Error() string { return e.err.Error() }
 func (e inputError) Unwrap() error { return e.err }
 
 func badInput(err error) error { return inputError{err} }
-
-func isBadInput(err error) bool {
-	var ie inputError
-	return errors.As(err, &ie)
-}

@@ -47,6 +47,6 @@ func TestSeal(t *testing.T) {
 		assert.Contains(t, verified, "MISMATCH")
 	}
 	code, _, errOut = runCLI("seal", "-verify", "-salt", "00", "-commitment", "00")
-	assert.Equal(t, 1, code)
+	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "say which with -track")
 }

@@ -46,7 +46,7 @@ func verifyTrack(t trackFiles, stdout io.Writer) error {
 				// them: a tree without its fixed bodies builds a manifest
 				// no server may load.
 				if err := rebuilt.CheckShape(); err != nil {
-					return fmt.Errorf("%s: %w", t.manifest, err)
+					return checkFailed(fmt.Errorf("%s: %w", t.manifest, err))
 				}
 				fmt.Fprintf(stdout, "OK %d entries of %s match %s (manifest sha256 %s)\n", len(rebuilt.Resources), t.manifest, t.tree, sum)
 				return nil
