@@ -1,7 +1,8 @@
 // Command caddy is Caddy with its standard modules and the corpus server's
 // (the module root github.com/arkforge/proveit-corpus: the handler
-// proveit_corpus, the listener wrapper proveit_guard and the telemetry
-// writer proveit_file), as xcaddy would build it.
+// proveit_corpus, the listener wrapper proveit_guard, the telemetry writer
+// proveit_file and the journal's encoder proveit_journal), as xcaddy would
+// build it.
 package main
 
 import (

@@ -36,7 +36,7 @@ func main() {
 // TestPluginBuildsAsXcaddyBuildsIt builds a Caddy of its own module that
 // imports the module root through a local replace, as xcaddy does, without
 // the network: the modules come from the local module cache only. The
-// built Caddy has the three modules and names this module's version.
+// built Caddy has the four modules and names this module's version.
 func TestPluginBuildsAsXcaddyBuildsIt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a whole Caddy")
@@ -74,7 +74,7 @@ func TestPluginBuildsAsXcaddyBuildsIt(t *testing.T) {
 		return string(out)
 	}
 	modules := run("list-modules")
-	for _, id := range []string{"http.handlers.proveit_corpus", "caddy.listeners.proveit_guard", "caddy.logging.writers.proveit_file"} {
+	for _, id := range []string{"http.handlers.proveit_corpus", "caddy.listeners.proveit_guard", "caddy.logging.writers.proveit_file", "caddy.logging.encoders.proveit_journal"} {
 		assert.Contains(t, modules, id)
 	}
 	dep := "dep\t" + proveitcorpus.ModulePath + "\tv0.0.0-00010101000000-000000000000\n=>\t" + root + "\t"
@@ -120,7 +120,7 @@ func TestXcaddyBuild(t *testing.T) {
 	cmd.Env = []string{"HOME=" + dir}
 	modules, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", modules)
-	for _, id := range []string{"http.handlers.proveit_corpus", "caddy.listeners.proveit_guard", "caddy.logging.writers.proveit_file"} {
+	for _, id := range []string{"http.handlers.proveit_corpus", "caddy.listeners.proveit_guard", "caddy.logging.writers.proveit_file", "caddy.logging.encoders.proveit_journal"} {
 		assert.Contains(t, string(modules), id)
 	}
 }
