@@ -86,8 +86,11 @@ verify: $(PROVEIT)
 lint: $(PROVEIT)
 	$(PROVEIT) lint
 
+# The keys: each agrees with the solver and meets the formula rules, and is
+# the one its design derives.
 solve: $(PROVEIT)
 	$(PROVEIT) solve
+	$(PROVEIT) key -check
 
 manifest: $(PROVEIT)
 	$(PROVEIT) manifest

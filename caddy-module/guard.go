@@ -3,6 +3,7 @@ package corpushandler
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
 	"sync"
@@ -19,19 +20,21 @@ func init() {
 // Guard is a listener wrapper that keeps replies no handler wrote off the
 // wire. Go's net/http answers a request it cannot parse (a malformed request
 // line, headers over the size limit, an unknown HTTP version or transfer
-// coding, an Expect it does not know, plain HTTP on the TLS port) before any
-// handler runs, with a short text/plain or empty body: none is a contract
-// body. The guard drops such an HTTP/1.x reply and closes the connection
-// instead, which the contract allows.
+// coding, an Expect it does not know) before any handler runs, with a short
+// text/plain or empty body: none is a contract body. The guard drops such an
+// HTTP/1.x reply and closes the connection instead, which the contract allows.
 //
 // It also hands "OPTIONS *" to the handlers, over every protocol served
 // through net/http: left alone, net/http answers it with an empty 200 of its
 // own, and over HTTP/2 no listener wrapper could tell that reply apart.
 //
-// It sees cleartext only where it stands before TLS in the listener chain:
-// on a plain-HTTP server (behind a frontal, or local), and for the reply Go
-// writes beneath TLS to a client speaking plain HTTP to the HTTPS port. Inside
-// a TLS connection it sees ciphertext and lets everything through.
+// Listed with no tls placeholder before it, it runs after TLS and wraps the
+// decrypted connection, so it guards HTTP/1.x inside TLS as in clear. A
+// wrapped TLS connection keeps reporting its TLS state, by which Caddy still
+// treats it as TLS and serves HTTP/2 on it; a connection whose handshake chose
+// HTTP/2 passes untouched, since Go writes no HTTP/1.x reply on it. Placed
+// before the tls placeholder, it would see ciphertext, and only the reply Go
+// writes beneath TLS to a client speaking plain HTTP to the HTTPS port.
 type Guard struct{}
 
 // CaddyModule returns the Caddy module information.
@@ -93,6 +96,9 @@ func (l guardListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tlsConn, ok := conn.(connectionStater); ok {
+		return &guardTLSConn{guardConn: guardConn{conn}, tls: tlsConn}, nil
+	}
 	return guardConn{conn}, nil
 }
 
@@ -117,6 +123,44 @@ func (c guardConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return nil // net/http closes the whole connection next
+}
+
+// connectionStater is what Caddy and net/http read a connection's TLS state
+// through when it is not a *tls.Conn itself.
+type connectionStater interface {
+	ConnectionState() tls.ConnectionState
+}
+
+// guardTLSConn guards the decrypted side of a TLS connection. It reports the
+// connection's TLS state: without it, Caddy would take the connection for
+// cleartext (and warn), and its requests would carry no TLS state.
+type guardTLSConn struct {
+	guardConn
+	tls connectionStater
+	// Set at the first write after the handshake, when the protocol it
+	// chose is known for good. A connection's writes are never concurrent
+	// (net/http writes HTTP/1.x replies from the connection's goroutine; the
+	// HTTP/2 server writes one batch of frames at a time, handing over
+	// through channels), so they need no lock.
+	handshakeSeen, http2 bool
+}
+
+// ConnectionState reports the TLS state of the connection beneath.
+func (c *guardTLSConn) ConnectionState() tls.ConnectionState { return c.tls.ConnectionState() }
+
+// Write guards HTTP/1.x replies and passes HTTP/2 frames untouched. Neither
+// protocol writes before it has read from the client, so the handshake is
+// over by the first write; were it not, the write is guarded as HTTP/1.x,
+// which no HTTP/2 frame resembles, and the protocol is asked again.
+func (c *guardTLSConn) Write(p []byte) (int, error) {
+	if !c.handshakeSeen {
+		state := c.tls.ConnectionState()
+		c.handshakeSeen, c.http2 = state.HandshakeComplete, state.NegotiatedProtocol == "h2"
+	}
+	if c.http2 {
+		return c.Conn.Write(p)
+	}
+	return c.guardConn.Write(p)
 }
 
 // The shapes of reply Go writes without a handler. Every response the corpus
@@ -159,4 +203,5 @@ var (
 	_ caddy.ListenerWrapper = (*Guard)(nil)
 	_ caddy.Provisioner     = (*Guard)(nil)
 	_ caddyfile.Unmarshaler = (*Guard)(nil)
+	_ connectionStater      = (*guardTLSConn)(nil)
 )

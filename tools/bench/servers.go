@@ -182,7 +182,6 @@ const floorOptions = `{
 		max_header_size 16KiB
 		listener_wrappers {
 			proveit_guard
-			tls
 		}
 	}
 }

@@ -274,10 +274,44 @@ func TestShippedCaddyfile(t *testing.T) {
 	assert.Contains(t, out, "no challenge secret configured")
 }
 
-// TestTLSAndHTTPVersions serves HTTPS as production does and checks that
-// HTTP/1.1, HTTP/2 and HTTP/3 all end in contract bodies with contract headers.
-func TestTLSAndHTTPVersions(t *testing.T) {
+// TestTLSServesHTTP1ByDefault serves HTTPS as the systemd unit does: HTTP/1.0
+// and HTTP/1.1 end in contract bodies, and neither HTTP/2 nor HTTP/3 is
+// offered (Trust Layer's client speaks HTTP/1.1).
+func TestTLSServesHTTP1ByDefault(t *testing.T) {
 	s := servertest.Start(t, servertest.Options{Secrets: []string{secret0}, TLS: true})
+	client, err := probe.NewClient(s.URL, 10*time.Second)
+	require.NoError(t, err)
+	client.InsecureTLS = true
+	checks, err := probe.Catalogue(embeddedManifest(t), probe.Options{Secrets: []string{secret0}, SkipResources: true,
+		Protocols: []string{probe.HTTP10}})
+	require.NoError(t, err)
+	for _, r := range probe.Run(context.Background(), client, checks) {
+		assert.Empty(t, r.Problems, "HTTP/1.x over TLS: %s", r.Check.Name)
+	}
+
+	_, err = client.Do(context.Background(), probe.Request{Proto: probe.HTTP2, Method: http.MethodGet, Target: "/referentiel",
+		Header: [][2]string{{probe.SecretHeader, secret0}}})
+	assert.ErrorIs(t, err, probe.ErrNotOffered, "ALPN offers no h2")
+
+	insecure := &tls.Config{InsecureSkipVerify: true}
+	req, err := http.NewRequest(http.MethodGet, s.URL+"/referentiel", nil)
+	require.NoError(t, err)
+	req.Header.Set(probe.SecretHeader, secret0)
+	resp, err := (&http.Client{Transport: &http.Transport{TLSClientConfig: insecure, ForceAttemptHTTP2: true}, Timeout: 10 * time.Second}).Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, "HTTP/1.1", resp.Proto, "a client asking for h2 gets HTTP/1.1")
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Empty(t, resp.Header.Values("Alt-Svc"), "no HTTP/3 advertised")
+	_, err = (&http.Client{Transport: &http3.Transport{TLSClientConfig: insecure}, Timeout: 3 * time.Second}).Do(req)
+	assert.Error(t, err, "no HTTP/3 listener")
+}
+
+// TestTLSAndHTTPVersions serves HTTPS with HTTP/2 and HTTP/3 switched on, as
+// an operator may, and checks that HTTP/1.1, HTTP/2 and HTTP/3 all end in
+// contract bodies with contract headers.
+func TestTLSAndHTTPVersions(t *testing.T) {
+	s := servertest.Start(t, servertest.Options{Secrets: []string{secret0}, TLS: true, Protocols: "h1 h2 h3"})
 	client, err := probe.NewClient(s.URL, 10*time.Second)
 	require.NoError(t, err)
 	client.InsecureTLS = true

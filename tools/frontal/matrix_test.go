@@ -141,6 +141,120 @@ var preHandlerRequests = []preHandler{
 		},
 	},
 	{
+		name: "Expect: x, no secret",
+		h1: func(v, host, _ string) string {
+			return h1Request("GET /referentiel "+v, host, "Expect: x\r\n")
+		},
+		fields: func(scheme, host, _ string) [][2]string {
+			return [][2]string{{":method", http.MethodGet}, {":scheme", scheme}, {":authority", host}, {":path", "/referentiel"}, {"expect", "x"}}
+		},
+	},
+	{
+		name: "two Content-Length",
+		h1: func(v, host, secret string) string {
+			return h1Request("GET /referentiel "+v, host, secretLine(secret), "Content-Length: 0\r\nContent-Length: 1\r\n")
+		},
+		fields: func(scheme, host, secret string) [][2]string {
+			return h23Fields(scheme, host, secret, [2]string{"content-length", "0"}, [2]string{"content-length", "1"})
+		},
+	},
+	{
+		name: "HTTP/2.0 on an HTTP/1 request line",
+		h1: func(_, host, secret string) string {
+			return h1Request("GET /referentiel HTTP/2.0", host, secretLine(secret))
+		},
+	},
+	{
+		name: "HTTP/0.9 on the request line",
+		h1: func(_, host, secret string) string {
+			return h1Request("GET /referentiel HTTP/0.9", host, secretLine(secret))
+		},
+	},
+	{
+		name: "request line without a version (HTTP/0.9)",
+		h1: func(_, host, secret string) string {
+			return h1Request("GET /referentiel", host, secretLine(secret))
+		},
+	},
+	{
+		name: "request line without a target (or an empty :path)",
+		h1: func(v, host, secret string) string {
+			return h1Request("GET "+v, host, secretLine(secret))
+		},
+		fields: func(scheme, host, secret string) [][2]string {
+			return h23Fields(scheme, host, secret, [2]string{":path", ""})
+		},
+	},
+	{
+		name: "no Host (or no :authority)",
+		h1: func(v, _, secret string) string {
+			return "GET /referentiel " + v + "\r\n" + secretLine(secret) + "Connection: close\r\n\r\n"
+		},
+		fields: func(scheme, _, secret string) [][2]string {
+			return [][2]string{{":method", http.MethodGet}, {":scheme", scheme}, {":path", "/referentiel"}, {strings.ToLower(probe.SecretHeader), secret}}
+		},
+	},
+	{
+		name: "a space in Host",
+		h1: func(v, host, secret string) string {
+			return h1Request("GET /referentiel "+v, host+" x", secretLine(secret))
+		},
+		fields: func(scheme, host, secret string) [][2]string {
+			return h23Fields(scheme, host+" x", secret)
+		},
+	},
+	{
+		name: "Host with @",
+		h1: func(v, host, secret string) string {
+			return h1Request("GET /referentiel "+v, "user@"+host, secretLine(secret))
+		},
+		fields: func(scheme, host, secret string) [][2]string {
+			return h23Fields(scheme, "user@"+host, secret)
+		},
+	},
+	{
+		name: "Host given twice",
+		h1: func(v, host, secret string) string {
+			return h1Request("GET /referentiel "+v, host, secretLine(secret), "Host: "+host+"\r\n")
+		},
+		fields: func(scheme, host, secret string) [][2]string {
+			return append(h23Fields(scheme, host, secret), [2]string{":authority", host})
+		},
+	},
+	{
+		name: "header line without a colon",
+		h1: func(v, host, secret string) string {
+			return h1Request("GET /referentiel "+v, host, secretLine(secret), "X-No-Colon\r\n")
+		},
+	},
+	{
+		name: "a space in a header name",
+		h1: func(v, host, secret string) string {
+			return h1Request("GET /referentiel "+v, host, secretLine(secret), "X Bad: 1\r\n")
+		},
+		fields: func(scheme, host, secret string) [][2]string {
+			return h23Fields(scheme, host, secret, [2]string{"x bad", "1"})
+		},
+	},
+	{
+		name: "NUL in a header value",
+		h1: func(v, host, secret string) string {
+			return h1Request("GET /referentiel "+v, host, secretLine(secret), "X-Nul: a\x00b\r\n")
+		},
+		fields: func(scheme, host, secret string) [][2]string {
+			return h23Fields(scheme, host, secret, [2]string{"x-nul", "a\x00b"})
+		},
+	},
+	{
+		name: "CR in a header value",
+		h1: func(v, host, secret string) string {
+			return h1Request("GET /referentiel "+v, host, secretLine(secret), "X-Cr: a\rb\r\n")
+		},
+		fields: func(scheme, host, secret string) [][2]string {
+			return h23Fields(scheme, host, secret, [2]string{"x-cr", "a\rb"})
+		},
+	},
+	{
 		name: "over-long method",
 		h1: func(v, host, secret string) string {
 			return h1Request(strings.Repeat("G", 40)+" /referentiel "+v, host, secretLine(secret))
@@ -150,6 +264,13 @@ var preHandlerRequests = []preHandler{
 		},
 	},
 }
+
+// The two TLS servers of the matrix: the shipped protocols, and HTTP/2 and
+// HTTP/3 switched on.
+const (
+	caddyOverTLS      = caddyAlone + " over TLS"
+	caddyAllProtocols = caddyAlone + " over TLS, h1 h2 h3"
+)
 
 // channel is one protocol of one topology.
 type channel struct {
@@ -165,6 +286,8 @@ type matrixCell struct {
 	request string
 	answer  answer
 	note    string // the protocol cannot carry the request
+	sent    string // the HTTP/1.x request, as written
+	http09  bool   // nginx's answer to HTTP/0.9: the 403 body alone (R6)
 }
 
 // send sends one request of the matrix over one channel.
@@ -178,7 +301,8 @@ func (c channel) send(t *testing.T, r preHandler, secret string) matrixCell {
 	var resp *probe.Response
 	switch c.proto {
 	case probe.HTTP10, probe.HTTP11:
-		resp, err = client.Exchange(context.Background(), []byte(r.h1(c.proto, host, secret)), http.MethodGet)
+		cell.sent = r.h1(c.proto, host, secret)
+		resp, err = client.Exchange(context.Background(), []byte(cell.sent), http.MethodGet)
 	default:
 		if r.fields == nil {
 			cell.note = "not expressible in " + c.proto
@@ -202,36 +326,29 @@ func (c channel) send(t *testing.T, r preHandler, secret string) matrixCell {
 	return cell
 }
 
-// leftOpen is a cell Caddy cannot close by itself: the status Go or quic-go
-// answers there, and why no code of this project's can intervene.
+// leftOpen is a cell Caddy cannot close by itself: the status the protocol
+// stack answers there, and why no code of this project's can intervene.
 type leftOpen struct {
 	status int
 	why    string
 }
 
-// insideCaddyOnly are the cells Caddy alone leaves open: each replied with
-// its documented status when it does not hold (some hold on some runs, the
-// client's frames racing the server's reply), and closed by the nginx
-// frontal, which terminates TLS and speaks HTTP/1.x only (README).
-var insideCaddyOnly = func() map[string]leftOpen {
-	const (
-		insideTLS = "Go's own reply to a request it cannot parse, written inside TLS where the guard sees only ciphertext"
-		h2Header  = "the HTTP/2 server's plain-text 400 for a connection-specific header field, in frames no listener wrapper can rewrite"
-		h3Size    = "quic-go's empty 431 for a field section over the limit, in QUIC streams"
-	)
-	cells := map[string]leftOpen{
-		caddyAlone + ", h2c (" + probe.HTTP2 + ") × unknown transfer-coding":       {400, h2Header},
-		caddyAlone + " over TLS, " + probe.HTTP2 + " × unknown transfer-coding":    {400, h2Header},
-		caddyAlone + " over TLS, " + probe.HTTP3 + " × oversized headers (64 KiB)": {431, h3Size},
-		caddyAlone + " over TLS, " + probe.HTTP11 + " × unknown transfer-coding":   {501, insideTLS},
-	}
-	for _, v := range []string{probe.HTTP10, probe.HTTP11} {
-		for r, status := range map[string]int{"Expect: x": 417, "malformed request (line, or pseudo-headers)": 400, "oversized headers (64 KiB)": 431, "unknown version": 505} {
-			cells[caddyAlone+" over TLS, "+v+" × "+r] = leftOpen{status, insideTLS}
-		}
-	}
-	return cells
-}()
+// insideCaddyOnly are the cells Caddy alone leaves open, all of them over
+// HTTP/2 or HTTP/3, which the shipped configuration does not serve over TLS:
+// each replied with its documented status when it does not hold (some hold
+// on some runs, the client's frames racing the server's reply), and closed by
+// the nginx frontal, which terminates TLS and speaks HTTP/1.x only (README).
+// Every HTTP/1.x cell, in clear and inside TLS, must hold.
+var insideCaddyOnly = map[string]leftOpen{
+	caddyAlone + ", h2c (" + probe.HTTP2 + ") × unknown transfer-coding":     {400, h2ConnectionHeader},
+	caddyAllProtocols + ", " + probe.HTTP2 + " × unknown transfer-coding":    {400, h2ConnectionHeader},
+	caddyAllProtocols + ", " + probe.HTTP3 + " × oversized headers (64 KiB)": {431, h3FieldSectionSize},
+}
+
+const (
+	h2ConnectionHeader = "the HTTP/2 server's plain-text 400 for a connection-specific header field, in frames no listener wrapper can rewrite"
+	h3FieldSectionSize = "quic-go's empty 431 for a field section over the limit, in QUIC streams no listener wrapper sees"
+)
 
 func TestPreHandlerMatrix(t *testing.T) {
 	c := newCorpusCopy(t)
@@ -240,19 +357,26 @@ func TestPreHandlerMatrix(t *testing.T) {
 	secrets := newSecrets(t, 1)
 
 	clear := servertest.Start(t, c.caddyOptions(secrets))
+	// Over TLS as the systemd unit serves it, HTTP/1.x only; then with
+	// HTTP/2 and HTTP/3 switched on, as an operator may.
 	tlsOptions := c.caddyOptions(secrets)
 	tlsOptions.TLS = true
 	overTLS := servertest.Start(t, tlsOptions)
+	tlsOptions.Protocols = "h1 h2 h3"
+	allProtocols := servertest.Start(t, tlsOptions)
 	front := c.frontalOverTLS(t, secrets, clear)
 
 	channels := []channel{
 		{caddyAlone, probe.HTTP10, clear.URL},
 		{caddyAlone, probe.HTTP11, clear.URL},
 		{caddyAlone, "h2c (" + probe.HTTP2 + ")", clear.URL},
-		{caddyAlone + " over TLS", probe.HTTP10, overTLS.URL},
-		{caddyAlone + " over TLS", probe.HTTP11, overTLS.URL},
-		{caddyAlone + " over TLS", probe.HTTP2, overTLS.URL},
-		{caddyAlone + " over TLS", probe.HTTP3, overTLS.URL},
+		{caddyOverTLS, probe.HTTP10, overTLS.URL},
+		{caddyOverTLS, probe.HTTP11, overTLS.URL},
+		{caddyOverTLS, probe.HTTP2, overTLS.URL},
+		{caddyAllProtocols, probe.HTTP10, allProtocols.URL},
+		{caddyAllProtocols, probe.HTTP11, allProtocols.URL},
+		{caddyAllProtocols, probe.HTTP2, allProtocols.URL},
+		{caddyAllProtocols, probe.HTTP3, allProtocols.URL},
 		{nginxFrontal + " over TLS", probe.HTTP10, front.URL},
 		{nginxFrontal + " over TLS", probe.HTTP11, front.URL},
 		{nginxFrontal + " over TLS", probe.HTTP2, front.URL},
@@ -269,13 +393,19 @@ func TestPreHandlerMatrix(t *testing.T) {
 			cells = append(cells, cell)
 		}
 	}
-	for _, cell := range cells {
+	for i, cell := range cells {
 		key := cell.channel.String() + " × " + cell.request
 		t.Logf("%s: %s%s", key, cell.answer, cell.note)
+		if cell.channel.topology == caddyOverTLS && cell.channel.proto == probe.HTTP2 {
+			assert.NotEmpty(t, cell.note, "%s: the shipped configuration serves no HTTP/2 over TLS", key)
+		}
 		if cell.note != "" {
 			continue
 		}
 		problem := bodies.contractProblem(cell.answer, http.MethodGet)
+		if cell.channel.topology == nginxFrontal+" over TLS" && bodies.isHTTP09Refusal(call{raw: cell.sent}, cell.answer) {
+			cells[i].http09, problem = true, nil // R6: HTTP/0.9 has no status line nor headers
+		}
 		if open, documented := insideCaddyOnly[key]; documented {
 			if problem != nil {
 				assert.Equal(t, open.status, cell.answer.Status, "%s: %s, documented as %d (%s)", key, cell.answer, open.status, open.why)
@@ -285,7 +415,13 @@ func TestPreHandlerMatrix(t *testing.T) {
 		assert.NoError(t, problem, key)
 	}
 	figures.setMatrix(cells)
-	requireNoSecretLogged(t, []*topology{{name: caddyAlone, caddy: clear}, {name: caddyAlone + " over TLS", caddy: overTLS}}, secrets...)
+	for _, s := range []*servertest.Server{overTLS, allProtocols} {
+		// Caddy warns when a wrapper hides a connection's TLS state, and then
+		// serves HTTP/2 over it as if it were cleartext.
+		assert.NotContains(t, s.Output(), "doesn't implement connectionStater")
+	}
+	requireNoSecretLogged(t, []*topology{{name: caddyAlone, caddy: clear}, {name: caddyOverTLS, caddy: overTLS},
+		{name: caddyAllProtocols, caddy: allProtocols}}, secrets...)
 }
 
 // frontalOverTLS puts nginx in front of a running Caddy, serving HTTPS with

@@ -173,15 +173,19 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 	p("## Before the handler: every protocol")
 	p("")
 	p("Go's `net/http`, its HTTP/2 server, quic-go and Caddy's server each answer some requests before any handler " +
-		"runs. `TestPreHandlerMatrix` sends each such request, with the secret, over every protocol each topology " +
-		"serves, and requires a contract body with the contract's headers, or a closed connection. Measured in this run:")
+		"runs. `TestPreHandlerMatrix` sends each such request (with the secret, but where a row says otherwise) " +
+		"over every protocol each topology serves: Caddy alone over TLS as the shipped Caddyfile serves it, HTTP/1.x " +
+		"only, then with `CORPUS_PROTOCOLS=\"h1 h2 h3\"`. It requires a contract body with the contract's headers, " +
+		"or a closed connection. Measured in this run:")
 	p("")
 	f.writeMatrix(p)
 	p("")
 	p("A cell marked *left open* is a reply of the protocol stack's own that no code of this project's can rewrite " +
-		"(inside TLS, in HTTP/2 frames, in QUIC streams; README, \"What comes before the handler\"). Trust Layer, " +
-		"which builds its requests with an HTTP library, sends none of these requests; the nginx frontal, which " +
-		"terminates TLS and speaks HTTP/1.x only, answers every one of them with a contract body.")
+		"(in HTTP/2 frames, in QUIC streams; README, \"What comes before the handler\"): the shipped configuration " +
+		"serves neither protocol over TLS. Over HTTP/1.x, in clear and inside TLS, the listener wrapper " +
+		"`proveit_guard` closes the connection on every reply Go writes by itself. Trust Layer, which builds its " +
+		"requests with an HTTP/1.1 library, sends none of these requests; the nginx frontal, which terminates TLS " +
+		"and speaks HTTP/1.x only, answers every one of them with a contract body.")
 	if len(f.beforeCaddy) > 0 {
 		p("")
 		p("Among the hostile requests of the differential, Caddy alone answered before its handler:")
@@ -230,6 +234,8 @@ func (c matrixCell) verdict() string {
 		return "n/a (" + c.note + ")"
 	case a.Closed:
 		return "closed"
+	case c.http09:
+		return "403 body alone (HTTP/0.9, R6)"
 	case a.Raw != nil:
 		return "left open: not HTTP"
 	}

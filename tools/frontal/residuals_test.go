@@ -67,17 +67,18 @@ var residualList = []residual{
 		"Caddy serves the verified bytes from memory and refuses a tampered tree at reload. Keep the tree " +
 		"read-only, run proveit verify before each nginx reload, or run nginx as the frontal of Caddy.", false},
 	{residualSizeLimits, "Size limits", "Go reads at most 20 KiB of request line and headers together; nginx reads lines of at " +
-		"most 20 KiB, 80 KiB in all. Beyond Go's limit Caddy alone closes a cleartext connection (the guard drops Go's " +
-		"431), and inside TLS answers Go's plain-text 431, or over HTTP/3 quic-go's empty one (the matrix below); nginx " +
-		"answers the 400 body, or serves a request Go would have refused.", true},
+		"most 20 KiB, 80 KiB in all. Beyond Go's limit Caddy alone closes the connection, in clear or inside TLS (the " +
+		"guard drops Go's 431), or, with HTTP/3 switched on, answers quic-go's empty 431 over it (the matrix below); " +
+		"nginx answers the 400 body, or serves a request Go would have refused.", true},
 	{"R10", "Logs", "At the info and debug levels nginx logs the start of an invalid header line, which may hold the " +
 		"secret: keep nginx's error_log at notice or above (its default is error). The access log of the vhost is " +
 		"nginx's, which records the request line and never a header.", false},
 	{residualMaintenance, "Maintenance", "In maintenance, a request line nginx cannot parse (R2) gets the 400 body, " +
 		"where Caddy answers the 503 body to those Go can parse.", true},
 	{"R12", "Protocols", "The vhost serves HTTP/1.x, over TLS or not; the generator refuses http2 on its listen " +
-		"directives. Caddy also serves HTTP/2 and HTTP/3, where three requests no HTTP library sends get a reply " +
-		"of the protocol stack's own (the matrix below). No proof records the protocol.", false},
+		"directives. The shipped Caddyfile serves HTTP/1.x too over TLS; switched on (CORPUS_PROTOCOLS), HTTP/2 " +
+		"and HTTP/3 answer requests no HTTP library sends with replies of the protocol stack's own (the matrix " +
+		"below). No proof records the protocol.", false},
 }
 
 // residualCounter counts the residuals observed in this run.

@@ -3,9 +3,10 @@ package nginxconf
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/arkforge/proveit-corpus/tools/privatefile"
 )
 
 // Gate returns the include that defines $proveit_gate: 1 when the
@@ -38,44 +39,12 @@ func WriteGate(path string, secrets []string) error {
 	if !filepath.IsAbs(path) {
 		return fmt.Errorf("gate file %q: want an absolute path", path)
 	}
-	if repo, inside := insideWorkTree(filepath.Dir(path)); inside {
-		return fmt.Errorf("gate file %s: inside the git work tree %s; the secrets must live outside every repository", path, repo)
+	if err := privatefile.CheckOutsideWorkTrees(path); err != nil {
+		return fmt.Errorf("gate file %w", err)
 	}
 	data, err := Gate(secrets)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".gate-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after the rename, a no-op
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-// insideWorkTree reports the work tree holding dir, if any: a folder at or
-// above it with a .git entry.
-func insideWorkTree(dir string) (string, bool) {
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real // a link into a repository is inside it
-	}
-	for dir = filepath.Clean(dir); ; dir = filepath.Dir(dir) {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir, true
-		}
-		if filepath.Dir(dir) == dir {
-			return "", false
-		}
-	}
+	return privatefile.Replace(path, data)
 }

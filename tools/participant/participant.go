@@ -142,12 +142,15 @@ type Opening struct {
 }
 
 // Answer walks one task through the relay with the reference solver and
-// writes its submission. The assertions are the key's founding facts, each
-// with the value read from the body the relay brought back and the proof of
-// that call: the key chooses what to assert within the ceiling, the chain
-// supplies everything asserted. The solver's verdict must be the key's.
+// writes its submission. It asserts solver.FoundingClaims: the smallest
+// set of facts that founds the key's formula, filled up to the task's
+// minimum with facts outside it. The key chooses what founds, the chain
+// supplies every value asserted, read from the body the relay brought
+// back, with the proof of that call. The solver walks every criterion
+// (solver.Derive), so that whichever alternative founds, its resources
+// were called. The solver's verdict must be the key's.
 func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Relay, agentDID string) (*Submission, error) {
-	res, err := solver.Solve(task, relay.Fetch)
+	res, err := solver.Derive(task, relay.Fetch)
 	if err != nil {
 		return nil, err
 	}
@@ -158,12 +161,16 @@ func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Re
 	if err != nil {
 		return nil, fmt.Errorf("saison %q is not an integer", tasks.Saison)
 	}
+	claims, err := solver.FoundingClaims(task, key, relay.Fetch)
+	if err != nil {
+		return nil, err
+	}
 	sub := &Submission{
 		Season: saison, Track: tasks.Piste, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),
 		Disclosures: map[string]Disclosure{},
 		Narrative:   fmt.Sprintf("Reference solver, %d calls.", len(res.Calls)),
 	}
-	for i, f := range key.Faits {
+	for i, f := range claims {
 		p, ok := relay.byPath[f.Resource]
 		if !ok {
 			return nil, fmt.Errorf("%s: the solver never called %s, which the key's fact %d rests on", task.ID, f.Resource, i)

@@ -21,7 +21,7 @@ import (
 
 // readsTrack are the commands that read a track, each of which takes
 // -track.
-var readsTrack = []string{"catalogue", "hash", "lint", "manifest", "nginx", "probe", "seal", "solve", "verify"}
+var readsTrack = []string{"catalogue", "hash", "lint", "manifest", "nginx", "probe", "score", "seal", "solve", "verify"}
 
 // takesArgs are the commands that take arguments after their flags, with a
 // command line that has one too many.
@@ -141,8 +141,10 @@ func TestEarlyErrors(t *testing.T) {
 		{"probe of one track with the other's manifest", []string{"probe", "-url", dead, "-track", "generique", "-manifest", "manifest/conformite.json"}, 2,
 			`manifest/conformite.json /piste: the manifest is of the track "conformite", -track names "generique"`},
 		{"nginx with a missing tree", []string{"nginx", "-track", "conformite", "-upstream", "127.0.0.1:8081", "-tree", "/nonexistent"}, 2, "-tree /nonexistent: no such folder"},
-		{"seal -verify without -track", []string{"seal", "-verify", "-salt", "00", "-commitment", "00"}, 2, "say which with -track"},
-		{"score without its files", []string{"score", "sub.json"}, 2, "-taches and -key are required"},
+		{"seal -verify without -track", []string{"seal", "-verify", "-salt", "sel.hex"}, 2, "say which track with -track"},
+		{"seal -salt without -verify", []string{"seal", "-track", "conformite", "-salt", "abc"}, 2, "-salt is not a flag of sealing"},
+		{"score without -track", []string{"score", "sub.json"}, 2, "say which track with -track"},
+		{"score without the salt", []string{"score", "-track", "conformite", "sub.json"}, 2, "-salt is required"},
 		{"gencorpus without -o", []string{"gencorpus"}, 2, "-o: want the folder"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,9 +39,10 @@ var commands = map[string]command{
 	"hash":      {"print the hashes Trust Layer anchors for one path or URL", runHash},
 	"lint":      {"check every file rule of the corpus contract on a tree", runLint},
 	"solve":     {"answer the season's tasks with the reference solver and check the key", runSolve},
-	"seal":      {"print the pre-registration record (manifest hash, key commitment) or -verify one", runSeal},
+	"key":       {"write each track's answer key from the authors' design, or -check it", runKey},
+	"seal":      {"write a track's pre-registration record and its salt, or -verify a record", runSeal},
 	"probe":     {"check a live server against the contract and the manifest", runProbe},
-	"score":     {"replay the scoring of submissions from the manifest, the frozen tree and the key", runScore},
+	"score":     {"replay the scoring of submissions from the files a track's record anchors", runScore},
 	"nginx":     {"write the nginx vhost that serves the corpus under the contract", runNginx},
 
 	// Benchmarks (docs/performance.md).

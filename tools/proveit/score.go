@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/score"
@@ -17,94 +15,89 @@ import (
 )
 
 // runScore replays the scoring of submissions against the statements, the
-// key, the manifest and the frozen tree, and writes the report. Bad input
-// (an unreadable file, a manifest of another track, a key that does not open
-// its commitment) is exit status 2; a scored run, whatever its scores, 0.
+// key, the manifest and the frozen tree, once it has checked that they are
+// the files the track's pre-registration record anchors, and writes the
+// report. Bad input (an unreadable file, a file the record does not anchor,
+// submissions of two DIDs) is exit status 2; a scored run, whatever its
+// scores, 0.
 func runScore(args []string, stdout io.Writer) error {
 	fs := newFlagSet("score")
-	tasksFile := fs.String("taches", "", "task statements of the track (required)")
-	keyFile := fs.String("key", "", "the answer key revealed at the close (required)")
-	proofsFile := fs.String("proofs", "", `Trust Layer's verifier's outcome, {"<proof_id>": {"valide", "identite_liee", "en_attente"}} (default: conditions 1 and 2 not verified)`)
-	manifestFile := fs.String("manifest", "", "the track's manifest (default manifest/<piste>.json)")
-	tree := fs.String("tree", "", "the track's frozen tree (default corpus/<piste>)")
-	saltHex := fs.String("salt", "", "the revealed salt: with -commitment, the key must open it")
-	commitment := fs.String("commitment", "", "the anchored key commitment, with -salt")
-	anchored := fs.String("manifest-sha256", "", "the anchored SHA-256 of the manifest: refuse to score another")
+	var c corpusFlags
+	c.register(fs, "tree", "manifest", "tasks", "key")
+	describeTrackFlags(fs, "replayed (required)")
+	record := fs.String("record", "", "the track's pre-registration record (default "+season.Dir+"/preenregistrement[-<track>].json)")
+	saltFile := fs.String("salt", "", "the salt file that opens the record's key commitment (required, unless -dry-run)")
+	dryRun := fs.Bool("dry-run", false, "score files no record anchors, checking nothing of the anchoring; the report says so in its first field")
+	proofsFile := fs.String("proofs", "", "what Trust Layer's verifier established for each proof (README.md, \"Replaying a score\"); default: conditions 1 and 2 not verified")
 	format := fs.String("format", "json", "json or text")
 	fs.args = "SUBMISSION.json..."
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: proveit score -taches FILE -key FILE [-proofs FILE] [-manifest FILE] [-tree DIR] [-manifest-sha256 HEX] [-salt HEX -commitment HEX] [-format json|text] SUBMISSION.json...")
+		fmt.Fprintln(fs.Output(), "usage: proveit score -track TRACK -salt FILE [-record FILE] [-proofs FILE] [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
+		fmt.Fprintln(fs.Output(), "       proveit score -track TRACK -dry-run [-proofs FILE] [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	given := givenFlags(fs)
 	bad := func(format string, args ...any) error { return badInput(fmt.Errorf(format, args...)) }
+	usage := func(format string, args ...any) error { return badUsage(fmt.Errorf(format, args...)) }
 	switch {
-	case *tasksFile == "" || *keyFile == "":
-		return bad("-taches and -key are required")
-	case (*saltHex == "") != (*commitment == ""):
-		return bad("-salt and -commitment go together")
+	case c.track == "":
+		return usage("say which track with -track: a replay scores one track's submissions")
+	case *dryRun && (given["record"] || given["salt"]):
+		return usage("-dry-run checks no record: -record and -salt are not its flags")
+	case !*dryRun && *saltFile == "":
+		return usage("-salt is required: the replay scores only files the record anchors, and the salt opens its key commitment (or ask for -dry-run)")
 	case *format != "json" && *format != "text":
-		return bad("-format %q: want json or text", *format)
+		return usage("-format %q: want json or text", *format)
+	case fs.NArg() == 0:
+		return usage("no submission given")
 	}
-	track, err := score.OpenTrack(*tasksFile)
+	tracks, err := c.tracks()
+	if err != nil {
+		return err
+	}
+	t := tracks[0]
+	files, err := readSealedFiles(t, "")
 	if err != nil {
 		return badInput(err)
 	}
-	keyBytes, err := os.ReadFile(*keyFile)
-	if err != nil {
-		return badInput(err)
-	}
-	if *saltHex != "" {
-		if err := seal.Verify(*saltHex, *commitment, keyBytes); err != nil {
-			return bad("%s: %w", *keyFile, err)
+	if !*dryRun {
+		if *record == "" {
+			*record = season.RecordFile(t.track)
+		}
+		if err := checkAnchoring(*record, *saltFile, t, files); err != nil {
+			return badInput(err)
 		}
 	}
-	var key season.Key
-	if err := season.DecodeStrict(*keyFile, keyBytes, &key); err != nil {
-		return badInput(err)
-	}
-	if *manifestFile == "" {
-		*manifestFile = filepath.Join("manifest", track.Piste()+".json")
-	}
-	if *tree == "" {
-		*tree = filepath.Join("corpus", track.Piste())
-	}
-	m, manifestBytes, err := manifest.ReadFile(*manifestFile)
+	track, err := score.NewTrack(t.tasks, files.tasks)
 	if err != nil {
 		return badInput(err)
 	}
-	if sum := manifest.SHA256(manifestBytes); *anchored != "" && !strings.EqualFold(strings.TrimSpace(*anchored), sum) {
-		return bad("%s: sha256 %s is not the anchored %s", *manifestFile, sum, *anchored)
+	var key season.Key
+	if err := season.DecodeStrict(t.key, files.Key.Data, &key); err != nil {
+		return badInput(err)
 	}
-	if m.Piste != track.Piste() {
-		return bad("%s /piste: the manifest is of the track %q, the statements of %q", *manifestFile, m.Piste, track.Piste())
-	}
-	if _, err := m.Check(os.DirFS(*tree), manifest.Full); err != nil {
-		return bad("%s against %s: %w", *tree, *manifestFile, err)
+	if _, err := files.manifest.Check(os.DirFS(t.tree), manifest.Full); err != nil {
+		return bad("%s against %s: %w", t.tree, t.manifest, err)
 	}
 	scorer := &score.Scorer{
 		Track:          track,
 		Key:            &key,
-		Manifest:       m,
-		ManifestSHA256: manifest.SHA256(manifestBytes),
-		Fetch:          solver.ServeTree(os.DirFS(*tree)),
+		Manifest:       files.manifest,
+		ManifestSHA256: manifest.SHA256(files.Manifest.Data),
+		Fetch:          solver.ServeTree(os.DirFS(t.tree)),
+		Anchored:       !*dryRun,
 	}
 	if *proofsFile != "" {
 		data, err := os.ReadFile(*proofsFile)
 		if err != nil {
 			return badInput(err)
 		}
-		if err := season.DecodeStrict(*proofsFile, data, &scorer.Proofs); err != nil {
+		if scorer.Proofs, err = score.ParseProofs(*proofsFile, data); err != nil {
 			return badInput(err)
 		}
-		if scorer.Proofs == nil {
-			scorer.Proofs = map[string]score.ProofOutcome{}
-		}
-	}
-	if fs.NArg() == 0 {
-		return bad("no submission given")
 	}
 	var subs []score.Parsed
 	for _, file := range fs.Args() {
@@ -132,6 +125,23 @@ func runScore(args []string, stdout io.Writer) error {
 	}
 	_, err = stdout.Write(buf.Bytes())
 	return err
+}
+
+// checkAnchoring refuses files the track's record does not anchor: the
+// manifest, the statements, and the key with the salt (specification 8.5).
+func checkAnchoring(recordFile, saltFile string, t trackFiles, files sealedFiles) error {
+	rec, err := seal.ReadRecord(recordFile)
+	if err != nil {
+		return err
+	}
+	salt, err := seal.ReadSalt(saltFile)
+	if err != nil {
+		return err
+	}
+	if err := rec.Check(recordFile, t.track.Name, files.Files, salt); err != nil {
+		return fmt.Errorf("refusing to score: %w", err)
+	}
+	return nil
 }
 
 // inputError is input the command cannot work from: exit status 2.

@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +40,8 @@ type chainTrack struct {
 	outsider edit // a resource outside the task's graph (resource)
 	missing  edit // the disclosure of the assertion's proof left out
 	belowMin edit // the first two assertions only
-	proof    edit // the verifier's outcome of the assertion's proof changed
+	proof    edit // the verifier's outcome of the assertion's proof changed, or the pairs disclosed
+	shared   edit // a second task, whose first proof takes the id of this track's first task's
 }
 
 // edit is where an alteration applies: a task, one of its assertions, and
@@ -61,16 +64,19 @@ var chainTracks = []chainTrack{
 		track: corpus.Conformite,
 		// The published distribution's best: non_conforme on 4 tasks of 10.
 		constant: score.ConstantAnswerFigure{Verdict: "non_conforme", Reussite: 4},
-		changed:  edit{task: "conf-02", assertion: 3, value: json.RawMessage(`"2026-09-30"`)},
+		changed:  edit{task: "conf-02", assertion: 1, value: json.RawMessage(`"2026-09-30"`)},
 		other:    edit{task: "conf-01", resource: "/entites/ENT-2231"},
-		refused:  edit{task: "conf-01"},
+		refused:  edit{task: "conf-05"},
 		ceiling: edit{task: "conf-08", extra: []season.Fact{
-			{Resource: "/entites/ENT-8263", Field: "/existe", Value: json.RawMessage(`true`)}}},
+			{Resource: "/entites/ENT-8263", Field: "/existe", Value: json.RawMessage(`true`)},
+			{Resource: "/entites/ENT-8263", Field: "/statut", Value: json.RawMessage(`"active"`)},
+			{Resource: "/entites/ENT-8263", Field: "/beneficiaires", Value: json.RawMessage(`"/beneficiaires/ENT-8263"`)}}},
 		field:    edit{task: "conf-01", field: "/denomination", value: json.RawMessage(`"Bureau de change des Cordeliers"`)},
 		outsider: edit{task: "conf-01", resource: "/entites/ENT-2231"},
-		missing:  edit{task: "conf-05", assertion: 4},
+		missing:  edit{task: "conf-05", assertion: 3},
 		belowMin: edit{task: "conf-02"},
-		proof:    edit{task: "conf-06"},
+		proof:    edit{task: "conf-04"},
+		shared:   edit{task: "conf-02"},
 	},
 	{
 		track: corpus.Generique,
@@ -81,17 +87,24 @@ var chainTracks = []chainTrack{
 		refused:  edit{task: "gen-09", assertion: 2},
 		ceiling: edit{task: "gen-02", extra: []season.Fact{
 			{Resource: "/produits/IMP-4410", Field: "/existe", Value: json.RawMessage(`true`)},
-			{Resource: "/produits/IMP-4410", Field: "/categorie", Value: json.RawMessage(`"imprimantes"`)}}},
+			{Resource: "/produits/IMP-4410", Field: "/categorie", Value: json.RawMessage(`"imprimantes"`)},
+			{Resource: "/produits/IMP-4410", Field: "/tarif", Value: json.RawMessage(`"/tarifs/TAR-IMP-4410"`)},
+			{Resource: "/produits/IMP-4410", Field: "/disponibilite", Value: json.RawMessage(`"/disponibilites/DSP-IMP-4410"`)}}},
 		field:    edit{task: "gen-01", field: "/ressource", value: json.RawMessage(`"/tarifs/TAR-ECR-2701"`)},
 		outsider: edit{task: "gen-01", resource: "/tarifs/TAR-OND-2000"},
-		missing:  edit{task: "gen-05", assertion: 4},
+		missing:  edit{task: "gen-05", assertion: 3},
 		belowMin: edit{task: "gen-02"},
 		proof:    edit{task: "gen-06"},
+		shared:   edit{task: "gen-02"},
 	},
 }
 
+// referenceDID is the reference participant's DID.
+const referenceDID = "did:key:z6MkReferenceParticipant"
+
 // chain is what the reference participant produced over HTTP on one
-// track: one submission per task, and every proof it recorded.
+// track: one submission per task, every proof it recorded as a verifier
+// would establish it, and the track's files sealed as they are.
 type chain struct {
 	track   chainTrack
 	tasks   *season.Tasks
@@ -99,6 +112,7 @@ type chain struct {
 	proofs  map[string]score.ProofOutcome
 	origin  string
 	refused *participant.Proof // a call relayed without the secret
+	sealed  sealed
 }
 
 // walkChain lets the reference solver answer every task of a track through
@@ -112,23 +126,30 @@ func walkChain(t *testing.T, client *probe.Client, secret string, tr chainTrack)
 	key, err := season.ReadKey(tr.keyPath())
 	require.NoError(t, err)
 
-	c := &chain{track: tr, tasks: tasks, subs: map[string]*participant.Submission{}, proofs: map[string]score.ProofOutcome{}, origin: m.Origin}
+	c := &chain{track: tr, tasks: tasks, subs: map[string]*participant.Submission{}, proofs: map[string]score.ProofOutcome{}, origin: m.Origin,
+		sealed: sealTrack(t, tr.track)}
 	for i, task := range tasks.Taches {
 		relay := participant.NewRelay(client, secret, m.Origin, "prf_"+strings.ReplaceAll(task.ID, "-", ""))
-		sub, err := participant.Answer(tasks, task, key.Taches[i], relay, "did:key:z6MkReferenceParticipant")
+		sub, err := participant.Answer(tasks, task, key.Taches[i], relay, referenceDID)
 		require.NoError(t, err, "the participant answers %s", task.ID)
 		c.subs[task.ID] = sub
 		for _, p := range relay.Proofs() {
 			require.Equal(t, 200, p.Status, "%s %s", task.ID, p.Path)
-			c.proofs[p.ID] = score.ProofOutcome{Valide: true, IdentiteLiee: true}
+			c.proofs[p.ID] = verified(p.Disclosure)
 		}
 	}
 	// A call of the track relayed by a proxy that failed to add the secret.
 	unsent := participant.NewRelay(client, "", m.Origin, "prf_nosecret")
-	c.refused, err = unsent.Call(key.Taches[0].Faits[0].Resource)
+	c.refused, err = unsent.Call(key.Taches[0].Fondement.Facts()[0].Resource)
 	require.NoError(t, err)
 	require.Equal(t, 403, c.refused.Status)
 	return c
+}
+
+// verified is what the verifier establishes for a proof of the reference
+// participant: valid, bound to its DID, opening the pairs it discloses.
+func verified(d participant.Disclosure) score.ProofOutcome {
+	return score.ProofOutcome{Valide: true, AgentDID: referenceDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
 }
 
 // clone deep-copies the chain's submissions and proofs, for one alteration.
@@ -153,27 +174,35 @@ func (c *chain) bounds(t *testing.T, id string) (min, max int) {
 	return task.AssertionsMin, task.AssertionsMax
 }
 
-// score writes submissions and proofs to files and runs proveit score with
-// the track's statements and key, the manifest chosen by default.
+// score writes submissions and proofs to files and runs proveit score on
+// the track, its files by default, against the record sealed for the test.
 func (c *chain) score(t *testing.T, subs map[string]*participant.Submission, proofs map[string]score.ProofOutcome) *score.Report {
 	t.Helper()
+	code, out, errOut := c.run(t, subs, proofs, "-record", c.sealed.record, "-salt", c.sealed.salt)
+	require.Equal(t, 0, code, errOut)
+	var report score.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &report), out)
+	assert.Equal(t, score.Anchored, report.Ancrage)
+	return &report
+}
+
+// run writes submissions and proofs to files and runs proveit score on the
+// track with the flags given.
+func (c *chain) run(t *testing.T, subs map[string]*participant.Submission, proofs map[string]score.ProofOutcome, flags ...string) (int, string, string) {
+	t.Helper()
 	dir := t.TempDir()
-	args := []string{"score", "-taches", c.track.tasksPath(), "-key", c.track.keyPath()}
+	args := append([]string{"score", "-track", c.track.track.Name}, flags...)
 	if proofs != nil {
 		file := filepath.Join(dir, "proofs.json")
 		writeJSON(t, file, proofs)
 		args = append(args, "-proofs", file)
 	}
-	for id, sub := range subs {
+	for _, id := range slices.Sorted(maps.Keys(subs)) {
 		file := filepath.Join(dir, id+".json")
-		writeJSON(t, file, sub)
+		writeJSON(t, file, subs[id])
 		args = append(args, file)
 	}
-	code, out, errOut := runCLI(args...)
-	require.Equal(t, 0, code, errOut)
-	var report score.Report
-	require.NoError(t, json.Unmarshal([]byte(out), &report), out)
-	return &report
+	return runCLI(args...)
 }
 
 func writeJSON(t *testing.T, file string, v any) {
@@ -192,6 +221,20 @@ func taskReport(t *testing.T, r *score.Report, id string) score.TaskReport {
 	}
 	t.Fatalf("no row for %s", id)
 	return score.TaskReport{}
+}
+
+// renameProofID gives a submission's proof another id, in its assertions
+// and its disclosures.
+func renameProofID(sub *participant.Submission, from, to string) {
+	for i := range sub.Assertions {
+		for j, id := range sub.Assertions[i].ProofIDs {
+			if id == from {
+				sub.Assertions[i].ProofIDs[j] = to
+			}
+		}
+	}
+	sub.Disclosures[to] = sub.Disclosures[from]
+	delete(sub.Disclosures, from)
 }
 
 // proofOf returns the proof an assertion cites.
@@ -218,26 +261,41 @@ func (c *chain) alterations(t *testing.T) []alteration {
 	tr := c.track
 	_, ceiling := c.bounds(t, tr.ceiling.task)
 	floor, _ := c.bounds(t, tr.belowMin.task)
-	proofOutcome := func(o score.ProofOutcome) func(*participant.Submission, map[string]score.ProofOutcome) {
+	proofOutcome := func(change func(*score.ProofOutcome)) func(*participant.Submission, map[string]score.ProofOutcome) {
 		return func(sub *participant.Submission, proofs map[string]score.ProofOutcome) {
-			proofs[proofOf(sub, tr.proof.assertion)] = o
+			id := proofOf(sub, tr.proof.assertion)
+			o := proofs[id]
+			change(&o)
+			proofs[id] = o
+		}
+	}
+	disclosed := func(change func(*participant.Disclosure)) func(*participant.Submission, map[string]score.ProofOutcome) {
+		return func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+			id := proofOf(sub, tr.proof.assertion)
+			d := sub.Disclosures[id]
+			change(&d)
+			sub.Disclosures[id] = d
 		}
 	}
 	return []alteration{
 		{name: "value changed", at: tr.changed, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
 			sub.Assertions[tr.changed.assertion].Claim.Value = tr.changed.value
 		}, statut: score.Rendered, want: score.Unsupported, cause: score.ValueMismatch},
-		{name: "request hash of another resource", at: tr.other, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+		// A proof of a call to another resource, as the verifier opens it.
+		{name: "request hash of another resource", at: tr.other, alter: func(sub *participant.Submission, proofs map[string]score.ProofOutcome) {
 			id := proofOf(sub, tr.other.assertion)
 			d := sub.Disclosures[id]
 			d.RequestHash.Value = manifest.RequestHash(c.origin + tr.other.resource)
 			sub.Disclosures[id] = d
+			proofs[id] = verified(d)
 		}, statut: score.Rendered, want: score.Unsupported, cause: score.ResourceMismatch},
-		{name: "response hash of the 403 body", at: tr.refused, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+		// A proof of a call the proxy relayed without the secret.
+		{name: "response hash of the 403 body", at: tr.refused, alter: func(sub *participant.Submission, proofs map[string]score.ProofOutcome) {
 			id := proofOf(sub, tr.refused.assertion)
 			d := sub.Disclosures[id]
 			d.ResponseHash = c.refused.Disclosure.ResponseHash
 			sub.Disclosures[id] = d
+			proofs[id] = verified(d)
 		}, statut: score.Rendered, want: score.InstrumentFault},
 		{name: "assertion past the ceiling", at: tr.ceiling, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
 			for _, f := range tr.ceiling.extra {
@@ -261,12 +319,22 @@ func (c *chain) alterations(t *testing.T) []alteration {
 			sub.Disclosures = map[string]participant.Disclosure{proofOf(sub, 0): sub.Disclosures[proofOf(sub, 0)], proofOf(sub, 1): sub.Disclosures[proofOf(sub, 1)]}
 			require.Less(t, len(sub.Assertions), floor)
 		}, statut: score.NotRendered, motif: fmt.Sprintf("below the minimum of %d", floor)},
-		{name: "proof invalid", at: tr.proof, alter: proofOutcome(score.ProofOutcome{Valide: false, IdentiteLiee: true}),
+		{name: "proof invalid", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.Valide = false }),
 			statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
-		{name: "identity unbound", at: tr.proof, alter: proofOutcome(score.ProofOutcome{Valide: true, IdentiteLiee: false}),
+		{name: "proof of another DID", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.AgentDID = "did:key:z6MkAnotherParticipant" }),
 			statut: score.Rendered, want: score.Unsupported, cause: score.UnboundIdentity},
-		{name: "proof pending", at: tr.proof, alter: proofOutcome(score.ProofOutcome{Valide: true, IdentiteLiee: true, EnAttente: true}),
+		{name: "proof pending", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.EnAttente = true }),
 			statut: score.Rendered, motif: "pending", want: score.Pending},
+		// The disclosure, not the verifier's outcome, says what the proof
+		// attests: a pair the verifier did not open supports nothing.
+		{name: "a request hash the verifier did not open", at: tr.proof, alter: disclosed(func(d *participant.Disclosure) {
+			d.RequestHash.Value = manifest.RequestHash(c.origin + tr.other.resource)
+		}), statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
+		{name: "a response hash the verifier did not open", at: tr.proof, alter: disclosed(func(d *participant.Disclosure) {
+			d.ResponseHash = c.refused.Disclosure.ResponseHash
+		}), statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
+		{name: "an empty nonce", at: tr.proof, alter: disclosed(func(d *participant.Disclosure) { d.ResponseHash.Nonce = "" }),
+			statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
 	}
 }
 
@@ -342,6 +410,63 @@ func testChain(t *testing.T, c *chain) {
 		assert.Equal(t, 10, *r.Reussite.Fondes)
 	})
 
+	t.Run("one proof id, two pairs", func(t *testing.T) {
+		first, second := c.tasks.Taches[0].ID, c.track.shared.task
+		for _, withVerifier := range []bool{true, false} {
+			subs, proofs := c.clone(t)
+			id := proofOf(subs[first], 0)
+			renameProofID(subs[second], proofOf(subs[second], 0), id)
+			if !withVerifier {
+				proofs = nil
+			}
+			r := c.score(t, subs, proofs)
+			cited := 0
+			for _, task := range []string{first, second} {
+				tr := taskReport(t, r, task)
+				require.Equal(t, score.Rendered, tr.Statut, deref(tr.Motif))
+				for i, a := range tr.Assertions {
+					if !slices.Contains(subs[task].Assertions[i].ProofIDs, id) {
+						assert.Equal(t, score.Supported, a.Statut, "%s %s", task, a.ID)
+						continue
+					}
+					cited++
+					assert.Equal(t, score.Unsupported, a.Statut, "%s %s cites %s, disclosed with two pairs (verifier: %t)", task, a.ID, id, withVerifier)
+					if assert.NotNil(t, a.Cause) {
+						assert.Equal(t, score.InvalidProof, *a.Cause)
+					}
+				}
+			}
+			assert.GreaterOrEqual(t, cited, 2, "both tasks cite the proof")
+			require.NotNil(t, r.Reussite.Fondes)
+			assert.Equal(t, 8, *r.Reussite.Fondes, "neither task is founded")
+		}
+	})
+
+	t.Run("two DIDs", func(t *testing.T) {
+		subs, proofs := c.clone(t)
+		subs[c.track.shared.task].AgentDID = "did:key:z6MkAnotherParticipant"
+		code, _, errOut := c.run(t, subs, proofs, "-record", c.sealed.record, "-salt", c.sealed.salt)
+		assert.Equal(t, 2, code)
+		// Whichever submission comes first, the message names both DIDs.
+		assert.Contains(t, errOut, `/agent_did: "`)
+		assert.Contains(t, errOut, `"did:key:z6MkAnotherParticipant"`)
+		assert.Contains(t, errOut, `"`+referenceDID+`": a replay scores one participant, one DID`)
+	})
+
+	t.Run("unanchored", func(t *testing.T) {
+		code, out, errOut := c.run(t, c.subs, c.proofs)
+		assert.Equal(t, 2, code, out)
+		assert.Contains(t, errOut, "-salt is required")
+		assert.Empty(t, out, "no score")
+
+		code, out, errOut = c.run(t, c.subs, c.proofs, "-dry-run")
+		require.Equal(t, 0, code, errOut)
+		assert.True(t, strings.HasPrefix(out, "{\n  \"ancrage\": \""+score.DryRun+"\","), "the report's first field says it is a dry run: %.80s", out)
+		code, out, errOut = c.run(t, c.subs, c.proofs, "-dry-run", "-format", "text")
+		require.Equal(t, 0, code, errOut)
+		assert.True(t, strings.HasPrefix(out, "ancrage "+score.DryRun+" "), "%.80s", out)
+	})
+
 	t.Run("constant answer", func(t *testing.T) {
 		subs, proofs := c.clone(t)
 		for _, sub := range subs {
@@ -406,68 +531,96 @@ func deref(s *string) string {
 	return *s
 }
 
-// Bad input is exit status 2 with a message naming the file; a key that
-// opens its commitment is scored.
+// Bad input is exit status 2 with a message naming the file: above all,
+// files the record does not anchor. Anchored files are scored.
 func TestScoreBadInput(t *testing.T) {
 	inRepoRoot(t)
 	conformity, generic := chainTracks[0], chainTracks[1]
-	tasksPath, keyPath, manifestPath := conformity.tasksPath(), conformity.keyPath(), conformity.manifestPath()
+	manifestPath := conformity.manifestPath()
+	sealing := sealTrack(t, corpus.Conformite)
+	genericSealing := sealTrack(t, corpus.Generique)
 	dir := t.TempDir()
-	sub := filepath.Join(dir, "conf-01.json")
-	require.NoError(t, os.WriteFile(sub, []byte(`{"season": 1, "task_id": "conf-01"}`), 0o644))
-	otherTrack := filepath.Join(dir, "manifest.json")
+	write := func(name, content string) string {
+		file := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(file, []byte(content), 0o644))
+		return file
+	}
+	sub := write("conf-01.json", `{"season": 1, "task_id": "conf-01"}`)
 	data, err := os.ReadFile(manifestPath)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(otherTrack, []byte(strings.Replace(string(data), `"piste": "conformite"`, `"piste": "generique"`, 1)), 0o644))
-	keyBytes, err := os.ReadFile(keyPath)
+	otherTrack := write("manifest.json", strings.Replace(string(data), `"piste": "conformite"`, `"piste": "generique"`, 1))
+	changedManifest := write("manifest-changed.json", strings.Replace(string(data), `"piste": "conformite"`, `"piste":  "conformite"`, 1))
+	tasks, err := os.ReadFile(conformity.tasksPath())
 	require.NoError(t, err)
-	salt := seal.NewSalt()
-	commitment := seal.Commit(salt, keyBytes)
-	otherSalt := hex.EncodeToString(seal.NewSalt())
+	// conf-01's ceiling raised from 4 to 5 in a copy of the statements.
+	raised := strings.Replace(string(tasks), `"assertions_max": 4,`, `"assertions_max": 5,`, 1)
+	require.NotEqual(t, string(tasks), raised)
+	raisedTasks := write("taches.json", raised)
+	key, err := os.ReadFile(conformity.keyPath())
+	require.NoError(t, err)
+	changedKey := write("cle.json", string(key)+"\n")
+	otherSalt := filepath.Join(t.TempDir(), "sel.hex")
+	require.NoError(t, seal.WriteSalt(otherSalt, seal.NewSalt()))
+	h := strings.Repeat("a", 64)
+	proof := `"valide": true, "en_attente": false, "agent_did": "did:key:z6MkA", "request_hash": "` + h + `", "response_hash": "` + h + `"`
+	caseProofs := write("proofs-case.json", `{"prf_1": {`+strings.Replace(proof, `"valide"`, `"Valide"`, 1)+`}}`)
+	duplicateProofs := write("proofs-dup.json", `{"prf_1": {`+proof+`, "valide": false}}`)
+	duplicateIDs := write("proofs-dup-id.json", `{"prf_1": {`+proof+`}, "prf_1": {`+proof+`}}`)
+	oldProofs := write("proofs-old.json", `{"prf_1": {"valide": true, "identite_liee": true, "en_attente": false}}`)
 
-	base := []string{"score", "-taches", tasksPath, "-key", keyPath}
-	genericBase := []string{"score", "-taches", generic.tasksPath(), "-key", generic.keyPath()}
+	anchored := []string{"score", "-track", "conformite", "-record", sealing.record, "-salt", sealing.salt}
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"unreadable submission", append(base, filepath.Join(dir, "none.json")), "none.json: no such file"},
-		{"no submission", base, "no submission given"},
-		{"manifest of another track", append(base, "-manifest", otherTrack, sub), `the manifest is of the track "generique"`},
-		{"generic manifest for conformity", append(base, "-manifest", generic.manifestPath(), sub),
-			generic.manifestPath() + ` /piste: the manifest is of the track "generique", the statements of "conformite"`},
-		{"conformity manifest for generic", append(genericBase, "-manifest", manifestPath, sub),
-			manifestPath + ` /piste: the manifest is of the track "conformite", the statements of "generique"`},
-		{"key not opening the commitment", append(base, "-salt", otherSalt, "-commitment", commitment, sub), "do not open the commitment"},
-		{"manifest not the anchored one", append(base, "-manifest-sha256", strings.Repeat("0", 64), sub), "is not the anchored " + strings.Repeat("0", 64)},
-		{"salt without commitment", append(base, "-salt", otherSalt, sub), "-salt and -commitment go together"},
-		{"unknown track", []string{"score", "-taches", keyPath, "-key", keyPath, sub}, "is not a track this scorer knows"},
+		{"unanchored", []string{"score", "-track", "conformite", sub}, "-salt is required"},
+		{"the statements' ceiling raised in a copy", append(anchored, "-tasks", raisedTasks, sub),
+			"refusing to score: " + sealing.record + " does not anchor these files:\n  " + raisedTasks + ": sha256 "},
+		{"a manifest changed after the seal", append(anchored, "-manifest", changedManifest, sub), changedManifest + ": sha256 "},
+		{"a key changed after the seal", append(anchored, "-key", changedKey, sub), changedKey + ": the key and the salt do not open the record's engagement_cle"},
+		{"another salt", []string{"score", "-track", "conformite", "-record", sealing.record, "-salt", otherSalt, sub}, conformity.keyPath() + ": the key and the salt do not open"},
+		{"the other track's record", []string{"score", "-track", "conformite", "-record", genericSealing.record, "-salt", sealing.salt, sub}, `the record is of the track "generique", not "conformite"`},
+		{"no record", []string{"score", "-track", "conformite", "-record", filepath.Join(dir, "none.json"), "-salt", sealing.salt, sub}, "none.json: no such file"},
+		{"a dry run given a record", []string{"score", "-track", "conformite", "-dry-run", "-salt", sealing.salt, sub}, "-dry-run checks no record"},
+		{"no track", []string{"score", "-record", sealing.record, "-salt", sealing.salt, sub}, "say which track with -track"},
+		{"the old flag -taches", []string{"score", "-taches", conformity.tasksPath(), "-track", "conformite", sub}, "flag provided but not defined: -taches"},
+		{"unreadable submission", append(anchored, filepath.Join(dir, "none.json")), "none.json: no such file"},
+		{"no submission", anchored, "no submission given"},
+		{"manifest of another track", append(anchored, "-manifest", otherTrack, sub), `the manifest is of the track "generique", not "conformite"`},
+		{"generic manifest for conformity", append(anchored, "-manifest", generic.manifestPath(), sub),
+			generic.manifestPath() + ` /piste: the manifest is of the track "generique", not "conformite"`},
+		{"statements of the other track", append(anchored, "-tasks", generic.tasksPath(), sub), generic.tasksPath() + ` /piste: the statements are of the track "generique", not "conformite"`},
+		{"proofs: a name in another case", append(anchored, "-proofs", caseProofs, sub), caseProofs + ` /prf_1/Valide: unknown field "Valide"`},
+		{"proofs: a duplicate key", append(anchored, "-proofs", duplicateProofs, sub), duplicateProofs + ` /prf_1/valide: not JSON as Python reads it: duplicate key "valide"`},
+		{"proofs: a duplicate proof id", append(anchored, "-proofs", duplicateIDs, sub), duplicateIDs + ` /prf_1: not JSON as Python reads it: duplicate key "prf_1"`},
+		{"proofs: the old format", append(anchored, "-proofs", oldProofs, sub), oldProofs + ` /prf_1/identite_liee: unknown field`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, errOut := runCLI(tt.args...)
-			assert.Equal(t, 2, code)
+			code, out, errOut := runCLI(tt.args...)
+			assert.Equal(t, 2, code, out)
 			assert.Contains(t, errOut, tt.want)
+			assert.Empty(t, out, "no report")
 		})
 	}
 
-	manifestBytes, err := os.ReadFile(manifestPath)
-	require.NoError(t, err)
-	code, out, errOut := runCLI(append(base, "-salt", hex.EncodeToString(salt), "-commitment", commitment, "-manifest-sha256", manifest.SHA256(manifestBytes), sub)...)
+	code, out, errOut := runCLI(append(anchored, sub)...)
 	require.Equal(t, 0, code, errOut)
 	var r score.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	assert.Equal(t, score.Anchored, r.Ancrage)
 	tr := taskReport(t, &r, "conf-01")
 	assert.Equal(t, score.RejectedEntry, tr.Statut)
 	assert.Contains(t, deref(tr.Motif), sub+` (root): missing field "track"`)
 	assert.Equal(t, score.NotRendered, taskReport(t, &r, "conf-02").Statut)
 
 	for _, track := range chainTracks {
-		args := []string{"score", "-taches", track.tasksPath(), "-key", track.keyPath(), "-format", "text", sub}
+		s := map[*corpus.Track]sealed{corpus.Conformite: sealing, corpus.Generique: genericSealing}[track.track]
+		args := []string{"score", "-track", track.track.Name, "-record", s.record, "-salt", s.salt, "-format", "text", sub}
 		code, out, errOut = runCLI(args...)
 		require.Equal(t, 0, code, errOut)
-		assert.Contains(t, out, "piste "+track.track.Name)
+		assert.True(t, strings.HasPrefix(out, "ancrage "+score.Anchored+"   piste "+track.track.Name), out)
 		assert.Contains(t, out, fmt.Sprintf("meilleure reponse constante  %s: %d / 10", track.constant.Verdict, track.constant.Reussite))
 	}
 }

@@ -1,68 +1,185 @@
 package main
 
 import (
-	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/seal"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// runSeal prints the pre-registration record of each track: the manifest's
-// SHA-256 and the commitment sha256(salt || key) with a fresh salt, which is
-// printed once and written nowhere. Of the key it prints nothing else: an
-// unsalted hash of ten verdicts could be brute-forced. With -verify, it
-// checks a revealed salt and key against a commitment.
+// Flags of each of the seal's two modes: given to the other, they are an
+// error, never silently ignored.
+var (
+	sealingFlags   = []string{"salt-out", "reseal"}
+	verifyingFlags = []string{"salt"}
+)
+
+// runSeal writes a track's pre-registration record into the repository
+// (the SHA-256 of its manifest, statements and frozen scoring section, and
+// the commitment sha256(salt || key)) and its fresh salt to a private file
+// outside every repository. Of the key it shows nothing but the salted
+// commitment: an unsalted hash of ten verdicts could be brute-forced. With
+// -verify, it checks a record against the files and a revealed salt.
 func runSeal(args []string, stdout io.Writer) error {
 	fs := newFlagSet("seal")
 	var c corpusFlags
-	c.register(fs, "manifest", "key")
-	verify := fs.Bool("verify", false, "check -salt and the track's key against -commitment instead of sealing (needs -track)")
-	saltHex := fs.String("salt", "", "with -verify: the revealed salt, in hex")
-	commitment := fs.String("commitment", "", "with -verify: the anchored commitment, in hex")
+	c.register(fs, "manifest", "tasks", "key")
+	describeTrackFlags(fs, "sealed or verified (required: each is sealed on its own)")
+	record := fs.String("record", "", "the pre-registration record (default "+season.Dir+"/preenregistrement[-<track>].json)")
+	section := fs.String("scoring-section", "", "the published text of the track's frozen scoring section (required to seal; with -verify, checked too)")
+	saltOut := fs.String("salt-out", "", "where to write the new salt: a file that does not exist yet, outside every git work tree (required to seal)")
+	reseal := fs.Bool("reseal", false, "replace the record of a sealed track with a new salt: the old anchored commitment then opens with the old salt only")
+	verify := fs.Bool("verify", false, "check the record against the manifest, the statements, the key and -salt instead of sealing")
+	saltFile := fs.String("salt", "", "with -verify: the revealed salt file")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: proveit seal -track TRACK -scoring-section FILE -salt-out FILE [-reseal] [-manifest FILE] [-tasks FILE] [-key FILE] [-record FILE]")
+		fmt.Fprintln(fs.Output(), "       proveit seal -verify -track TRACK -salt FILE [-scoring-section FILE] [-manifest FILE] [-tasks FILE] [-key FILE] [-record FILE]")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *verify && c.track == "" {
-		return fmt.Errorf("-verify checks one track's key: say which with -track")
+	given := givenFlags(fs)
+	unused, mode := verifyingFlags, "sealing (-salt is -verify's; sealing writes its salt to -salt-out)"
+	if *verify {
+		unused, mode = sealingFlags, "-verify"
 	}
-	return forEachTrack(&c, func(t trackFiles) error {
-		key, err := os.ReadFile(t.key)
-		if err != nil {
-			return err
+	for _, name := range unused {
+		if given[name] {
+			return badUsage(fmt.Errorf("-%s is not a flag of %s", name, mode))
 		}
-		if *verify {
-			if *saltHex == "" || *commitment == "" {
-				return fmt.Errorf("-verify needs -salt and -commitment")
-			}
-			switch err := seal.Verify(*saltHex, *commitment, key); {
-			case errors.Is(err, seal.ErrMismatch):
-				fmt.Fprintf(stdout, "MISMATCH sha256(salt || %s) is not %s\n", t.key, *commitment)
-				return errFailed
-			case err != nil:
-				return err
-			}
-			fmt.Fprintf(stdout, "OK sha256(salt || %s) = %s\n", t.key, *commitment)
-			return nil
+	}
+	switch {
+	case c.track == "":
+		return badUsage(errors.New("say which track with -track: each track is sealed on its own, with its own scoring section and salt"))
+	case *verify && *saltFile == "":
+		return badUsage(errors.New("-verify needs -salt, the revealed salt file"))
+	case !*verify && (*section == "" || *saltOut == ""):
+		return badUsage(errors.New("sealing needs -scoring-section and -salt-out"))
+	}
+	tracks, err := c.tracks()
+	if err != nil {
+		return err
+	}
+	t := tracks[0]
+	if *record == "" {
+		*record = season.RecordFile(t.track)
+	}
+	files, err := readSealedFiles(t, *section)
+	if err != nil {
+		return badInput(err)
+	}
+	if *verify {
+		return verifySeal(stdout, *record, t, files.Files, *saltFile)
+	}
+	rec, err := seal.Seal(*record, *saltOut, t.track.Name, files.tasks.Saison, files.Files, *reseal)
+	if errors.Is(err, seal.ErrSealed) {
+		return badInput(fmt.Errorf("%w (pass -reseal to do it anyway)", err))
+	} else if err != nil {
+		return badInput(err)
+	}
+	fmt.Fprintf(stdout, "sealed track %s, season %s: %s\n", rec.Track, rec.Season, *record)
+	fmt.Fprintf(stdout, "  manifest_sha256  %s  %s\n", rec.ManifestSHA256, files.Manifest.Name)
+	fmt.Fprintf(stdout, "  taches_sha256    %s  %s\n", rec.TasksSHA256, files.Tasks.Name)
+	fmt.Fprintf(stdout, "  engagement_cle   %s  sha256(salt || %s)\n", rec.KeyCommitment, files.Key.Name)
+	fmt.Fprintf(stdout, "  bareme_sha256    %s  %s\n", rec.ScoringSectionSHA256, files.ScoringSection.Name)
+	fmt.Fprintf(stdout, "The salt is in %s (mode 0600), and nowhere else: keep it offline with a copy of the key, and reveal both at the close.\n", *saltOut)
+	fmt.Fprintf(stdout, "Commit the record, anchor its four values through Trust Layer and publish the proof_id.\n")
+	return nil
+}
+
+// verifySeal checks a record against the files and a revealed salt: each
+// file that does not match is a failed check.
+func verifySeal(stdout io.Writer, recordFile string, t trackFiles, files seal.Files, saltFile string) error {
+	rec, err := seal.ReadRecord(recordFile)
+	if err != nil {
+		return badInput(err)
+	}
+	salt, err := seal.ReadSalt(saltFile)
+	if err != nil {
+		return badInput(err)
+	}
+	var mismatch *seal.MismatchError
+	switch err := rec.Check(recordFile, t.track.Name, files, salt); {
+	case errors.As(err, &mismatch):
+		for _, line := range mismatch.Lines {
+			fmt.Fprintf(stdout, "MISMATCH %s\n", line)
 		}
-		m, manifestBytes, err := manifest.ReadFile(t.manifest)
-		if err != nil {
-			return err
+		return errFailed
+	case err != nil:
+		return err
+	}
+	checked := []string{files.Manifest.Name, files.Tasks.Name, files.Key.Name + " with " + saltFile}
+	if files.ScoringSection.Name != "" {
+		checked = append(checked, files.ScoringSection.Name)
+	}
+	fmt.Fprintf(stdout, "OK %s anchors %s\n", recordFile, strings.Join(checked, ", "))
+	return nil
+}
+
+// sealedFiles are the files a record anchors, read once: what is checked
+// against the record is what is then used.
+type sealedFiles struct {
+	seal.Files
+	manifest *manifest.Manifest
+	tasks    *season.Tasks
+}
+
+// readSealedFiles reads the files a track's record anchors, and the scoring
+// section if named; the manifest and the statements must be of the track.
+func readSealedFiles(t trackFiles, scoringSection string) (sealedFiles, error) {
+	var f sealedFiles
+	read := func(into *seal.File, name string) error {
+		data, err := os.ReadFile(name)
+		*into = seal.File{Name: name, Data: data}
+		return err
+	}
+	for _, file := range []struct {
+		into *seal.File
+		name string
+	}{{&f.Manifest, t.manifest}, {&f.Tasks, t.tasks}, {&f.Key, t.key}} {
+		if err := read(file.into, file.name); err != nil {
+			return f, err
 		}
-		if m.Piste != t.track.Name {
-			return fmt.Errorf("%s: piste %q, want %q", t.manifest, m.Piste, t.track.Name)
+	}
+	if scoringSection != "" {
+		if err := read(&f.ScoringSection, scoringSection); err != nil {
+			return f, err
 		}
-		rec := seal.New(m.Piste, manifestBytes, key)
-		fmt.Fprintf(stdout, "pre-registration record, track %s\n", rec.Piste)
-		fmt.Fprintf(stdout, "  manifest         %s\n", t.manifest)
-		fmt.Fprintf(stdout, "  manifest_sha256  %s   (anchor)\n", rec.ManifestSHA256)
-		fmt.Fprintf(stdout, "  key              %s\n", t.key)
-		fmt.Fprintf(stdout, "  key_commitment   %s   (anchor: sha256(salt || key))\n", rec.Commitment)
-		fmt.Fprintf(stdout, "  salt             %s\n", hex.EncodeToString(rec.Salt))
-		fmt.Fprintf(stdout, "The salt is shown here once and written nowhere: store it with the sealed key and reveal both at the season's close.\n")
-		return nil
-	})
+	}
+	var err error
+	if f.manifest, err = manifest.Decode(f.Manifest.Data); err != nil {
+		return f, fmt.Errorf("%s: %w", t.manifest, err)
+	}
+	if f.manifest.Piste != t.track.Name {
+		return f, fmt.Errorf("%s /piste: the manifest is of the track %q, not %q", t.manifest, f.manifest.Piste, t.track.Name)
+	}
+	if f.tasks, err = season.DecodeTasks(t.tasks, f.Tasks.Data); err != nil {
+		return f, err
+	}
+	if f.tasks.Piste != t.track.Name {
+		return f, fmt.Errorf("%s /piste: the statements are of the track %q, not %q", t.tasks, f.tasks.Piste, t.track.Name)
+	}
+	return f, nil
+}
+
+// describeTrackFlags says what -track, -tasks and -key are to a command
+// that works on exactly one track, whose statements and key it needs.
+func describeTrackFlags(fs *flagSet, track string) {
+	fs.Lookup("track").Usage = "the `track` " + track + ", one of " + strings.Join(trackNames(), ", ")
+	fs.Lookup("tasks").Usage = "the track's task statements (default " + season.Dir + "/taches[-<track>].json)"
+	fs.Lookup("key").Usage = "the track's answer key (default " + season.Dir + "/cle[-<track>].json)"
+}
+
+// givenFlags names the flags set on the command line.
+func givenFlags(fs *flagSet) map[string]bool {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return given
 }

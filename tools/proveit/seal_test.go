@@ -3,7 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -12,41 +12,148 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// Each track's pre-registration record anchors its manifest's hash and its
-// key's salted commitment, never an unsalted hash of the key, and the
-// printed salt opens the commitment.
+// sealed is a track sealed into a temporary folder.
+type sealed struct {
+	record, salt, section string
+}
+
+// sealTrack seals a track's files as they are, its record and salt in a
+// temporary folder, with a scoring section made for the test.
+func sealTrack(t *testing.T, track *corpus.Track) sealed {
+	t.Helper()
+	dir := t.TempDir()
+	s := sealed{
+		record:  filepath.Join(dir, "preenregistrement.json"),
+		salt:    filepath.Join(dir, "sel.hex"),
+		section: filepath.Join(dir, "bareme.md"),
+	}
+	require.NoError(t, os.WriteFile(s.section, []byte("## Barème de la piste "+track.Name+"\n"), 0o644))
+	code, out, errOut := runCLI("seal", "-track", track.Name, "-record", s.record, "-salt-out", s.salt, "-scoring-section", s.section)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "sealed track "+track.Name)
+	return s
+}
+
+// Each track's record anchors its manifest, its statements, its scoring
+// section and its key's salted commitment, never an unsalted hash of the
+// key; the salt written opens it, and the other track's does not.
 func TestSeal(t *testing.T) {
 	inRepoRoot(t)
-	code, out, errOut := runCLI("seal")
-	require.Equal(t, 0, code, errOut)
-	records := strings.Split(out, "pre-registration record, track ")
-	require.Len(t, records, len(corpus.Tracks)+1, out)
+	sealings := map[*corpus.Track]sealed{}
+	for _, track := range corpus.Tracks {
+		sealings[track] = sealTrack(t, track)
+	}
 	for i, track := range corpus.Tracks {
-		record := records[i+1]
-		require.True(t, strings.HasPrefix(record, track.Name+"\n"), record)
+		s := sealings[track]
 		key, err := os.ReadFile(season.KeyFile(track))
 		require.NoError(t, err)
-		manifestBytes, err := os.ReadFile(filepath.Join("manifest", manifest.FileName(track)))
+		rec, err := seal.ReadRecord(s.record)
 		require.NoError(t, err)
-		assert.NotContains(t, out, manifest.SHA256(key), "no unsalted hash of the key")
-		assert.Contains(t, record, "manifest_sha256  "+manifest.SHA256(manifestBytes))
+		assert.Equal(t, track.Name, rec.Track)
+		assert.Equal(t, "1", rec.Season)
+		assert.Equal(t, fileSHA256(t, filepath.Join("manifest", manifest.FileName(track))), rec.ManifestSHA256)
+		assert.Equal(t, fileSHA256(t, season.TasksFile(track)), rec.TasksSHA256)
+		assert.Equal(t, fileSHA256(t, s.section), rec.ScoringSectionSHA256)
+		written, err := os.ReadFile(s.record)
+		require.NoError(t, err)
+		assert.NotContains(t, string(written), manifest.SHA256(key), "no unsalted hash of the key")
 
-		commitment := regexp.MustCompile(`key_commitment\s+([0-9a-f]{64})`).FindStringSubmatch(record)
-		salt := regexp.MustCompile(`salt\s+([0-9a-f]{64})`).FindStringSubmatch(record)
-		require.Len(t, commitment, 2)
-		require.Len(t, salt, 2)
-		code, verified, _ := runCLI("seal", "-verify", "-track", track.Name, "-salt", salt[1], "-commitment", commitment[1])
-		assert.Equal(t, 0, code)
-		assert.Contains(t, verified, "OK sha256(salt || "+season.KeyFile(track)+")")
-		other := corpus.Tracks[(i+1)%len(corpus.Tracks)]
-		code, verified, _ = runCLI("seal", "-verify", "-track", other.Name, "-salt", salt[1], "-commitment", commitment[1])
-		assert.Equal(t, 1, code, "one track's commitment does not open with the other's key")
-		assert.Contains(t, verified, "MISMATCH")
+		info, err := os.Stat(s.salt)
+		require.NoError(t, err)
+		if runtime.GOOS != "windows" {
+			assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "the salt is its owner's only")
+		}
+
+		code, out, errOut := runCLI("seal", "-verify", "-track", track.Name, "-record", s.record, "-salt", s.salt, "-scoring-section", s.section)
+		assert.Equal(t, 0, code, errOut)
+		assert.Contains(t, out, "OK "+s.record+" anchors ")
+		assert.NotContains(t, out+errOut, manifest.SHA256(key))
+
+		other := sealings[corpus.Tracks[(i+1)%len(corpus.Tracks)]]
+		code, out, _ = runCLI("seal", "-verify", "-track", track.Name, "-record", s.record, "-salt", other.salt)
+		assert.Equal(t, 1, code, "one track's salt does not open the other's commitment")
+		assert.Contains(t, out, "MISMATCH "+season.KeyFile(track)+": the key and the salt do not open the record's engagement_cle "+rec.KeyCommitment)
+		assert.NotContains(t, out, manifest.SHA256(key))
 	}
-	code, _, errOut = runCLI("seal", "-verify", "-salt", "00", "-commitment", "00")
-	assert.Equal(t, 2, code)
-	assert.Contains(t, errOut, "say which with -track")
+}
+
+// The seal refuses to re-seal a sealed track unless asked to by name,
+// never writes a salt over another, never writes one inside a work tree,
+// and treats a flag its mode does not use as an error.
+func TestSealRefuses(t *testing.T) {
+	inRepoRoot(t)
+	s := sealTrack(t, corpus.Conformite)
+	before, err := os.ReadFile(s.record)
+	require.NoError(t, err)
+	newSalt := filepath.Join(filepath.Dir(s.salt), "sel2.hex")
+	base := []string{"seal", "-track", "conformite", "-record", s.record, "-scoring-section", s.section}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"sealing twice", append(base, "-salt-out", newSalt), "the track is sealed already"},
+		{"re-sealing over the salt", append(base, "-reseal", "-salt-out", s.salt), s.salt + " exists: a private file is never overwritten"},
+		{"a salt inside the work tree", append(base, "-reseal", "-salt-out", "sel.hex"), "salt file sel.hex: inside the git work tree"},
+		{"-salt without -verify", []string{"seal", "-salt", "abc", "-track", "conformite"}, "-salt is not a flag of sealing"},
+		{"-salt-out with -verify", []string{"seal", "-verify", "-track", "conformite", "-salt", s.salt, "-salt-out", newSalt}, "-salt-out is not a flag of -verify"},
+		{"-reseal with -verify", []string{"seal", "-verify", "-track", "conformite", "-salt", s.salt, "-reseal"}, "-reseal is not a flag of -verify"},
+		{"no track", []string{"seal", "-record", s.record, "-scoring-section", s.section, "-salt-out", newSalt}, "say which track with -track"},
+		{"no scoring section", []string{"seal", "-track", "conformite", "-record", s.record, "-salt-out", newSalt}, "sealing needs -scoring-section and -salt-out"},
+		{"-verify without a salt", []string{"seal", "-verify", "-track", "conformite", "-record", s.record}, "-verify needs -salt"},
+		{"an unknown flag", []string{"seal", "-commitment", "00"}, "flag provided but not defined: -commitment"},
+		{"statements of the other track", append(base, "-reseal", "-salt-out", newSalt, "-tasks", season.TasksFile(corpus.Generique)), `the statements are of the track "generique", not "conformite"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(tt.args...)
+			assert.Equal(t, 2, code, out)
+			assert.Contains(t, errOut, tt.want)
+			assert.NoFileExists(t, newSalt)
+			assert.NoFileExists(t, "sel.hex")
+			after, err := os.ReadFile(s.record)
+			require.NoError(t, err)
+			assert.Equal(t, string(before), string(after), "the record is untouched")
+		})
+	}
+
+	code, _, errOut := runCLI(append(base, "-reseal", "-salt-out", newSalt)...)
+	require.Equal(t, 0, code, errOut)
+	after, err := os.ReadFile(s.record)
+	require.NoError(t, err)
+	assert.NotEqual(t, string(before), string(after), "-reseal replaces the record")
+	code, _, _ = runCLI("seal", "-verify", "-track", "conformite", "-record", s.record, "-salt", s.salt)
+	assert.Equal(t, 1, code, "the old salt no longer opens the record")
+	code, _, errOut = runCLI("seal", "-verify", "-track", "conformite", "-record", s.record, "-salt", newSalt)
+	assert.Equal(t, 0, code, errOut)
+}
+
+// The checked-in records anchor today's manifests and statements: a change
+// to either after sealing is seen here (the key's commitment needs the
+// salt, which is not in the repository).
+func TestCheckedInRecords(t *testing.T) {
+	inRepoRoot(t)
+	for _, track := range corpus.Tracks {
+		rec, err := seal.ReadRecord(season.RecordFile(track))
+		require.NoError(t, err, "re-seal the track: proveit seal -track %s -reseal ...", track.Name)
+		assert.Equal(t, track.Name, rec.Track)
+		assert.Equal(t, fileSHA256(t, filepath.Join("manifest", manifest.FileName(track))), rec.ManifestSHA256, "%s: the manifest changed since the seal", track.Name)
+		assert.Equal(t, fileSHA256(t, season.TasksFile(track)), rec.TasksSHA256, "%s: the statements changed since the seal", track.Name)
+		key, err := os.ReadFile(season.KeyFile(track))
+		require.NoError(t, err)
+		data, err := os.ReadFile(season.RecordFile(track))
+		require.NoError(t, err)
+		assert.False(t, strings.Contains(string(data), manifest.SHA256(key)), "no unsalted hash of the key")
+	}
+}
+
+func fileSHA256(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return manifest.SHA256(data)
 }

@@ -8,7 +8,10 @@
 //
 // Conditions 1 and 2 (signatures, timestamps, Rekor, DID binding) are Trust
 // Layer's verifier's to establish: a replay takes their outcome as input,
-// and without it counts every proof as valid and bound and says so.
+// and without it counts every proof as valid and bound and says so. What it
+// never takes on trust: the verifier's outcome covers the pairs a
+// submission discloses, not only a proof id; one proof disclosed with two
+// pairs supports nothing; a replay scores one participant, one DID.
 package score
 
 import (
@@ -60,15 +63,28 @@ const (
 	ProofsUnverified = "non_verifiees"
 )
 
-// ProofOutcome is Trust Layer's verifier's outcome for one proof.
+// Anchoring, as the report states it in its first field: checked against
+// the pre-registration record, or a dry run against files nothing pins.
+const (
+	Anchored = "verifie"
+	DryRun   = "essai_non_ancre"
+)
+
+// ProofOutcome is what Trust Layer's verifier established for one proof:
+// whether it is valid (condition 1) or awaits its batch's anchoring, the
+// DID its identity block opens to (condition 2), and the request_hash and
+// response_hash values the nonces a submission discloses open.
 type ProofOutcome struct {
-	Valide       bool `json:"valide"`
-	IdentiteLiee bool `json:"identite_liee"`
-	EnAttente    bool `json:"en_attente"`
+	Valide       bool   `json:"valide"`
+	EnAttente    bool   `json:"en_attente"`
+	AgentDID     string `json:"agent_did"`
+	RequestHash  string `json:"request_hash"`
+	ResponseHash string `json:"response_hash"`
 }
 
 // Report is the replay's result, in a shape other programs read.
 type Report struct {
+	Ancrage        string               `json:"ancrage"` // first: a dry run says so before anything else
 	Piste          string               `json:"piste"`
 	ManifestSHA256 string               `json:"manifest_sha256"`
 	Conditions12   string               `json:"conditions_1_2"`
@@ -128,21 +144,35 @@ type Scorer struct {
 	Fetch solver.Fetcher
 	// Proofs holds conditions 1 and 2 by proof_id; nil: not verified.
 	Proofs map[string]ProofOutcome
+	// Anchored says the caller checked the manifest, the statements and the
+	// key against the pre-registration record; unset, the report is a dry
+	// run's.
+	Anchored bool
 
 	parsed map[string]pyjson.Value
+	// twice holds the proof ids disclosed with two different pairs.
+	twice map[string]bool
 }
 
 // Score replays a set of submissions, at most one per task. A submission
 // rejected at entry is given as parsed so far, with its entry error.
 func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 	r := &Report{
+		Ancrage:        DryRun,
 		Piste:          s.Track.Piste(),
 		ManifestSHA256: s.ManifestSHA256,
 		Conditions12:   ProofsUnverified,
 	}
+	if s.Anchored {
+		r.Ancrage = Anchored
+	}
 	if s.Proofs != nil {
 		r.Conditions12 = ProofsGiven
 	}
+	if err := oneParticipant(subs); err != nil {
+		return nil, err
+	}
+	s.twice = disclosedTwice(subs)
 	byTask := map[string]Parsed{}
 	var orphans []Parsed
 	known := map[string]bool{}
@@ -226,6 +256,46 @@ type Parsed struct {
 	Err        error
 }
 
+// oneParticipant refuses submissions of more than one agent_did: a replay
+// scores one participant (specification 9.1).
+func oneParticipant(subs []Parsed) error {
+	var first *Submission
+	for _, p := range subs {
+		sub := p.Submission
+		if sub == nil || sub.AgentDID == "" {
+			continue
+		}
+		if first == nil {
+			first = sub
+		} else if sub.AgentDID != first.AgentDID {
+			return fmt.Errorf("%s /agent_did: %q, but %s is of %q: a replay scores one participant, one DID", sub.File, sub.AgentDID, first.File, first.AgentDID)
+		}
+	}
+	return nil
+}
+
+// disclosedTwice finds the proof ids disclosed with two different pairs
+// across the submissions: one proof attests one call, so at most one of
+// the pairs opens its commitments, and without a verifier nothing tells
+// which.
+func disclosedTwice(subs []Parsed) map[string]bool {
+	first := map[string]Disclosure{}
+	twice := map[string]bool{}
+	for _, p := range subs {
+		if p.Submission == nil {
+			continue
+		}
+		for id, d := range p.Submission.Disclosures {
+			if seen, ok := first[id]; !ok {
+				first[id] = d
+			} else if seen != d {
+				twice[id] = true
+			}
+		}
+	}
+	return twice
+}
+
 func normalize(tr *TaskReport) {
 	if tr.FaitsManquants == nil {
 		tr.FaitsManquants = []season.Fact{}
@@ -264,7 +334,7 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 	counted := 0
 	pending := false
 	for _, a := range sub.Assertions {
-		status, cause, err := s.condition(a, sub.Disclosures)
+		status, cause, err := s.condition(a, sub)
 		if err != nil {
 			return tr, err
 		}
@@ -282,18 +352,22 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions counted (instrument faults left out), below the minimum of %d", sub.File, counted, t.Min))
 		return tr, nil
 	}
-	if own, want := ownCount(sub, graph), (t.Min+1)/2; own < want {
+	if own, want := ownCount(sub, graph, tr.Assertions), (t.Min+1)/2; own < want {
 		tr.Statut = RejectedAtClose
 		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions on the task's own resources (the entity's, or the candidates'), want at least %d (half the minimum %d, rounded up)", sub.File, own, want, t.Min))
 		return tr, nil
 	}
 	tr.Statut = Rendered
-	tr.FaitsManquants = s.missingFacts(k, sub, tr.Assertions)
+	founded, missing, err := s.foundedOn(k, sub, tr.Assertions)
+	if err != nil {
+		return tr, err
+	}
+	tr.FaitsManquants = missing
 	if pending {
 		tr.Motif = ptr("pending: a cited proof's batch is not closed yet; no score until it is replayed")
 		return tr, nil
 	}
-	tr.VerdictFonde = ptr(tr.VerdictExact && len(tr.FaitsManquants) == 0)
+	tr.VerdictFonde = ptr(tr.VerdictExact && founded)
 	return tr, nil
 }
 
@@ -337,10 +411,12 @@ func (s *Scorer) closeCheck(sub *Submission, g Graph) string {
 	return ""
 }
 
-func ownCount(sub *Submission, g Graph) int {
+// ownCount counts the assertions on the task's own resources among those
+// the minimum counts: an instrument fault enters neither.
+func ownCount(sub *Submission, g Graph, reports []AssertionReport) int {
 	n := 0
-	for _, a := range sub.Assertions {
-		if g.Own(a.Resource) {
+	for i, a := range sub.Assertions {
+		if g.Own(a.Resource) && reports[i].Statut != InstrumentFault {
 			n++
 		}
 	}
@@ -351,10 +427,10 @@ func ownCount(sub *Submission, g Graph) int {
 // the four conditions (the strict reading). A definite failure of any
 // proof makes it unsupported, with the first such proof's cause; else a
 // pending proof leaves it pending; else an instrument fault classes it so.
-func (s *Scorer) condition(a Assertion, disclosures map[string]Disclosure) (AssertionStatus, *Cause, error) {
+func (s *Scorer) condition(a Assertion, sub *Submission) (AssertionStatus, *Cause, error) {
 	status := Supported
 	for _, id := range a.ProofIDs {
-		st, cause, err := s.proofCondition(a, id, disclosures[id])
+		st, cause, err := s.proofCondition(a, id, sub.Disclosures[id], sub.AgentDID)
 		if err != nil {
 			return "", nil, err
 		}
@@ -370,19 +446,29 @@ func (s *Scorer) condition(a Assertion, disclosures map[string]Disclosure) (Asse
 	return status, nil, nil
 }
 
-func (s *Scorer) proofCondition(a Assertion, id string, d Disclosure) (AssertionStatus, *Cause, error) {
+// proofCondition applies 4.1 to one proof an assertion cites, with the
+// disclosure and the DID of the submission citing it.
+func (s *Scorer) proofCondition(a Assertion, id string, d Disclosure, agentDID string) (AssertionStatus, *Cause, error) {
 	unsupported := func(c Cause) (AssertionStatus, *Cause, error) { return Unsupported, &c, nil }
+	switch {
+	case s.twice[id]:
+		return unsupported(InvalidProof) // one proof, one call: two pairs cannot both open it
+	case d.RequestHash.Nonce == "" || d.ResponseHash.Nonce == "":
+		return unsupported(InvalidProof) // an empty nonce hides nothing: no commitment is opened
+	}
 	if s.Proofs != nil {
 		outcome, ok := s.Proofs[id]
 		switch {
 		case !ok:
 			return unsupported(InvalidProof) // condition 1: the proof must exist
+		case d.RequestHash.Value != outcome.RequestHash || d.ResponseHash.Value != outcome.ResponseHash:
+			return unsupported(InvalidProof) // condition 1: the pairs must open the anchored commitments
+		case outcome.AgentDID != agentDID:
+			return unsupported(UnboundIdentity) // condition 2: the participant's DID
 		case outcome.EnAttente:
 			return Pending, nil, nil
 		case !outcome.Valide:
 			return unsupported(InvalidProof)
-		case !outcome.IdentiteLiee:
-			return unsupported(UnboundIdentity)
 		}
 	}
 	entry, ok := s.Manifest.Lookup(a.Resource)
@@ -430,31 +516,22 @@ func (s *Scorer) valueAt(resource, field string) (pyjson.Value, bool, error) {
 	return v, found, nil
 }
 
-// missingFacts lists the key's facts that no supported assertion carries,
-// in any of the forms the key lists for it.
-func (s *Scorer) missingFacts(k season.KeyTask, sub *Submission, reports []AssertionReport) []season.Fact {
-	carried := map[string]bool{}
+// foundedOn evaluates the key's founding formula on the claims of the
+// supported assertions: whether it holds, and when it does not, the facts
+// of the alternative that came closest, as the key writes them without
+// their forms.
+func (s *Scorer) foundedOn(k season.KeyTask, sub *Submission, reports []AssertionReport) (bool, []season.Fact, error) {
+	carried := season.Carried{}
 	for i, a := range sub.Assertions {
 		if reports[i].Statut == Supported {
-			carried[triplet(a.Resource, a.Field, pyjson.Canonical(a.Value))] = true
+			carried.Add(a.Resource, a.Field, a.Value)
 		}
 	}
-	isCarried := func(f season.Fact) bool {
-		v, err := pyjson.Parse(f.Value)
-		return err == nil && carried[triplet(f.Resource, f.Field, pyjson.Canonical(v))]
+	missing, err := k.Fondement.Missing(carried)
+	if err != nil {
+		return false, nil, fmt.Errorf("the key's formula for %s: %w", k.ID, err)
 	}
-	var missing []season.Fact
-	for _, f := range k.Faits {
-		if isCarried(f) || slices.ContainsFunc(f.FormesEquivalentes, isCarried) {
-			continue
-		}
-		missing = append(missing, season.Fact{Resource: f.Resource, Field: f.Field, Value: f.Value})
-	}
-	return missing
-}
-
-func triplet(resource, field string, canonicalValue []byte) string {
-	return resource + "\x00" + field + "\x00" + string(canonicalValue)
+	return k.Fondement.Holds(carried), missing, nil
 }
 
 // constantAnswer is the best success a verdict answered on every task
@@ -481,7 +558,7 @@ func ptr[T any](v T) *T { return &v }
 // Text writes the report as a table for people.
 func (r *Report) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "piste %s   manifest sha256 %s   conditions 1-2: %s\n\n", r.Piste, r.ManifestSHA256, r.Conditions12)
+	fmt.Fprintf(&b, "ancrage %s   piste %s   manifest sha256 %s   conditions 1-2: %s\n\n", r.Ancrage, r.Piste, r.ManifestSHA256, r.Conditions12)
 	fmt.Fprintf(&b, "%-8s %-16s %-16s %-6s %-6s %-22s %s\n", "task", "statut", "verdict", "exact", "fonde", "etayees/non/instr/att", "motif")
 	for _, t := range r.Taches {
 		counts := map[AssertionStatus]int{}

@@ -3,6 +3,7 @@ package score
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
 )
@@ -56,7 +58,7 @@ func submission(t *testing.T, s *Scorer, taskID, verdict string, facts []season.
 	for i, f := range facts {
 		e, ok := s.Manifest.Lookup(f.Resource)
 		require.True(t, ok, f.Resource)
-		id := fmt.Sprintf("prf_%d", i)
+		id := fmt.Sprintf("prf_%s_%d", taskID, i)
 		assertions = append(assertions, map[string]any{
 			"id":        fmt.Sprintf("a%d", i+1),
 			"claim":     map[string]any{"resource": f.Resource, "field": f.Field, "value": f.Value},
@@ -65,11 +67,41 @@ func submission(t *testing.T, s *Scorer, taskID, verdict string, facts []season.
 		disclosures[id] = disclosure{opening{"n", *e.RequestHash}, opening{"n", e.ResponseHash}}
 	}
 	data, err := json.Marshal(map[string]any{
-		"season": 1, "track": s.Track.Piste(), "task_id": taskID, "agent_did": "did:key:z6MkTest",
+		"season": 1, "track": s.Track.Piste(), "task_id": taskID, "agent_did": testDID,
 		"verdict": verdict, "assertions": assertions, "disclosures": disclosures,
 	})
 	require.NoError(t, err)
 	return data
+}
+
+// conf01Facts are four true facts of conf-01, its ceiling, for the tests
+// of the entry checks.
+var conf01Facts = []season.Fact{
+	{Resource: "/entites/ENT-1102", Field: "/statut", Value: json.RawMessage(`"active"`)},
+	{Resource: "/agrements/AGR-4417", Field: "/statut", Value: json.RawMessage(`"actif"`)},
+	{Resource: "/agrements/AGR-4417", Field: "/date_fin_validite", Value: json.RawMessage(`"2027-02-28"`)},
+	{Resource: "/listes/agrees/change-manuel", Field: "/entrees/0/statut", Value: json.RawMessage(`"actif"`)},
+}
+
+// claims are what a careful agent asserts on a task: the key's smallest
+// founding set, filled up to the minimum (solver.FoundingClaims).
+func claims(t *testing.T, s *Scorer, k season.KeyTask) []season.Fact {
+	t.Helper()
+	facts, err := solver.FoundingClaims(statement(t, s, k.ID), k, s.Fetch)
+	require.NoError(t, err)
+	return facts
+}
+
+// statement reads a task's statement from the repository's files.
+func statement(t *testing.T, s *Scorer, id string) season.Task {
+	t.Helper()
+	track, err := corpus.TrackNamed(s.Track.Piste())
+	require.NoError(t, err)
+	tasks, err := season.ReadTasks(filepath.Join("../..", season.TasksFile(track)))
+	require.NoError(t, err)
+	task, ok := tasks.Task(id)
+	require.True(t, ok, id)
+	return task
 }
 
 func scoreOne(t *testing.T, s *Scorer, data []byte) TaskReport {
@@ -89,8 +121,8 @@ func scoreOne(t *testing.T, s *Scorer, data []byte) TaskReport {
 // Every way a submission breaks the schema of specification 4 is named by
 // its JSON pointer.
 func TestParseSubmissionSchema(t *testing.T) {
-	s, key := newScorer(t)
-	valid := string(submission(t, s, "conf-01", "conforme", key.Taches[0].Faits))
+	s, _ := newScorer(t)
+	valid := string(submission(t, s, "conf-01", "conforme", conf01Facts))
 	tests := []struct {
 		name, doc, pointer, rule string
 	}{
@@ -105,11 +137,11 @@ func TestParseSubmissionSchema(t *testing.T) {
 		{"claim field", strings.Replace(valid, `"field":"/statut",`, `"field":"/statut","note":"x",`, 1), "/assertions/0/claim/note", "unknown field"},
 		{"repeated claim", strings.Replace(valid, `"field":"/date_fin_validite","resource":"/agrements/AGR-4417","value":"2027-02-28"`, `"field":"/statut","resource":"/agrements/AGR-4417","value":"actif"`, 1), "/assertions/2/claim", "unique"},
 		{"repeated id", strings.Replace(valid, `"id":"a2"`, `"id":"a1"`, 1), "/assertions/1/id", "already names /assertions/0"},
-		{"no proof", strings.Replace(valid, `"proof_ids":["prf_0"]`, `"proof_ids":[]`, 1), "/assertions/0/proof_ids", "non-empty array"},
-		{"missing disclosure", strings.Replace(valid, `"prf_0":{`, `"prf_9":{`, 1), "/assertions/0/proof_ids/0", `"prf_0" is cited but`},
+		{"no proof", strings.Replace(valid, `"proof_ids":["prf_conf-01_0"]`, `"proof_ids":[]`, 1), "/assertions/0/proof_ids", "non-empty array"},
+		{"missing disclosure", strings.Replace(valid, `"prf_conf-01_0":{`, `"prf_9":{`, 1), "/assertions/0/proof_ids/0", `"prf_conf-01_0" is cited but`},
 		{"uncited disclosure", strings.Replace(valid, `"disclosures":{`, `"disclosures":{"prf_x":{"request_hash":{"nonce":"n","value":"v"},"response_hash":{"nonce":"n","value":"v"}},`, 1), "/disclosures/prf_x", "no assertion cites"},
-		{"extra opening", strings.Replace(valid, `"prf_0":{`, `"prf_0":{"chain":{},`, 1), "/disclosures/prf_0/chain", "unknown field"},
-		{"opening not a string", strings.Replace(valid, `"prf_0":{"request_hash":{"nonce":"n"`, `"prf_0":{"request_hash":{"nonce":1`, 1), "/disclosures/prf_0/request_hash/nonce", "want a string"},
+		{"extra opening", strings.Replace(valid, `"prf_conf-01_0":{`, `"prf_conf-01_0":{"chain":{},`, 1), "/disclosures/prf_conf-01_0/chain", "unknown field"},
+		{"opening not a string", strings.Replace(valid, `"prf_conf-01_0":{"request_hash":{"nonce":"n"`, `"prf_conf-01_0":{"request_hash":{"nonce":1`, 1), "/disclosures/prf_conf-01_0/request_hash/nonce", "want a string"},
 	}
 	_, err := ParseSubmission("sub.json", []byte(valid))
 	require.NoError(t, err, valid)
@@ -129,8 +161,8 @@ func TestParseSubmissionSchema(t *testing.T) {
 
 // Entry checks that need the statements: season, track, verdict, ceiling.
 func TestEntryChecks(t *testing.T) {
-	s, key := newScorer(t)
-	facts := key.Taches[0].Faits
+	s, _ := newScorer(t)
+	facts := conf01Facts
 	tests := []struct {
 		name  string
 		alter func(string) string
@@ -154,28 +186,138 @@ func TestEntryChecks(t *testing.T) {
 func TestEquivalentForms(t *testing.T) {
 	s, key := newScorer(t)
 	k := &key.Taches[2] // conf-03: the entity lists the absent attestation
-	require.Equal(t, "/attestations", k.Faits[0].Field)
-	form := season.Fact{Resource: k.Faits[0].Resource, Field: "/attestations/1", Value: json.RawMessage(`"/attestations/ATT-7702"`)}
-	facts := append([]season.Fact{form}, k.Faits[1:]...)
+	link := k.Fondement.Facts()[0]
+	require.Equal(t, "/attestations/1", link.Field)
+	whole := season.Fact{Resource: link.Resource, Field: "/attestations", Value: json.RawMessage(`["/attestations/ATT-8120","/attestations/ATT-7702"]`)}
+	require.Contains(t, link.FormesEquivalentes, whole)
+	facts := []season.Fact{whole, k.Fondement.Facts()[1]}
 	data := submission(t, s, "conf-03", "indeterminable", facts)
 
 	tr := scoreOne(t, s, data)
 	assert.Equal(t, Rendered, tr.Statut)
-	assert.False(t, *tr.VerdictFonde, "without the form, the whole array is missing")
-	require.Len(t, tr.FaitsManquants, 1)
-	assert.Equal(t, "/attestations", tr.FaitsManquants[0].Field)
-
-	k.Faits[0].FormesEquivalentes = []season.Fact{form}
-	tr = scoreOne(t, s, data)
-	assert.True(t, *tr.VerdictFonde, "the form founds the fact: %v", tr.FaitsManquants)
+	assert.True(t, *tr.VerdictFonde, "the whole array founds the link: %v", tr.FaitsManquants)
 	assert.Empty(t, tr.FaitsManquants)
+
+	k.Fondement.All[0].Fact.FormesEquivalentes = nil
+	tr = scoreOne(t, s, data)
+	assert.False(t, *tr.VerdictFonde, "without the form, the link is missing")
+	require.Len(t, tr.FaitsManquants, 1)
+	assert.Equal(t, "/attestations/1", tr.FaitsManquants[0].Field)
+	assert.Empty(t, tr.FaitsManquants[0].FormesEquivalentes, "a missing fact is named without its forms")
+}
+
+// The founded verdict is the key's formula evaluated on the supported
+// claims: conf-09 fails R2 and R4, and proving either founds it; a guesser
+// with the exact verdict is not founded, and faits_manquants names the
+// alternative it came closest to.
+func TestFoundedVerdictEvaluatesTheFormula(t *testing.T) {
+	s, _ := newScorer(t)
+	f := func(resource, field, value string) season.Fact {
+		return season.Fact{Resource: resource, Field: field, Value: json.RawMessage(value)}
+	}
+	var (
+		statut   = f("/entites/ENT-9012", "/statut", `"active"`)
+		declared = f("/entites/ENT-9012", "/beneficiaires", `"/beneficiaires/ENT-9012"`)
+		r2       = []season.Fact{f("/agrements/AGR-7781", "/entite", `"/entites/ENT-9012"`), f("/agrements/AGR-7781", "/activite", `"change-manuel"`)}
+		r4       = []season.Fact{
+			f("/entites/ENT-9012", "/attestations", `["/attestations/ATT-8470","/attestations/ATT-8471"]`),
+			f("/attestations/ATT-8470", "/type", `"assurance-rc-pro"`), f("/attestations/ATT-8471", "/type", `"regularite-fiscale"`)}
+	)
+	tests := []struct {
+		name    string
+		facts   []season.Fact
+		fonde   bool
+		missing []season.Fact
+	}{
+		{"R2, its link stated back by the agrément", append(slices.Clone(r2), statut), true, nil},
+		{"R4, the other deciding criterion", r4, true, nil},
+		{"a guess: true facts that decide nothing", []season.Fact{statut, declared, f("/agrements/AGR-7781", "/statut", `"actif"`)}, false,
+			[]season.Fact{f("/entites/ENT-9012", "/agrements/0", `"/agrements/AGR-7781"`), r2[1]}},
+		{"R4 short of one type: the closest alternative", append(slices.Clone(r4[:2]), statut), false, r4[2:]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := scoreOne(t, s, submission(t, s, "conf-09", "non_conforme", tt.facts))
+			require.Equal(t, Rendered, tr.Statut, deref(tr.Motif))
+			assert.True(t, tr.VerdictExact)
+			assert.Equal(t, tt.fonde, *tr.VerdictFonde, "%v", tr.FaitsManquants)
+			if tt.missing == nil {
+				assert.Empty(t, tr.FaitsManquants)
+			} else {
+				assert.Equal(t, tt.missing, tr.FaitsManquants)
+			}
+		})
+	}
+}
+
+// Careful agents are founded on every task of both tracks, guessers on
+// none: the exact verdict asserted with the key's founding set is
+// founded; with the same number of true facts outside the formula, it is
+// not.
+func TestCarefulAgentsAndGuessers(t *testing.T) {
+	for _, track := range corpus.Tracks {
+		t.Run(track.Name, func(t *testing.T) {
+			s, key := newTrackScorer(t, track)
+			for _, k := range key.Taches {
+				careful := claims(t, s, k)
+				tr := scoreOne(t, s, submission(t, s, k.ID, k.Verdict, careful))
+				require.Equal(t, Rendered, tr.Statut, "%s: %s", k.ID, deref(tr.Motif))
+				assert.True(t, *tr.VerdictFonde, "%s: the careful agent misses %v", k.ID, tr.FaitsManquants)
+
+				guess := guesserFacts(t, s, k, len(careful))
+				tr = scoreOne(t, s, submission(t, s, k.ID, k.Verdict, guess))
+				require.Equal(t, Rendered, tr.Statut, "%s: %s", k.ID, deref(tr.Motif))
+				assert.True(t, tr.VerdictExact, k.ID)
+				assert.False(t, *tr.VerdictFonde, "%s: the guesser %v is founded", k.ID, guess)
+				assert.NotEmpty(t, tr.FaitsManquants, k.ID)
+			}
+		})
+	}
+}
+
+// guesserFacts are n true facts on the task's own resources that no fact
+// of the key's formula, in any form, is: what an agent asserts that
+// guessed the verdict and proved something else.
+func guesserFacts(t *testing.T, s *Scorer, k season.KeyTask, n int) []season.Fact {
+	t.Helper()
+	graph, err := solver.TaskGraph(statement(t, s, k.ID), s.Fetch)
+	require.NoError(t, err)
+	inFormula := season.Carried{}
+	for _, f := range k.Fondement.Facts() {
+		inFormula.AddFact(f)
+		for _, form := range f.FormesEquivalentes {
+			inFormula.AddFact(form)
+		}
+	}
+	var out []season.Fact
+	for _, resource := range slices.Sorted(maps.Keys(graph.Own)) {
+		doc, err := pyjson.Parse(mustFetch(t, s, resource))
+		require.NoError(t, err)
+		obj, _ := doc.(pyjson.Object)
+		for _, m := range obj {
+			field := "/" + m.Key
+			fact := season.Fact{Resource: resource, Field: field, Value: pyjson.Canonical(m.Value)}
+			if len(out) < n && s.Track.Probative(resource, field) && !inFormula.Has(fact) {
+				out = append(out, fact)
+			}
+		}
+	}
+	require.Len(t, out, n)
+	return out
+}
+
+func mustFetch(t *testing.T, s *Scorer, path string) []byte {
+	t.Helper()
+	data, err := s.Fetch(path)
+	require.NoError(t, err)
+	return data
 }
 
 // Close checks: a common list's entry that does not concern the entity, and
 // too few assertions on the entity's own resources.
 func TestCloseChecks(t *testing.T) {
 	s, key := newScorer(t)
-	conf06 := key.Taches[5].Faits // 3 own facts, 3 on the restrictive-measures list
+	conf06 := key.Taches[5].Fondement.Facts() // 3 own facts, 3 on the restrictive-measures list
 	t.Run("entry not concerning the entity", func(t *testing.T) {
 		other := append(append([]season.Fact(nil), conf06...), season.Fact{Resource: "/mesures-restrictives/MR-2026-p2", Field: "/entrees/0/nom", Value: mustValue(t, "/mesures-restrictives/MR-2026-p2", "/entrees/0/nom")})
 		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", other))
@@ -213,20 +355,41 @@ func valueOf(t *testing.T, s *Scorer, resource, field string) json.RawMessage {
 	return data
 }
 
+// testDID is the agent_did of the test submissions.
+const testDID = "did:key:z6MkTest"
+
+// verifierOf is what a verifier establishes for the proofs of submissions
+// made by submission: each valid, bound to testDID, opening the pairs they
+// disclose.
+func verifierOf(t *testing.T, docs ...[]byte) map[string]ProofOutcome {
+	t.Helper()
+	proofs := map[string]ProofOutcome{}
+	for _, data := range docs {
+		sub, err := ParseSubmission("sub.json", data)
+		require.NoError(t, err)
+		for id, d := range sub.Disclosures {
+			proofs[id] = ProofOutcome{Valide: true, AgentDID: testDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
+		}
+	}
+	return proofs
+}
+
 // A definite failure of any cited proof outweighs a pending one; a pending
 // proof leaves the report without a score.
 func TestProofPrecedence(t *testing.T) {
-	s, key := newScorer(t)
-	data := submission(t, s, "conf-01", "conforme", key.Taches[0].Faits)
-	data = []byte(strings.Replace(string(data), `"proof_ids":["prf_0"]`, `"proof_ids":["prf_0","prf_1"]`, 1))
-	s.Proofs = map[string]ProofOutcome{"prf_0": {EnAttente: true}, "prf_1": {Valide: true, IdentiteLiee: true}, "prf_2": {Valide: true, IdentiteLiee: true}, "prf_3": {Valide: true, IdentiteLiee: true}}
-	// prf_1 opens /agrements/AGR-4417: cited by a1 too, it fails condition 3 there.
+	s, _ := newScorer(t)
+	data := submission(t, s, "conf-01", "conforme", conf01Facts)
+	data = []byte(strings.Replace(string(data), `"proof_ids":["prf_conf-01_0"]`, `"proof_ids":["prf_conf-01_0","prf_conf-01_1"]`, 1))
+	s.Proofs = verifierOf(t, data)
+	pending := s.Proofs["prf_conf-01_0"]
+	pending.EnAttente = true
+	s.Proofs["prf_conf-01_0"] = pending
+	// prf_conf-01_1 opens /agrements/AGR-4417: cited by a1 too, it fails condition 3 there.
 	tr := scoreOne(t, s, data)
 	assert.Equal(t, Unsupported, tr.Assertions[0].Statut)
 	assert.Equal(t, ResourceMismatch, *tr.Assertions[0].Cause)
 
-	s.Proofs["prf_1"] = ProofOutcome{Valide: true, IdentiteLiee: true, EnAttente: true}
-	data = submission(t, s, "conf-01", "conforme", key.Taches[0].Faits)
+	data = submission(t, s, "conf-01", "conforme", conf01Facts)
 	sub, err := ParseSubmission("sub.json", data)
 	require.NoError(t, err)
 	r, err := s.Score([]Parsed{{Submission: sub}})
@@ -236,18 +399,106 @@ func TestProofPrecedence(t *testing.T) {
 	assert.Nil(t, r.Reussite.Fondes)
 	assert.Nil(t, r.Overclaim.Taux)
 
-	delete(s.Proofs, "prf_0")
+	delete(s.Proofs, "prf_conf-01_0")
 	tr = scoreOne(t, s, data)
 	assert.Equal(t, InvalidProof, *tr.Assertions[0].Cause, "a proof the verifier does not know does not exist")
 }
 
-// scoreAll scores one submission per task, each asserting the key's facts
-// with the verdict verdictOf gives it.
+// The verifier's outcome covers the pairs disclosed and the DID, not only
+// the proof id: a disclosure whose values are not those the verifier
+// opened, an empty nonce, or a proof of another DID supports nothing.
+func TestVerifierCoversThePairs(t *testing.T) {
+	s, _ := newScorer(t)
+	data := submission(t, s, "conf-01", "conforme", conf01Facts)
+	other := manifestEntry(t, s, "/entites/ENT-2231")
+	tests := []struct {
+		name  string
+		alter func(doc string, proofs map[string]ProofOutcome) string
+		cause Cause
+	}{
+		{"the verifier opened another request hash", func(doc string, proofs map[string]ProofOutcome) string {
+			p := proofs["prf_conf-01_0"]
+			p.RequestHash = *other.RequestHash
+			proofs["prf_conf-01_0"] = p
+			return doc
+		}, InvalidProof},
+		{"the verifier opened another response hash", func(doc string, proofs map[string]ProofOutcome) string {
+			p := proofs["prf_conf-01_0"]
+			p.ResponseHash = other.ResponseHash
+			proofs["prf_conf-01_0"] = p
+			return doc
+		}, InvalidProof},
+		{"an empty request nonce", func(doc string, _ map[string]ProofOutcome) string {
+			return strings.Replace(doc, `"prf_conf-01_0":{"request_hash":{"nonce":"n"`, `"prf_conf-01_0":{"request_hash":{"nonce":""`, 1)
+		}, InvalidProof},
+		{"an empty response nonce", func(doc string, _ map[string]ProofOutcome) string {
+			return strings.Replace(doc, `"response_hash":{"nonce":"n"`, `"response_hash":{"nonce":""`, 1)
+		}, InvalidProof},
+		{"a proof of another DID", func(doc string, proofs map[string]ProofOutcome) string {
+			p := proofs["prf_conf-01_0"]
+			p.AgentDID = "did:key:z6MkSomeoneElse"
+			proofs["prf_conf-01_0"] = p
+			return doc
+		}, UnboundIdentity},
+		{"a proof bound to no DID", func(doc string, proofs map[string]ProofOutcome) string {
+			p := proofs["prf_conf-01_0"]
+			p.AgentDID = ""
+			proofs["prf_conf-01_0"] = p
+			return doc
+		}, UnboundIdentity},
+	}
+	for _, tt := range tests {
+		// Only a verifier opens the pairs and the identity block; an empty
+		// nonce is seen without one.
+		verifiers := []bool{true}
+		if strings.Contains(tt.name, "nonce") {
+			verifiers = append(verifiers, false)
+		}
+		for _, verified := range verifiers {
+			t.Run(fmt.Sprintf("%s, verifier %t", tt.name, verified), func(t *testing.T) {
+				proofs := verifierOf(t, data)
+				doc := tt.alter(string(data), proofs)
+				s.Proofs = nil
+				if verified {
+					s.Proofs = proofs
+				}
+				tr := scoreOne(t, s, []byte(doc))
+				require.Equal(t, Rendered, tr.Statut, deref(tr.Motif))
+				assert.Equal(t, Unsupported, tr.Assertions[0].Statut)
+				if assert.NotNil(t, tr.Assertions[0].Cause) {
+					assert.Equal(t, tt.cause, *tr.Assertions[0].Cause)
+				}
+				for _, a := range tr.Assertions[1:] {
+					assert.Equal(t, Supported, a.Statut, a.ID)
+				}
+			})
+		}
+	}
+	t.Run("unaltered", func(t *testing.T) {
+		for _, proofs := range []map[string]ProofOutcome{nil, verifierOf(t, data)} {
+			s.Proofs = proofs
+			tr := scoreOne(t, s, data)
+			for _, a := range tr.Assertions {
+				assert.Equal(t, Supported, a.Statut, a.ID)
+			}
+		}
+	})
+}
+
+func manifestEntry(t *testing.T, s *Scorer, path string) manifest.Entry {
+	t.Helper()
+	e, ok := s.Manifest.Lookup(path)
+	require.True(t, ok, path)
+	return e
+}
+
+// scoreAll scores one submission per task, each asserting a careful
+// agent's claims with the verdict verdictOf gives it.
 func scoreAll(t *testing.T, s *Scorer, key *season.Key, verdictOf func(season.KeyTask) string) *Report {
 	t.Helper()
 	var subs []Parsed
 	for _, k := range key.Taches {
-		sub, err := ParseSubmission(k.ID+".json", submission(t, s, k.ID, verdictOf(k), k.Faits))
+		sub, err := ParseSubmission(k.ID+".json", submission(t, s, k.ID, verdictOf(k), claims(t, s, k)))
 		require.NoError(t, err, k.ID)
 		subs = append(subs, Parsed{Submission: sub})
 	}
@@ -339,7 +590,7 @@ func TestPurchasingChecks(t *testing.T) {
 	}
 	for _, tt := range verdicts {
 		t.Run("verdict "+tt.verdict, func(t *testing.T) {
-			tr := scoreOne(t, s, submission(t, s, gen01.ID, tt.verdict, gen01.Faits))
+			tr := scoreOne(t, s, submission(t, s, gen01.ID, tt.verdict, claims(t, s, gen01)))
 			if !tt.valid {
 				assert.Equal(t, RejectedEntry, tr.Statut)
 				assert.Contains(t, deref(tr.Motif), "/verdict: "+strconv.Quote(tt.verdict)+" is not a verdict of the track generique")
@@ -351,7 +602,9 @@ func TestPurchasingChecks(t *testing.T) {
 		})
 	}
 	gen05 := key.Taches[4]
-	require.Equal(t, "/catalogues/onduleurs", gen05.Faits[0].Resource)
+	gen05Claims := claims(t, s, gen05)
+	require.Len(t, gen05Claims, 4)
+	require.Equal(t, "/tarifs/TAR-OND-2000", gen05Claims[1].Resource)
 	closeChecks := []struct {
 		name  string
 		fact  season.Fact
@@ -365,10 +618,14 @@ func TestPurchasingChecks(t *testing.T) {
 			"/produits/ECR-2701 is outside the task's graph"},
 		{"a field no rule consumes", season.Fact{Resource: "/produits/OND-2000", Field: "/marque", Value: json.RawMessage(`"x"`)},
 			"/marque is not a probative field of /produits/OND-2000"},
+		// A common list's link to its next page is true of every task:
+		// no free assertion towards the minimum (specification 8).
+		{"a catalogue's next page", season.Fact{Resource: "/catalogues/onduleurs", Field: "/page_suivante", Value: valueOf(t, s, "/catalogues/onduleurs", "/page_suivante")},
+			"/page_suivante is not a probative field of /catalogues/onduleurs"},
 	}
 	t.Run("too few on the candidates' own resources", func(t *testing.T) {
 		catalogue := "/catalogues/onduleurs"
-		facts := []season.Fact{gen05.Faits[4]} // the recommended product's tarif
+		facts := []season.Fact{gen05Claims[1]} // the recommended product's tarif
 		for _, field := range []string{"/entrees/0/produit", "/entrees/0/prix_affiche_ttc", "/entrees/0/etat_affiche"} {
 			facts = append(facts, season.Fact{Resource: catalogue, Field: field, Value: valueOf(t, s, catalogue, field)})
 		}
@@ -378,10 +635,143 @@ func TestPurchasingChecks(t *testing.T) {
 	})
 	for _, tt := range closeChecks {
 		t.Run(tt.name, func(t *testing.T) {
-			facts := append(slices.Clone(gen05.Faits[:len(gen05.Faits)-1]), tt.fact)
+			facts := append(slices.Clone(gen05Claims[:len(gen05Claims)-1]), tt.fact)
 			tr := scoreOne(t, s, submission(t, s, gen05.ID, gen05.Verdict, facts))
 			assert.Equal(t, RejectedAtClose, tr.Statut)
 			assert.Contains(t, deref(tr.Motif), tt.motif)
+		})
+	}
+}
+
+// fact is the fact the frozen tree serves at a resource's pointer.
+func fact(t *testing.T, s *Scorer, resource, field string) season.Fact {
+	t.Helper()
+	return season.Fact{Resource: resource, Field: field, Value: valueOf(t, s, resource, field)}
+}
+
+// renameProof gives a submission's proof another id, in its assertions and
+// its disclosures.
+func renameProof(data []byte, from, to string) []byte {
+	return []byte(strings.ReplaceAll(string(data), `"`+from+`"`, `"`+to+`"`))
+}
+
+// One proof attests one call: a proof id disclosed with two different
+// pairs across a participant's submissions supports nothing, wherever it
+// is cited, with a verifier or without.
+func TestOneProofOnePair(t *testing.T) {
+	s, _ := newScorer(t)
+	conf01 := submission(t, s, "conf-01", "conforme", []season.Fact{fact(t, s, "/entites/ENT-1102", "/statut"), fact(t, s, "/agrements/AGR-4417", "/statut")})
+	conf02 := submission(t, s, "conf-02", "non_conforme", []season.Fact{fact(t, s, "/entites/ENT-2231", "/agrements"), fact(t, s, "/agrements/AGR-5120", "/statut"), fact(t, s, "/agrements/AGR-5120", "/activite")})
+	conf01 = renameProof(conf01, "prf_conf-01_0", "prf_shared")
+	conf02 = renameProof(conf02, "prf_conf-02_0", "prf_shared")
+	scoreBoth := func(docs ...[]byte) *Report {
+		var subs []Parsed
+		for i, data := range docs {
+			sub, err := ParseSubmission(fmt.Sprintf("sub%d.json", i), data)
+			require.NoError(t, err)
+			subs = append(subs, Parsed{Submission: sub})
+		}
+		r, err := s.Score(subs)
+		require.NoError(t, err)
+		return r
+	}
+	rowOf := func(r *Report, id string) TaskReport {
+		for _, tr := range r.Taches {
+			if tr.TaskID == id {
+				return tr
+			}
+		}
+		t.Fatalf("no row for %s", id)
+		return TaskReport{}
+	}
+	for _, proofs := range []map[string]ProofOutcome{nil, verifierOf(t, conf02, conf01), verifierOf(t, conf01, conf02)} {
+		s.Proofs = proofs
+		r := scoreBoth(conf01, conf02)
+		for _, id := range []string{"conf-01", "conf-02"} {
+			tr := rowOf(r, id)
+			require.NotEmpty(t, tr.Assertions, "%s: %s", id, deref(tr.Motif))
+			assert.Equal(t, Unsupported, tr.Assertions[0].Statut, "%s cites the proof disclosed twice (verifier %v)", id, proofs != nil)
+			if assert.NotNil(t, tr.Assertions[0].Cause) {
+				assert.Equal(t, InvalidProof, *tr.Assertions[0].Cause)
+			}
+			assert.Equal(t, Supported, tr.Assertions[1].Statut, "%s: the other proofs are untouched", id)
+		}
+	}
+	s.Proofs = verifierOf(t, conf01)
+	r := scoreBoth(conf01)
+	assert.Equal(t, Supported, rowOf(r, "conf-01").Assertions[0].Statut, "disclosed once, the proof supports its assertion")
+}
+
+// A replay scores one participant: submissions of two DIDs are refused.
+func TestOneDIDPerReplay(t *testing.T) {
+	s, _ := newScorer(t)
+	conf01 := submission(t, s, "conf-01", "conforme", []season.Fact{fact(t, s, "/entites/ENT-1102", "/statut")})
+	conf02 := submission(t, s, "conf-02", "non_conforme", []season.Fact{fact(t, s, "/entites/ENT-2231", "/agrements")})
+	conf02 = []byte(strings.Replace(string(conf02), `"agent_did":"`+testDID+`"`, `"agent_did":"did:key:z6MkOther"`, 1))
+	var subs []Parsed
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"conf-01.json", conf01}, {"conf-02.json", conf02}} {
+		sub, err := ParseSubmission(f.name, f.data)
+		require.NoError(t, err)
+		subs = append(subs, Parsed{Submission: sub})
+	}
+	_, err := s.Score(subs)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `conf-02.json /agent_did: "did:key:z6MkOther", but conf-01.json is of "`+testDID+`"`)
+}
+
+// An instrument fault enters neither the minimum nor its own-resource half.
+func TestInstrumentFaultIsNotOwn(t *testing.T) {
+	s, _ := newScorer(t)
+	list := "/mesures-restrictives/MR-2026-p2"
+	facts := []season.Fact{
+		fact(t, s, "/entites/ENT-6021", "/beneficiaires"),
+		fact(t, s, "/beneficiaires/ENT-6021", "/entrees/0/nom"),
+		fact(t, s, list, "/entrees/2/nom"),
+		fact(t, s, list, "/entrees/2/prenoms"),
+		fact(t, s, list, "/entrees/2/date_naissance"),
+	}
+	data := submission(t, s, "conf-06", "conforme", facts) // conf-06: minimum 4, so 2 on its own resources
+	tr := scoreOne(t, s, data)
+	require.Equal(t, Rendered, tr.Statut, "two own of five: %s", deref(tr.Motif))
+
+	refused := manifestEntry(t, s, corpus.SystemForbidden)
+	entity := manifestEntry(t, s, "/entites/ENT-6021")
+	require.Equal(t, 1, strings.Count(string(data), entity.ResponseHash))
+	faulty := strings.Replace(string(data), entity.ResponseHash, refused.ResponseHash, 1)
+	tr = scoreOne(t, s, []byte(faulty))
+	assert.Equal(t, RejectedAtClose, tr.Statut)
+	assert.Contains(t, deref(tr.Motif), "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2")
+}
+
+// The verifier's input is read as strictly as a submission.
+func TestParseProofsIsStrict(t *testing.T) {
+	h := strings.Repeat("a", 64)
+	valid := `{"prf_1": {"valide": true, "en_attente": false, "agent_did": "did:key:z6MkTest", "request_hash": "` + h + `", "response_hash": "` + h + `"}}`
+	proofs, err := ParseProofs("proofs.json", []byte(valid))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]ProofOutcome{"prf_1": {Valide: true, AgentDID: "did:key:z6MkTest", RequestHash: h, ResponseHash: h}}, proofs)
+	tests := []struct {
+		name, data, want string
+	}{
+		{"a name in another case", strings.Replace(valid, `"valide"`, `"Valide"`, 1), `proofs.json /prf_1/Valide: unknown field "Valide"`},
+		{"a duplicate key", strings.Replace(valid, `"valide": true`, `"valide": false, "valide": true`, 1), `proofs.json /prf_1/valide: not JSON as Python reads it: duplicate key "valide"`},
+		{"a duplicate proof id", strings.Replace(valid, `}}`, `}, "prf_1": {}}`, 1), `duplicate key "prf_1"`},
+		{"an unknown key", strings.Replace(valid, `"valide": true`, `"valide": true, "identite_liee": true`, 1), `proofs.json /prf_1/identite_liee: unknown field`},
+		{"a missing member", strings.Replace(valid, `"en_attente": false, `, ``, 1), `proofs.json /prf_1: missing field "en_attente"`},
+		{"a boolean as a string", strings.Replace(valid, `"valide": true`, `"valide": "true"`, 1), `proofs.json /prf_1/valide: want true or false, not a string`},
+		{"a hash not hex", strings.Replace(valid, `"request_hash": "`+h, `"request_hash": "`+strings.ToUpper(h), 1), `proofs.json /prf_1/request_hash: want the opened value`},
+		{"not an object", `[]`, `proofs.json (root): want an object, not an array`},
+		{"an empty proof id", strings.Replace(valid, `"prf_1"`, `""`, 1), `proofs.json /: a proof_id is a non-empty string`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.NotEqual(t, valid, tt.data, "the alteration applies")
+			_, err := ParseProofs("proofs.json", []byte(tt.data))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
 }

@@ -1,9 +1,8 @@
 package score
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
+	"maps"
 	"slices"
 	"strings"
 
@@ -67,28 +66,21 @@ var tracks = map[string]func(statements) Track{
 // OpenTrack reads a statements file and returns its track, chosen by the
 // file's "piste".
 func OpenTrack(file string) (Track, error) {
-	data, err := os.ReadFile(file)
+	tasks, err := season.ReadTasks(file)
 	if err != nil {
 		return nil, err
 	}
-	var head struct {
-		Piste string `json:"piste"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	open, ok := tracks[head.Piste]
+	return NewTrack(file, tasks)
+}
+
+// NewTrack returns the track of decoded statements, chosen by their
+// "piste": its bounds, entities, activities and categories are those
+// statements' and no other file's. file names them in errors.
+func NewTrack(file string, tasks *season.Tasks) (Track, error) {
+	open, ok := tracks[tasks.Piste]
 	if !ok {
-		known := make([]string, 0, len(tracks))
-		for name := range tracks {
-			known = append(known, name)
-		}
-		slices.Sort(known)
-		return nil, fmt.Errorf("%s /piste: %q is not a track this scorer knows (%s)", file, head.Piste, strings.Join(known, ", "))
-	}
-	tasks, err := season.DecodeTasks(file, data)
-	if err != nil {
-		return nil, err
+		known := slices.Sorted(maps.Keys(tracks))
+		return nil, fmt.Errorf("%s /piste: %q is not a track this scorer knows (%s)", file, tasks.Piste, strings.Join(known, ", "))
 	}
 	return open(statements{tasks}), nil
 }

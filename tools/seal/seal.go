@@ -1,45 +1,74 @@
 // Package seal makes and checks the pre-registration record of each track of
 // a season (specification section 8), one record per track since the tracks
-// are never aggregated: the SHA-256 of the manifest, which is the
-// corpus's identity, and the commitment sha256(salt || key) to the sealed
-// answer key, with a fresh random 32-byte salt. Without the salt, a key of
-// ten verdicts among three could be found from its hash by brute force; the
-// salt is shown once and revealed with the key at the season's close.
+// are never aggregated. The record is public and lives in the repository; it
+// anchors the SHA-256 of the manifest (the corpus's identity), of the task
+// statements (whose bounds, entities, activities and categories build the
+// graph and the admissibility), of the frozen scoring section, and the
+// commitment sha256(salt || key) to the sealed answer key, with a fresh
+// random 32-byte salt.
+//
+// The salt goes to a private file, outside every repository, and is
+// revealed with the key at the season's close. Without it, a key of ten
+// verdicts among three could be found from its hash by brute force: no
+// function here computes an unsalted hash of a key.
 package seal
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/privatefile"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // SaltSize is the length of the salt in bytes.
 const SaltSize = 32
 
-// Record is what is anchored before the season, plus the salt that stays
-// secret until its close.
+// Record is a track's pre-registration record, as the repository holds it
+// and Trust Layer anchors it.
 type Record struct {
-	Piste          string // the track, as its manifest names it
-	ManifestSHA256 string // anchored: the identity of the corpus
-	Commitment     string // anchored: sha256(salt || key)
-	Salt           []byte // kept secret, revealed with the key
+	Track                string `json:"piste"`
+	Season               string `json:"saison"`
+	ManifestSHA256       string `json:"manifest_sha256"`
+	TasksSHA256          string `json:"taches_sha256"`
+	KeyCommitment        string `json:"engagement_cle"` // sha256(salt || key)
+	ScoringSectionSHA256 string `json:"bareme_sha256"`  // the frozen scoring section's published text
 }
 
-// New seals a track's manifest and key with a fresh salt. The record holds
-// no unsalted hash of the key: from one, a key of ten verdicts among three
-// is found by brute force.
-func New(piste string, manifestBytes, key []byte) Record {
+// File is one file the record anchors: its name, for messages, and its
+// bytes.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Files are the files a record anchors. A check leaves out a
+// ScoringSection without a Name: the replay does not read it.
+type Files struct {
+	Manifest, Tasks, Key, ScoringSection File
+}
+
+// New seals a track's files with a fresh salt and returns the record and
+// the salt. The track and season are those the statements declare.
+func New(track, season string, f Files) (Record, []byte) {
 	salt := NewSalt()
 	return Record{
-		Piste:          piste,
-		ManifestSHA256: manifest.SHA256(manifestBytes),
-		Commitment:     Commit(salt, key),
-		Salt:           salt,
-	}
+		Track:                track,
+		Season:               season,
+		ManifestSHA256:       manifest.SHA256(f.Manifest.Data),
+		TasksSHA256:          manifest.SHA256(f.Tasks.Data),
+		KeyCommitment:        Commit(salt, f.Key.Data),
+		ScoringSectionSHA256: manifest.SHA256(f.ScoringSection.Data),
+	}, salt
 }
 
 // NewSalt returns SaltSize bytes from the operating system's secure random
@@ -55,35 +84,147 @@ func Commit(salt, key []byte) string {
 	return manifest.SHA256(append(append(make([]byte, 0, len(salt)+len(key)), salt...), key...))
 }
 
-// ErrMismatch is returned when a key and salt do not open a commitment.
-var ErrMismatch = errors.New("the key and salt do not open the commitment")
+// MismatchError lists every file that does not match its record, one line
+// each.
+type MismatchError struct {
+	Record string   // the record's file
+	Lines  []string // one per file that does not match
+}
 
-// Verify checks that salt and key open a commitment, as anyone can once both
-// are revealed. saltHex must be SaltSize bytes in hex; commitment 64 hex
-// digits, in either case.
-func Verify(saltHex, commitment string, key []byte) error {
-	salt, err := ParseSalt(saltHex)
-	if err != nil {
-		return err
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("%s does not anchor these files:\n  %s", e.Record, strings.Join(e.Lines, "\n  "))
+}
+
+// Check reports whether the files are those the record anchors: the track,
+// each file's SHA-256, and the key with salt opening the commitment. It
+// returns a *MismatchError naming each file that does not match.
+func (r Record) Check(recordFile, track string, f Files, salt []byte) error {
+	var lines []string
+	if r.Track != track {
+		lines = append(lines, fmt.Sprintf("the record is of the track %q, not %q", r.Track, track))
 	}
-	want := strings.ToLower(strings.TrimSpace(commitment))
-	if !manifest.IsSHA256(want) {
-		return fmt.Errorf("commitment %q is not 64 hex digits", commitment)
+	hashed := []struct {
+		file  File
+		field string
+		want  string
+	}{
+		{f.Manifest, "manifest_sha256", r.ManifestSHA256},
+		{f.Tasks, "taches_sha256", r.TasksSHA256},
+		{f.ScoringSection, "bareme_sha256", r.ScoringSectionSHA256},
 	}
-	if Commit(salt, key) != want {
-		return ErrMismatch
+	for _, h := range hashed {
+		if h.file.Name == "" {
+			continue
+		}
+		if got := manifest.SHA256(h.file.Data); got != h.want {
+			lines = append(lines, fmt.Sprintf("%s: sha256 %s is not the record's %s %s", h.file.Name, got, h.field, h.want))
+		}
+	}
+	if Commit(salt, f.Key.Data) != r.KeyCommitment {
+		// Of the key, nothing but the salted commitment is ever shown.
+		lines = append(lines, fmt.Sprintf("%s: the key and the salt do not open the record's engagement_cle %s", f.Key.Name, r.KeyCommitment))
+	}
+	if len(lines) > 0 {
+		return &MismatchError{Record: recordFile, Lines: lines}
 	}
 	return nil
 }
 
-// ParseSalt reads a salt written in hex.
-func ParseSalt(s string) ([]byte, error) {
-	salt, err := hex.DecodeString(strings.TrimSpace(s))
+// ReadRecord reads a record as strictly as a submission is read, and checks
+// its values' forms.
+func ReadRecord(path string) (Record, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("salt is not hex: %w", err)
+		return Record{}, err
+	}
+	var r Record
+	if err := season.DecodeStrict(path, data, &r); err != nil {
+		return Record{}, err
+	}
+	if _, err := corpus.TrackNamed(r.Track); err != nil {
+		return Record{}, fmt.Errorf("%s /piste: %w", path, err)
+	}
+	if r.Season == "" || strings.Trim(r.Season, "0123456789") != "" {
+		return Record{}, fmt.Errorf("%s /saison: want the season's number as a string, such as \"1\"", path)
+	}
+	for _, h := range []struct{ field, value string }{
+		{"manifest_sha256", r.ManifestSHA256},
+		{"taches_sha256", r.TasksSHA256},
+		{"engagement_cle", r.KeyCommitment},
+		{"bareme_sha256", r.ScoringSectionSHA256},
+	} {
+		if !manifest.IsSHA256(h.value) {
+			return Record{}, fmt.Errorf("%s /%s: want a SHA-256 as 64 lowercase hex digits", path, h.field)
+		}
+	}
+	return r, nil
+}
+
+// ErrSealed is returned when a track already has a record and re-sealing
+// was not asked for.
+var ErrSealed = errors.New("the track is sealed already: re-sealing draws a new salt and replaces the record, whose anchored commitment only the old salt opens")
+
+// Seal seals a track: it draws a salt, writes it to the private file
+// saltFile (refused inside a git work tree, and never over an existing
+// file), then the record to recordFile. A record already at recordFile is
+// replaced only when reseal is set. The salt is written first: a record
+// whose salt was lost would lose the season.
+func Seal(recordFile, saltFile, track, season string, f Files, reseal bool) (Record, error) {
+	if _, err := os.Lstat(recordFile); err == nil && !reseal {
+		return Record{}, fmt.Errorf("%s: %w", recordFile, ErrSealed)
+	}
+	r, salt := New(track, season, f)
+	if err := WriteSalt(saltFile, salt); err != nil {
+		return Record{}, err
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return Record{}, err
+	}
+	return r, writeAtomically(recordFile, append(data, '\n'))
+}
+
+// WriteSalt writes a salt, in hex on one line, to a new private file.
+func WriteSalt(path string, salt []byte) error {
+	if err := privatefile.Create(path, []byte(hex.EncodeToString(salt)+"\n")); err != nil {
+		return fmt.Errorf("salt file %w", err)
+	}
+	return nil
+}
+
+// ReadSalt reads a salt file: SaltSize bytes in hex, on one line.
+func ReadSalt(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	salt, err := hex.DecodeString(string(bytes.TrimSpace(data)))
+	if err != nil {
+		return nil, fmt.Errorf("salt file %s: not hex", path)
 	}
 	if len(salt) != SaltSize {
-		return nil, fmt.Errorf("salt is %d bytes, want %d", len(salt), SaltSize)
+		return nil, fmt.Errorf("salt file %s: %d bytes, want %d", path, len(salt), SaltSize)
 	}
 	return salt, nil
+}
+
+// writeAtomically writes a public file whole or not at all.
+func writeAtomically(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename, a no-op
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -6,15 +6,20 @@ package season
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
 // Dir is the folder of season 1's files, relative to the repository's root.
@@ -27,6 +32,12 @@ func TasksFile(track *corpus.Track) string { return filepath.Join(Dir, "taches"+
 
 // KeyFile is the answer key beside TasksFile.
 func KeyFile(track *corpus.Track) string { return filepath.Join(Dir, "cle"+suffix(track)+".json") }
+
+// RecordFile is the track's pre-registration record beside TasksFile,
+// written by the seal and read by the replay.
+func RecordFile(track *corpus.Track) string {
+	return filepath.Join(Dir, "preenregistrement"+suffix(track)+".json")
+}
 
 func suffix(track *corpus.Track) string {
 	if track == corpus.Conformite {
@@ -93,15 +104,18 @@ type Key struct {
 	Taches []KeyTask `json:"taches"`
 }
 
-// KeyTask is the key of one task: its verdict, trap families and the facts
-// the verdict rests on.
+// KeyTask is the key of one task: its verdict, trap families and the
+// formula of the facts the verdict rests on.
 type KeyTask struct {
-	ID       string   `json:"id"`
-	Verdict  string   `json:"verdict"`
-	Familles []string `json:"familles"`
-	Controle bool     `json:"controle"`
-	Faits    []Fact   `json:"faits"`
+	ID        string   `json:"id"`
+	Verdict   string   `json:"verdict"`
+	Familles  []string `json:"familles"`
+	Controle  bool     `json:"controle"`
+	Fondement Formula  `json:"fondement"`
 }
+
+// keyTaskMembers are the members of a task's key, exactly.
+var keyTaskMembers = []string{"id", "verdict", "familles", "controle", "fondement"}
 
 // Fact is a (resource, JSON pointer, value) triple a scorer checks against
 // the served bytes.
@@ -111,7 +125,7 @@ type Fact struct {
 	Value    json.RawMessage `json:"value"`
 	// FormesEquivalentes are other triples that state the same fact (one
 	// element of an array rather than the whole array, for instance): an
-	// assertion of any of them founds the verdict as the fact itself would
+	// assertion of any of them carries the fact as the fact itself would
 	// (specification 5.5 and 5.7).
 	FormesEquivalentes []Fact `json:"formes_equivalentes,omitempty"`
 }
@@ -199,26 +213,257 @@ func DecodeTasks(name string, data []byte) (*Tasks, error) {
 	return &t, nil
 }
 
-// ReadKey reads an answer key, refusing unknown fields.
+// ReadKey reads an answer key strictly (DecodeKey).
 func ReadKey(path string) (*Key, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var k Key
-	return &k, DecodeStrict(path, data, &k)
+	return DecodeKey(path, data)
 }
 
-// DecodeStrict decodes one JSON document into a struct, refusing unknown
-// fields and trailing data; the error names the file.
+// DecodeKey decodes an answer key: no duplicate or unknown member, exact
+// names, each task's fondement a formula as DecodeFormula reads it. name
+// says which file in errors.
+func DecodeKey(name string, data []byte) (*Key, error) {
+	doc, err := pyjson.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := exactMembers(doc, "", []string{"taches"}); err != nil {
+		return nil, fmt.Errorf("%s %w", name, err)
+	}
+	tasks, _ := pyjson.Lookup(doc, "/taches")
+	list, _ := tasks.(pyjson.Array)
+	for i, task := range list {
+		if err := exactMembers(task, fmt.Sprintf("/taches/%d", i), keyTaskMembers); err != nil {
+			return nil, fmt.Errorf("%s %w", name, err)
+		}
+	}
+	var raw struct {
+		Taches []struct {
+			ID        string          `json:"id"`
+			Verdict   string          `json:"verdict"`
+			Familles  []string        `json:"familles"`
+			Controle  bool            `json:"controle"`
+			Fondement json.RawMessage `json:"fondement"`
+		} `json:"taches"`
+	}
+	if err := DecodeStrict(name, data, &raw); err != nil {
+		return nil, err
+	}
+	k := &Key{Taches: make([]KeyTask, len(raw.Taches))}
+	for i, t := range raw.Taches {
+		f, err := DecodeFormula(t.Fondement, fmt.Sprintf("/taches/%d/fondement", i))
+		if err != nil {
+			return nil, fmt.Errorf("%s %w", name, err)
+		}
+		k.Taches[i] = KeyTask{ID: t.ID, Verdict: t.Verdict, Familles: t.Familles, Controle: t.Controle, Fondement: f}
+	}
+	return k, nil
+}
+
+// exactMembers checks that v is an object with exactly the members named,
+// spelt exactly: encoding/json alone matches names regardless of case.
+func exactMembers(v pyjson.Value, at string, members []string) error {
+	obj, ok := v.(pyjson.Object)
+	if !ok {
+		return fmt.Errorf("%s: want an object", pyjson.ShowPointer(at))
+	}
+	for _, m := range obj {
+		if !slices.Contains(members, m.Key) {
+			return fmt.Errorf("%s: unknown member %q (want %s)", pyjson.ShowPointer(at), m.Key, strings.Join(members, ", "))
+		}
+	}
+	for _, m := range members {
+		if _, ok := obj.Get(m); !ok {
+			return fmt.Errorf("%s: member %q is missing", pyjson.ShowPointer(at), m)
+		}
+	}
+	return nil
+}
+
+// Encode writes the key as its file holds it: indented by two spaces,
+// non-ASCII characters as themselves, a final newline.
+func (k *Key) Encode() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(k); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// DecodeStrict decodes one JSON document into a struct as strictly as a
+// submission is read: the document is read as Python reads it (no duplicate
+// key, no trailing data), and every member's name must be, character for
+// character, one the struct declares. The error names the file, the JSON
+// pointer and the rule.
 func DecodeStrict(name string, data []byte, into any) error {
+	doc, err := pyjson.Parse(data)
+	if err != nil {
+		var syntax *pyjson.SyntaxError
+		if errors.As(err, &syntax) {
+			return fmt.Errorf("%s %s: not JSON as Python reads it: %s (byte %d)", name, pyjson.ShowPointer(syntax.Pointer), syntax.Reason, syntax.Offset)
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := checkShape(doc, reflect.TypeOf(into), nil); err != nil {
+		return fmt.Errorf("%s %w", name, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			pointer := pyjson.FormatPointer(strings.Split(typeErr.Field, "."))
+			return fmt.Errorf("%s %s: want %s, not a JSON %s", name, pointer, typeErr.Type, typeErr.Value)
+		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	if dec.More() {
-		return fmt.Errorf("%s: data after the JSON value", name)
+	return nil
+}
+
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// decodesItself reports whether encoding/json hands t's values to t's own
+// decoder.
+func decodesItself(t reflect.Type) bool {
+	for _, i := range []reflect.Type{unmarshalerType, textUnmarshalerType} {
+		if t.Implements(i) || reflect.PointerTo(t).Implements(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkShape refuses the first value of v, at the pointer tokens at, that
+// the Go type t does not take as written: a member whose name t does not
+// declare exactly (encoding/json matches names without regard to case), or
+// a value of another JSON type (encoding/json takes null for anything). A
+// type that decodes itself is left to its own decoder.
+func checkShape(v pyjson.Value, t reflect.Type, at []string) error {
+	if t.Kind() == reflect.Pointer && v == nil {
+		return nil // null leaves a pointer nil: the member's absence
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if decodesItself(t) {
+		return nil
+	}
+	where := func() string { return pyjson.ShowPointer(pyjson.FormatPointer(at)) }
+	var ok bool
+	switch t.Kind() {
+	case reflect.Struct:
+		var obj pyjson.Object
+		if obj, ok = v.(pyjson.Object); !ok {
+			break
+		}
+		fields := jsonFields(t)
+		for _, m := range obj {
+			field, known := fields[m.Key]
+			if !known {
+				names := slices.Sorted(maps.Keys(fields))
+				return fmt.Errorf("%s: unknown field %q (the schema allows %s; names are case-sensitive)", pyjson.ShowPointer(pyjson.FormatPointer(append(at, m.Key))), m.Key, strings.Join(names, ", "))
+			}
+			if err := checkShape(m.Value, field, append(at, m.Key)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		var obj pyjson.Object
+		if obj, ok = v.(pyjson.Object); !ok {
+			break
+		}
+		for _, m := range obj {
+			if err := checkShape(m.Value, t.Elem(), append(at, m.Key)); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		var list pyjson.Array
+		if list, ok = v.(pyjson.Array); !ok {
+			break
+		}
+		for i, item := range list {
+			if err := checkShape(item, t.Elem(), append(at, strconv.Itoa(i))); err != nil {
+				return err
+			}
+		}
+	case reflect.String:
+		_, ok = v.(string)
+	case reflect.Bool:
+		_, ok = v.(bool)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		_, ok = v.(pyjson.Number)
+	default:
+		ok = true // an interface takes any value
+	}
+	if !ok {
+		return fmt.Errorf("%s: want %s, not %s", where(), jsonKind(t), describe(v))
 	}
 	return nil
+}
+
+// jsonKind names the JSON type a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return "a number"
+}
+
+// describe names the JSON type of a parsed value.
+func describe(v pyjson.Value) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case pyjson.Object:
+		return "an object"
+	case pyjson.Array:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// jsonFields maps the member names a struct declares, as encoding/json
+// names them (the tag's name, else the field's), to their types; the
+// fields of an embedded struct without a tag are the struct's own.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	fields := map[string]reflect.Type{}
+	for f := range t.Fields() {
+		tag := f.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		switch {
+		case name == "-" && tag == "-":
+			continue
+		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
+			maps.Copy(fields, jsonFields(f.Type))
+			continue
+		case !f.IsExported():
+			continue
+		case name == "":
+			name = f.Name
+		}
+		fields[name] = f.Type
+	}
+	return fields
 }

@@ -96,9 +96,13 @@ type Options struct {
 	Caddyfile string
 	// Lifetime bounds how long the server may live (default 10 minutes).
 	Lifetime time.Duration
-	// TLS serves HTTPS (HTTP/1.1, HTTP/2 and HTTP/3) with a certificate of
-	// Caddy's internal CA instead of cleartext HTTP/1.1 and h2c.
+	// TLS serves HTTPS with a certificate of Caddy's internal CA, as the
+	// systemd unit does, instead of cleartext HTTP/1.x and h2c.
 	TLS bool
+	// Protocols overrides CORPUS_PROTOCOLS ("h1 h2 h3" serves HTTP/2 and
+	// HTTP/3 over TLS). Empty: the Caddyfile's default over TLS, HTTP/1.x
+	// only; "h1 h2c" in clear, as make run serves.
+	Protocols string
 	// Binary is the Caddy binary; Start defaults to Binary(t), Launch to
 	// the one CORPUS_CADDY_BIN names.
 	Binary string
@@ -190,7 +194,10 @@ func Launch(o Options) (*Server, error) {
 	// http:// address on its HTTPS port and the reverse.
 	scheme, protocols, httpPort, httpsPort := "http", "h1 h2c", s.Port, otherPort
 	if o.TLS {
-		scheme, protocols, httpPort, httpsPort = "https", "h1 h2 h3", otherPort, s.Port
+		scheme, protocols, httpPort, httpsPort = "https", "", otherPort, s.Port
+	}
+	if o.Protocols != "" {
+		protocols = o.Protocols
 	}
 	s.URL = fmt.Sprintf("%s://127.0.0.1:%d", scheme, s.Port)
 	s.AdminAddr = fmt.Sprintf("127.0.0.1:%d", adminPort)
@@ -202,11 +209,13 @@ func Launch(o Options) (*Server, error) {
 		"CORPUS_HOSTS":            strings.Join(Hosts, " "),
 		"CORPUS_BIND":             "127.0.0.1",
 		"CORPUS_ADMIN":            s.AdminAddr,
-		"CORPUS_PROTOCOLS":        protocols,
 		"CORPUS_TELEMETRY_OUTPUT": "proveit_file " + s.TelemetryLog(), // the shipped writer, buffered
 		"CORPUS_ACCESS_OUTPUT":    "file " + s.AccessLog(),
 		"CORPUS_SERVER_OUTPUT":    "stderr",
 		"CORPUS_SECRETS_DIR":      s.SecretsDir,
+	}
+	if protocols != "" {
+		vars["CORPUS_PROTOCOLS"] = protocols
 	}
 	for i, name := range []string{"CORPUS_CHALLENGE_SECRET", "CORPUS_CHALLENGE_SECRET_NEXT"} {
 		if i < len(o.Secrets) {

@@ -191,13 +191,9 @@ func (g *Graph) Contains(resource string) bool {
 // concerns the task (specification 5.2 and 6.6): on the public list, an entry
 // whose entite is the entity; on the restrictive-measures list, an entry
 // whose nom and prenoms are those of one of its beneficial owners; on a
-// catalogue page, a candidate's entry, or the link to the next page that
-// leads to the candidates on it.
+// catalogue page, a candidate's entry.
 func (g *Graph) Concerns(resource, field string) bool {
 	collection, _, _ := corpus.SplitReference(resource)
-	if collection == "catalogues" && field == "/page_suivante" {
-		return true
-	}
 	tokens := strings.Split(field, "/")
 	if len(tokens) < 3 || tokens[1] != "entrees" {
 		return false

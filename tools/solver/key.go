@@ -14,16 +14,19 @@ import (
 
 // Rules of the track an answer key is checked against, as problems name them.
 const (
-	RuleVerdict     = "verdict"      // the key's verdict is the solver's
-	RuleCalls       = "calls"        // a task takes MinCalls..MaxCalls calls
-	RuleComposition = "composition"  // the season's balance of verdicts and trap families
-	RuleBounds      = "bounds"       // a task's facts are within its assertion bounds
-	RuleServed      = "served"       // a fact's value is exactly what the corpus serves
-	RuleProbative   = "probative"    // a fact's field is a probative pointer (specification 5.7)
-	RuleGraph       = "graph"        // a fact's resource is in the task's graph (specification 5.2)
-	RuleOwn         = "own-resource" // enough facts are on the entity's own resources
-	RuleCommonList  = "common-list"  // a fact on a common list is on an entry concerning the entity
-	RuleForms       = "forms"        // an equivalent form is a plain triple, with no forms of its own
+	RuleVerdict      = "verdict"      // the key's verdict is the solver's
+	RuleCalls        = "calls"        // a task takes MinCalls..MaxCalls calls
+	RuleComposition  = "composition"  // the season's balance of verdicts and trap families
+	RuleBounds       = "bounds"       // a task's assertion bounds are the track's
+	RuleServed       = "served"       // a fact's value is exactly what the corpus serves
+	RuleProbative    = "probative"    // a fact's field is a probative pointer (specification 5.7)
+	RuleGraph        = "graph"        // a fact's resource is in the task's graph (specification 5.2)
+	RuleOwn          = "own-resource" // enough facts are on the entity's own resources
+	RuleCommonList   = "common-list"  // a fact on a common list is on an entry concerning the entity
+	RuleForms        = "forms"        // a fact lists every equivalent form of the task's graph
+	RuleAlternatives = "alternatives" // the formula founds every case that decides the verdict
+	RuleRoom         = "room"         // the smallest founding set leaves room under the ceiling
+	RuleDerivation   = "derivation"   // the formula rests only on what the rules derive, as the design says
 )
 
 // Calls a task may take (specification 5.6).
@@ -66,7 +69,9 @@ var probativeFields = map[string][]string{
 	"beneficiaires":        {"/statut_declaration", "/entrees/<n>/nom", "/entrees/<n>/prenoms", "/entrees/<n>/date_naissance", "/page_suivante"},
 	"mesures-restrictives": {"/entrees/<n>/nom", "/entrees/<n>/prenoms", "/entrees/<n>/date_naissance"},
 
-	"catalogues":     {"/entrees/<n>/produit", "/entrees/<n>/prix_affiche_ttc", "/entrees/<n>/etat_affiche", "/page_suivante"},
+	// A catalogue is a common list: its /page_suivante is not probative,
+	// as the conformity track's lists' are not (specification 8).
+	"catalogues":     {"/entrees/<n>/produit", "/entrees/<n>/prix_affiche_ttc", "/entrees/<n>/etat_affiche"},
 	"produits":       {"/existe", "/categorie", "/fournisseur", "/caracteristiques/<name>", "/tarif", "/disponibilite"},
 	"fournisseurs":   {"/existe", "/statut", "/conditions_livraison"},
 	"tarifs":         {"/produit", "/prix_unitaire_ttc", "/date_debut", "/date_fin_validite"},
@@ -138,10 +143,13 @@ func SolveSeason(tasks *season.Tasks, fetch Fetcher) ([]*Result, error) {
 
 // CheckKey checks a sealed key against the statements, the corpus and the
 // solver's results: each verdict is the solver's, each task takes 2 to 12
-// calls, the season has its published composition, and each task's facts
-// are within bounds, exactly served, probative, in the task's graph, enough
-// of them on the entity's own resources, and on common lists only where an
-// entry concerns the entity.
+// calls, the season has its published composition, and each task's
+// founding formula founds every case the rules derive as deciding the
+// verdict (Derive, Decided) and nothing else, with every equivalent form,
+// leaves room under the ceiling, and each of its facts and forms is exactly
+// served, probative, in the task's graph, on a common list only where an
+// entry concerns the task; its smallest founding set, filled up to the
+// minimum, has enough assertions on the task's own resources.
 func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch Fetcher) ([]Problem, error) {
 	var problems []Problem
 	report := func(task, rule, format string, args ...any) {
@@ -175,7 +183,7 @@ func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch Fet
 				report(task.ID, RuleCalls, "answering takes %d calls, want %d to %d", n, MinCalls, MaxCalls)
 			}
 		}
-		taskProblems, err := checkFacts(task, k, fetch)
+		taskProblems, err := checkFormula(task, k, fetch)
 		if err != nil {
 			return nil, err
 		}
@@ -191,8 +199,8 @@ func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch Fet
 	return append(problems, checkComposition(track, key)...), nil
 }
 
-// checkFacts checks one task's founding facts.
-func checkFacts(task season.Task, k season.KeyTask, fetch Fetcher) ([]Problem, error) {
+// checkFormula checks one task's founding formula.
+func checkFormula(task season.Task, k season.KeyTask, fetch Fetcher) ([]Problem, error) {
 	var problems []Problem
 	report := func(rule, format string, args ...any) {
 		problems = append(problems, Problem{Task: task.ID, Rule: rule, Message: fmt.Sprintf(format, args...)})
@@ -200,10 +208,11 @@ func checkFacts(task season.Task, k season.KeyTask, fetch Fetcher) ([]Problem, e
 	if task.AssertionsMin < MinAssertions || task.AssertionsMin > MaxAssertionsMin || task.AssertionsMax != 2*task.AssertionsMin {
 		report(RuleBounds, "bounds %d..%d, want a minimum of %d to %d and a maximum twice it", task.AssertionsMin, task.AssertionsMax, MinAssertions, MaxAssertionsMin)
 	}
-	if n := len(k.Faits); n < task.AssertionsMin || n > task.AssertionsMax {
-		report(RuleBounds, "%d facts, want %d to %d", n, task.AssertionsMin, task.AssertionsMax)
-	}
 	graph, err := TaskGraph(task, fetch)
+	if err != nil {
+		return nil, err
+	}
+	derived, err := Derive(task, fetch)
 	if err != nil {
 		return nil, err
 	}
@@ -229,24 +238,138 @@ func checkFacts(task season.Task, k season.KeyTask, fetch Fetcher) ([]Problem, e
 			report(RuleServed, "%s: %s", label, msg)
 		}
 	}
-	own := 0
-	for i, f := range k.Faits {
+	rests := restsOn(derived)
+	for i, f := range k.Fondement.Facts() {
 		label := fmt.Sprintf("fact %d (%s %s)", i, f.Resource, f.Field)
 		check(label, f)
-		if graph.Own[f.Resource] {
-			own++
-		}
 		for j, form := range f.FormesEquivalentes {
 			check(fmt.Sprintf("%s, equivalent form %d (%s %s)", label, j, form.Resource, form.Field), form)
-			if len(form.FormesEquivalentes) > 0 {
-				report(RuleForms, "%s, equivalent form %d: a form lists no forms of its own", label, j)
+		}
+		value, err := pyjson.Parse(f.Value)
+		if err != nil {
+			continue // served reports it
+		}
+		if r, ok := rests[f.Resource+"\x00"+f.Field]; !ok || !pyjson.Equal(r.Value, value) {
+			report(RuleDerivation, "%s: not a fact the %s verdict rests on", label, k.Verdict)
+		}
+		listed := season.Carried{}
+		for _, form := range f.FormesEquivalentes {
+			listed.AddFact(form)
+		}
+		for _, form := range graph.Forms(Fact{Resource: f.Resource, Field: f.Field, Value: value}) {
+			if !listed.Has(seasonFact(form)) {
+				report(RuleForms, "%s: lacks the equivalent form %s", label, form)
 			}
 		}
 	}
-	if want := (task.AssertionsMin + 1) / 2; own < want {
-		report(RuleOwn, "%d facts on %s own resources, want at least %d (half the minimum %d, rounded up)", own, owner, want, task.AssertionsMin)
+	if Verdict(k.Verdict) == derived.Verdict {
+		alternativeProblems, err := checkAlternatives(k.Fondement, derived, graph)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range alternativeProblems {
+			report(p.Rule, "%s", p.Message)
+		}
+	}
+	smallest, err := k.Fondement.Smallest()
+	if err != nil {
+		report(RuleRoom, "%v", err)
+		return problems, nil
+	}
+	limit, why := task.AssertionsMax-2, fmt.Sprintf("assertions_max %d - 2", task.AssertionsMax)
+	if k.Controle {
+		limit, why = task.AssertionsMin, fmt.Sprintf("the control task's assertions_min %d", task.AssertionsMin)
+	}
+	if len(smallest) > limit {
+		report(RuleRoom, "the smallest set of facts that founds the verdict has %d facts, want at most %d (%s)", len(smallest), limit, why)
+	}
+	own := 0
+	for _, f := range smallest {
+		if graph.Own[f.Resource] {
+			own++
+		}
+	}
+	// The agent fills the smallest set up to the minimum with assertions
+	// of its choosing, which may all be on own resources.
+	if want, filled := (task.AssertionsMin+1)/2, own+max(0, task.AssertionsMin-len(smallest)); filled < want {
+		report(RuleOwn, "the smallest founding set, filled up to the minimum, has %d assertions on %s own resources, want at least %d (half the minimum %d, rounded up)", filled, owner, want, task.AssertionsMin)
 	}
 	return problems, nil
+}
+
+// checkAlternatives compares a key's formula with the cases the derivation
+// says decide the verdict: each alternative of each case, proved alone
+// (for aucune_option_valide, with one alternative of every other
+// candidate), founds the verdict; and no alternative of the formula founds
+// it on facts that prove no case.
+func checkAlternatives(formula season.Formula, derived *Result, graph *Graph) ([]Problem, error) {
+	cases, all, err := Decided(derived)
+	if err != nil {
+		return []Problem{{Rule: RuleDerivation, Message: err.Error()}}, nil
+	}
+	if len(cases) == 0 {
+		return nil, nil // conforme or a product: the design's facts, checked one by one
+	}
+	var problems []Problem
+	alternatives := make([][][]season.Fact, len(cases))
+	var derivedMembers []season.Formula
+	for i, c := range cases {
+		f := formulaOf(c.Basis, graph)
+		derivedMembers = append(derivedMembers, f)
+		if alternatives[i], err = f.Alternatives(); err != nil {
+			return nil, err
+		}
+	}
+	for i, c := range cases {
+		for _, alt := range alternatives[i] {
+			carried := season.Carried{}
+			proved := slices.Clone(alt)
+			if all {
+				for j := range cases {
+					if j != i {
+						proved = append(proved, alternatives[j][0]...)
+					}
+				}
+			}
+			for _, f := range proved {
+				carried.AddFact(f)
+			}
+			if !formula.Holds(carried) {
+				what := "the case " + c.Label
+				if all {
+					what = "the candidate " + c.Label + " excluded"
+				}
+				problems = append(problems, Problem{Rule: RuleAlternatives, Message: fmt.Sprintf("the formula lacks an alternative the rules allow: %s, by %s", what, describe(alt))})
+			}
+		}
+	}
+	derivedFormula := season.AnyOf(derivedMembers...)
+	if all {
+		derivedFormula = season.AllOf(derivedMembers...)
+	}
+	keyAlternatives, err := formula.Alternatives()
+	if err != nil {
+		return append(problems, Problem{Rule: RuleDerivation, Message: err.Error()}), nil
+	}
+	for _, alt := range keyAlternatives {
+		carried := season.Carried{}
+		for _, f := range alt {
+			carried.AddFact(f)
+		}
+		if !derivedFormula.Holds(carried) {
+			problems = append(problems, Problem{Rule: RuleDerivation, Message: fmt.Sprintf("the formula founds the verdict on %s, which proves no case that decides it", describe(alt))})
+		}
+	}
+	return problems, nil
+}
+
+// describe writes facts for a message.
+func describe(facts []season.Fact) string {
+	parts := make([]string, len(facts))
+	for i, f := range facts {
+		parts[i] = fmt.Sprintf("%s %s = %s", f.Resource, f.Field, f.Value)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // served says how a fact differs from what the corpus serves, "" if it does

@@ -79,6 +79,8 @@ type option struct {
 	reason  string   // why, in one line
 	total   *big.Rat // G6's total, for a valid option
 	facts   []Fact   // what the outcome rests on
+	basis   Basis    // a valid option: its total's terms; excluded: any one ruling's facts
+	held    []Fact   // a valid option: the facts of every rule it meets
 }
 
 // purchaser is the state of one purchasing task's walk.
@@ -99,12 +101,15 @@ type purchaser struct {
 // candidate's resources are fetched in link order, product, supplier,
 // delivery conditions and annex, tarif, availability, stopping at the first
 // rule not established true. Each path is fetched once per task.
-func solvePurchase(task season.Task, fetch Fetcher) (*Result, error) {
+//
+// Derive's walk (full) goes on past the first rule that excludes a
+// candidate, to every rule that does.
+func solvePurchase(task season.Task, fetch Fetcher, full bool) (*Result, error) {
 	n, err := readNeed(task)
 	if err != nil {
 		return nil, err
 	}
-	p := &purchaser{walker: newWalker(task.ID, fetch), need: n, listings: map[string]listing{}}
+	p := &purchaser{walker: newWalker(task.ID, fetch, full), need: n, listings: map[string]listing{}}
 	candidates, err := p.readCatalogue()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", task.ID, err)
@@ -129,11 +134,12 @@ func solvePurchase(task season.Task, fetch Fetcher) (*Result, error) {
 	}
 	for _, o := range options {
 		p.rest(o.facts...)
+		p.rest(o.held...)
 		reason := o.reason
 		if o.rule != "" {
 			reason = o.rule + ": " + reason
 		}
-		p.res.Criteria = append(p.res.Criteria, Criterion{Code: o.product, Outcome: o.outcome, Reason: reason})
+		p.res.Criteria = append(p.res.Criteria, Criterion{Code: o.product, Outcome: o.outcome, Reason: reason, Basis: o.basis})
 	}
 	return p.res, nil
 }
@@ -192,6 +198,9 @@ type ruling struct {
 	outcome Outcome // Failed or Undetermined
 	why     string
 	facts   []Fact
+	// absence says the ruling rests on something missing (no catalogue
+	// entry), which no assertion states: it founds nothing.
+	absence bool
 }
 
 func failed(rule, why string, facts ...Fact) *ruling {
@@ -202,51 +211,101 @@ func undetermined(rule, why string, facts ...Fact) *ruling {
 	return &ruling{rule: rule, outcome: Undetermined, why: why, facts: facts}
 }
 
+// linkFields are the members by which a candidate's resources reach one
+// another.
+var linkFields = []string{"/fournisseur", "/tarif", "/disponibilite", "/conditions_livraison", "/annexe"}
+
+// basis is what a ruling rests on: the fields the rule reads on the
+// resource that decides it. A candidate's resources are its own by the
+// task's graph, so the links that reach them are left out, but for a
+// resource that answers existe: false, which names no product: only its
+// link makes it the candidate's.
+func (r *ruling) basis() Basis {
+	if r.absence {
+		return Basis{}
+	}
+	if slices.ContainsFunc(r.facts, func(f Fact) bool { return f.Field == "/existe" }) {
+		return factsBasis(r.facts...)
+	}
+	var facts []Fact
+	for _, f := range r.facts {
+		if !slices.Contains(linkFields, f.Field) {
+			facts = append(facts, f)
+		}
+	}
+	return factsBasis(facts...)
+}
+
 // evaluate applies the rules to one candidate.
 func (p *purchaser) evaluate(product string) (option, error) {
 	o := option{product: product}
-	r, total, facts, err := p.rules(product)
-	if err != nil || r != nil {
-		if r != nil {
-			o.outcome, o.rule, o.reason, o.facts = r.outcome, r.rule, r.why, r.facts
-		}
+	rulings, total, facts, held, err := p.rules(product)
+	if err != nil {
 		return o, err
 	}
-	o.outcome, o.total, o.facts = Met, total, facts
+	if len(rulings) > 0 {
+		first := rulings[0]
+		o.outcome, o.rule, o.reason, o.facts = first.outcome, first.rule, first.why, first.facts
+		bases := make([]Basis, len(rulings))
+		for i, r := range rulings {
+			bases[i] = r.basis()
+			if r.outcome == Failed {
+				o.outcome = Failed // a rule established false outweighs one not established
+			}
+		}
+		o.basis = anyOf(bases...)
+		return o, nil
+	}
+	o.outcome, o.total, o.facts, o.basis, o.held = Met, total, facts, factsBasis(facts...), held
 	o.reason = fmt.Sprintf("a valid option, total %s × %s + %s = %s", facts[0].Value, p.need.Quantite, facts[1].Value, corpus.FormatAmount(total))
 	return o, nil
 }
 
-// rules applies G1..G6 to a candidate, in link order, and stops at the
-// first that excludes it. For a valid option it returns the total and the
-// facts it adds up: the unit price, then the fees.
-func (p *purchaser) rules(product string) (*ruling, *big.Rat, []Fact, error) {
+// rules applies G1..G6 to a candidate, in link order. Solve's walk stops
+// at the first rule that excludes it; Derive's goes on to every rule whose
+// resources can still be read. For a valid option it returns the total,
+// the facts it adds up (the unit price, then the fees) and the facts of
+// every rule it meets.
+func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, terms, held []Fact, err error) {
+	// exclude records a ruling and says whether the walk stops there.
+	exclude := func(r *ruling) bool {
+		rulings = append(rulings, r)
+		return !p.full
+	}
 	listed, isListed := p.listings[product]
 	if isListed {
 		if listed.state != inStock {
-			return failed("G4", "the catalogue shows it "+listed.state+": the record is not en_stock, or contradicts the catalogue",
-				p.fact(listed.page, listed.at+"/etat_affiche")), nil, nil, nil
+			if exclude(failed("G4", "the catalogue shows it "+listed.state+": the record is not en_stock, or contradicts the catalogue",
+				p.fact(listed.page, listed.at+"/etat_affiche"))) {
+				return rulings, nil, nil, nil, nil
+			}
 		}
 		if shown := mustDecimal(listed.price); shown.Mul(shown, p.need.quantity).Cmp(p.need.budget) > 0 {
-			return failed("G6", fmt.Sprintf("the displayed price %s times %s is over the budget %s, whatever the fees", listed.price, p.need.Quantite, p.need.BudgetMaxTTC),
-				p.fact(listed.page, listed.at+"/prix_affiche_ttc")), nil, nil, nil
+			if exclude(failed("G6", fmt.Sprintf("the displayed price %s times %s is over the budget %s, whatever the fees", listed.price, p.need.Quantite, p.need.BudgetMaxTTC),
+				p.fact(listed.page, listed.at+"/prix_affiche_ttc"))) {
+				return rulings, nil, nil, nil, nil
+			}
 		}
 	}
 
 	// G1: the product exists, is of the category, meets every constraint.
 	doc, exists, err := p.get(product)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if !exists {
-		return undetermined("G1", "the product answers existe: false", p.fact(product, "/existe")), nil, nil, nil
+		exclude(undetermined("G1", "the product answers existe: false", p.fact(product, "/existe")))
+		return rulings, nil, nil, nil, nil // nothing else to read
 	}
 	f, err := readFields(doc, product, "categorie", "fournisseur", "tarif", "disponibilite")
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
+	held = append(held, p.fact(product, "/categorie"))
 	if f["categorie"] != p.need.Categorie {
-		return failed("G1", fmt.Sprintf("categorie %q, not %q", f["categorie"], p.need.Categorie), p.fact(product, "/categorie")), nil, nil, nil
+		if exclude(failed("G1", fmt.Sprintf("categorie %q, not %q", f["categorie"], p.need.Categorie), p.fact(product, "/categorie"))) {
+			return rulings, nil, nil, nil, nil
+		}
 	}
 	var met []Fact
 	for _, c := range p.need.Contraintes {
@@ -256,60 +315,113 @@ func (p *purchaser) rules(product string) (*ruling, *big.Rat, []Fact, error) {
 			if _, ok := pyjson.Lookup(doc, at); ok {
 				fact = p.fact(product, at)
 			}
-			return failed("G1", fmt.Sprintf("%s %s %s: %s", c.Caracteristique, c.Operateur, c.Valeur, why), fact), nil, nil, nil
+			if exclude(failed("G1", fmt.Sprintf("%s %s %s: %s", c.Caracteristique, c.Operateur, c.Valeur, why), fact)) {
+				return rulings, nil, nil, nil, nil
+			}
+			continue
 		}
 		met = append(met, p.fact(product, at))
 	}
+	held = append(held, met...)
 	if !isListed {
-		return undetermined("G3", "on no page of the "+p.need.Categorie+" catalogue: no displayed price or state to agree with", met...), nil, nil, nil
+		r := undetermined("G3", "on no page of the "+p.need.Categorie+" catalogue: no displayed price or state to agree with", met...)
+		r.absence = true
+		if exclude(r) {
+			return rulings, nil, nil, nil, nil
+		}
 	}
 
 	// G2: the supplier exists and is actif.
 	supplier, exists, err := p.get(f["fournisseur"])
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	link := p.fact(product, "/fournisseur")
-	if !exists {
-		return undetermined("G2", "the supplier "+f["fournisseur"]+" answers existe: false", link, p.fact(f["fournisseur"], "/existe")), nil, nil, nil
-	}
-	sf, err := readFields(supplier, f["fournisseur"], "statut", "conditions_livraison")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if sf["statut"] != activeSupplier {
-		return failed("G2", "the supplier "+f["fournisseur"]+" is "+sf["statut"], link, p.fact(f["fournisseur"], "/statut")), nil, nil, nil
+	var fees *big.Rat
+	var conditions string
+	switch {
+	case !exists:
+		if exclude(undetermined("G2", "the supplier "+f["fournisseur"]+" answers existe: false", link, p.fact(f["fournisseur"], "/existe"))) {
+			return rulings, nil, nil, nil, nil
+		}
+	default:
+		sf, err := readFields(supplier, f["fournisseur"], "statut", "conditions_livraison")
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		held = append(held, p.fact(f["fournisseur"], "/statut"))
+		if sf["statut"] != activeSupplier {
+			if exclude(failed("G2", "the supplier "+f["fournisseur"]+" is "+sf["statut"], link, p.fact(f["fournisseur"], "/statut"))) {
+				return rulings, nil, nil, nil, nil
+			}
+		}
+
+		// G5: the supplier delivers the zone in time, and no annex rules it out.
+		conditions = sf["conditions_livraison"]
+		var delivery []*ruling
+		var delivered []Fact
+		fees, delivered, delivery, err = p.delivery(f["fournisseur"], conditions)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		held = append(held, delivered...)
+		for _, r := range delivery {
+			r.facts = append([]Fact{link}, r.facts...)
+			if exclude(r) {
+				return rulings, nil, nil, nil, nil
+			}
+		}
 	}
 
-	// G5: the supplier delivers the zone in time, and no annex rules it out.
-	fees, r, err := p.delivery(f["fournisseur"], sf["conditions_livraison"])
-	if err != nil || r != nil {
-		if r != nil {
-			r.facts = append([]Fact{link}, r.facts...)
-		}
-		return r, nil, nil, err
+	if !isListed {
+		return rulings, nil, nil, nil, nil // no displayed price or state to compare the records with
 	}
 
 	// G3: the tarif is in force at the order date and agrees with the catalogue.
-	price, r, err := p.tarif(product, f["tarif"], listed)
-	if err != nil || r != nil {
-		return r, nil, nil, err
+	price, tarifRulings, err := p.tarif(product, f["tarif"], listed)
+	if price != nil {
+		held = append(held, p.fact(f["tarif"], "/date_debut"), p.fact(f["tarif"], "/date_fin_validite"),
+			p.fact(listed.page, listed.at+"/prix_affiche_ttc"), p.fact(f["tarif"], "/prix_unitaire_ttc"))
+	}
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	for _, r := range tarifRulings {
+		if exclude(r) {
+			return rulings, nil, nil, nil, nil
+		}
 	}
 
 	// G4: a fresh record, en_stock as the catalogue shows, with enough units.
-	if r, err := p.availability(product, f["disponibilite"], listed); err != nil || r != nil {
-		return r, nil, nil, err
+	availability, err := p.availability(product, f["disponibilite"], listed)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if record := f["disponibilite"]; p.bodies[record] != nil && len(availability) == 0 {
+		held = append(held, p.fact(record, "/date_releve"), p.fact(listed.page, listed.at+"/etat_affiche"),
+			p.fact(record, "/etat"), p.fact(record, "/quantite_disponible"))
+	}
+	for _, r := range availability {
+		if exclude(r) {
+			return rulings, nil, nil, nil, nil
+		}
 	}
 
 	// G6: unit price times quantity, plus the fees once, within the budget.
-	total := new(big.Rat).Mul(price, p.need.quantity)
-	total.Add(total, fees)
-	terms := []Fact{p.fact(f["tarif"], "/prix_unitaire_ttc"), p.fact(sf["conditions_livraison"], "/frais_ttc")}
-	if total.Cmp(p.need.budget) > 0 {
-		return failed("G6", fmt.Sprintf("total %s × %s + %s = %s is over the budget %s", terms[0].Value, p.need.Quantite,
-			terms[1].Value, corpus.FormatAmount(total), p.need.BudgetMaxTTC), terms...), nil, nil, nil
+	if price == nil || fees == nil {
+		return rulings, nil, nil, nil, nil // excluded already: no total to weigh
 	}
-	return nil, total, terms, nil
+	total = new(big.Rat).Mul(price, p.need.quantity)
+	total.Add(total, fees)
+	terms = []Fact{p.fact(f["tarif"], "/prix_unitaire_ttc"), p.fact(conditions, "/frais_ttc")}
+	if total.Cmp(p.need.budget) > 0 {
+		exclude(failed("G6", fmt.Sprintf("total %s × %s + %s = %s is over the budget %s", terms[0].Value, p.need.Quantite,
+			terms[1].Value, corpus.FormatAmount(total), p.need.BudgetMaxTTC), terms...))
+	}
+	if len(rulings) > 0 {
+		return rulings, nil, nil, nil, nil
+	}
+	return nil, total, terms, held, nil
 }
 
 // constraintHolds applies one hard constraint to a product's
@@ -336,70 +448,89 @@ func constraintHolds(doc pyjson.Object, at string, c season.Constraint) (bool, s
 }
 
 // delivery applies G5 to a supplier's conditions and their annex, and
-// returns the fees when it holds.
-func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, *ruling, error) {
+// returns the fees (when the conditions can be read) and every ruling that
+// excludes the candidate; Solve's walk stops at the first.
+func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []Fact, []*ruling, error) {
 	link := p.fact(supplier, "/conditions_livraison")
 	doc, exists, err := p.get(conditions)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !exists {
-		return nil, undetermined("G5", "the delivery conditions "+conditions+" answer existe: false", link, p.fact(conditions, "/existe")), nil
+		return nil, nil, []*ruling{undetermined("G5", "the delivery conditions "+conditions+" answer existe: false", link, p.fact(conditions, "/existe"))}, nil
 	}
 	f, err := readFields(doc, conditions, "delai_jours", "frais_ttc")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	zones, err := stringsAt(doc, conditions, "/zones")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !corpus.IsCount(f["delai_jours"]) || !corpus.IsAmount(f["frais_ttc"]) {
-		return nil, nil, fmt.Errorf("%s: delai_jours %q or frais_ttc %q is not a decimal string of its kind", conditions, f["delai_jours"], f["frais_ttc"])
+		return nil, nil, nil, fmt.Errorf("%s: delai_jours %q or frais_ttc %q is not a decimal string of its kind", conditions, f["delai_jours"], f["frais_ttc"])
 	}
-	i := slices.Index(zones, p.need.Zone)
-	if i < 0 {
-		return nil, failed("G5", conditions+" does not deliver "+p.need.Zone, link, p.fact(conditions, "/zones")), nil
+	fees := mustDecimal(f["frais_ttc"])
+	var rulings []*ruling
+	exclude := func(r *ruling) bool {
+		rulings = append(rulings, r)
+		return !p.full
 	}
-	facts := []Fact{link, p.fact(conditions, pointer("zones", fmt.Sprint(i)))}
+	facts := []Fact{link}
+	if i := slices.Index(zones, p.need.Zone); i < 0 {
+		if exclude(failed("G5", conditions+" does not deliver "+p.need.Zone, link, p.fact(conditions, "/zones"))) {
+			return fees, nil, rulings, nil
+		}
+	} else {
+		facts = append(facts, p.fact(conditions, pointer("zones", fmt.Sprint(i))))
+	}
 	days := mustDecimal(f["delai_jours"]).Num().Int64()
 	if arrival := p.need.ordered.AddDate(0, 0, int(days)); arrival.After(p.need.deliverBy) {
-		return nil, failed("G5", fmt.Sprintf("%s days from the order date is %s, after %s", f["delai_jours"], arrival.Format(time.DateOnly), p.need.DateLivraisonMax),
-			append(facts, p.fact(conditions, "/delai_jours"))...), nil
+		if exclude(failed("G5", fmt.Sprintf("%s days from the order date is %s, after %s", f["delai_jours"], arrival.Format(time.DateOnly), p.need.DateLivraisonMax),
+			link, p.fact(conditions, "/delai_jours"))) {
+			return fees, nil, rulings, nil
+		}
 	}
 	if annexRef, _ := doc.Get("annexe"); annexRef != nil {
 		annex, ok := annexRef.(string)
 		if !ok {
-			return nil, nil, fmt.Errorf("%s: annexe is neither a path nor null", conditions)
+			return nil, nil, nil, fmt.Errorf("%s: annexe is neither a path nor null", conditions)
 		}
-		r, err := p.annex(annex)
-		if err != nil || r != nil {
-			if r != nil {
-				r.facts = append(append(facts, p.fact(conditions, "/annexe")), r.facts...)
+		annexRulings, err := p.annex(annex)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, r := range annexRulings {
+			r.facts = append([]Fact{link, p.fact(conditions, "/annexe")}, r.facts...)
+			if exclude(r) {
+				return fees, nil, rulings, nil
 			}
-			return nil, r, err
 		}
 	}
-	return mustDecimal(f["frais_ttc"]), nil, nil
+	if len(rulings) > 0 {
+		return fees, nil, rulings, nil
+	}
+	return fees, append(facts[1:], p.fact(conditions, "/delai_jours")), nil, nil
 }
 
 // annex applies a delivery annex: the zone must not be excluded, the
 // quantity must be within its bounds; a null field restricts nothing.
-func (p *purchaser) annex(annex string) (*ruling, error) {
+func (p *purchaser) annex(annex string) ([]*ruling, error) {
 	doc, exists, err := p.get(annex)
 	if err != nil {
 		return nil, err
 	}
 	if !exists {
-		return undetermined("G5", "the annex "+annex+" answers existe: false", p.fact(annex, "/existe")), nil
+		return []*ruling{undetermined("G5", "the annex "+annex+" answers existe: false", p.fact(annex, "/existe"))}, nil
 	}
+	var rulings []*ruling
 	if excluded, _ := doc.Get("zones_exclues"); excluded != nil {
 		zones, err := stringsAt(doc, annex, "/zones_exclues")
 		if err != nil {
 			return nil, err
 		}
-		if slices.Contains(zones, p.need.Zone) {
-			return failed("G5", "the annex "+annex+" excludes "+p.need.Zone, p.fact(annex, "/zones_exclues")), nil
+		if i := slices.Index(zones, p.need.Zone); i >= 0 {
+			rulings = append(rulings, failed("G5", "the annex "+annex+" excludes "+p.need.Zone, p.fact(annex, pointer("zones_exclues", fmt.Sprint(i)))))
 		}
 	}
 	for _, bound := range []struct {
@@ -418,79 +549,86 @@ func (p *purchaser) annex(annex string) (*ruling, error) {
 			return nil, fmt.Errorf("%s: %s is neither a whole number string nor null", annex, bound.field)
 		}
 		if bound.out(p.need.quantity.Cmp(mustDecimal(s))) {
-			return failed("G5", fmt.Sprintf("the annex %s sets %s %s, the need is %s", annex, bound.field, s, p.need.Quantite),
-				p.fact(annex, "/"+bound.field)), nil
+			rulings = append(rulings, failed("G5", fmt.Sprintf("the annex %s sets %s %s, the need is %s", annex, bound.field, s, p.need.Quantite),
+				p.fact(annex, "/"+bound.field)))
 		}
 	}
-	return nil, nil
+	return rulings, nil
 }
 
 // tarif applies G3: the tarif is in force at the order date, bounds
 // included, and its unit price is the catalogue's displayed price. It
-// returns the unit price when it holds.
-func (p *purchaser) tarif(product, tarif string, listed listing) (*big.Rat, *ruling, error) {
+// returns the unit price when it can be read, and every ruling that
+// excludes the candidate.
+func (p *purchaser) tarif(product, tarif string, listed listing) (*big.Rat, []*ruling, error) {
 	doc, exists, err := p.get(tarif)
 	if err != nil {
 		return nil, nil, err
 	}
 	link := p.fact(product, "/tarif")
 	if !exists {
-		return nil, undetermined("G3", "the tarif "+tarif+" answers existe: false", link, p.fact(tarif, "/existe")), nil
+		return nil, []*ruling{undetermined("G3", "the tarif "+tarif+" answers existe: false", link, p.fact(tarif, "/existe"))}, nil
 	}
 	f, err := readFields(doc, tarif, "prix_unitaire_ttc", "date_debut", "date_fin_validite")
 	if err != nil {
 		return nil, nil, err
 	}
-	switch {
-	case p.need.DateCommande < f["date_debut"]:
-		return nil, failed("G3", "the tarif starts on "+f["date_debut"]+", after the order date", link, p.fact(tarif, "/date_debut")), nil
-	case f["date_fin_validite"] < p.need.DateCommande:
-		return nil, failed("G3", "the tarif ended on "+f["date_fin_validite"]+", before the order date", link, p.fact(tarif, "/date_fin_validite")), nil
+	var rulings []*ruling
+	if p.need.DateCommande < f["date_debut"] {
+		rulings = append(rulings, failed("G3", "the tarif starts on "+f["date_debut"]+", after the order date", link, p.fact(tarif, "/date_debut")))
+	}
+	if f["date_fin_validite"] < p.need.DateCommande {
+		rulings = append(rulings, failed("G3", "the tarif ended on "+f["date_fin_validite"]+", before the order date", link, p.fact(tarif, "/date_fin_validite")))
 	}
 	if !corpus.IsAmount(f["prix_unitaire_ttc"]) {
 		return nil, nil, fmt.Errorf("%s /prix_unitaire_ttc: %q is not an amount", tarif, f["prix_unitaire_ttc"])
 	}
 	price := mustDecimal(f["prix_unitaire_ttc"])
 	if price.Cmp(mustDecimal(listed.price)) != 0 {
-		return nil, undetermined("G3", fmt.Sprintf("the catalogue shows %s, the tarif says %s: the sources contradict each other", listed.price, f["prix_unitaire_ttc"]),
-			p.fact(listed.page, listed.at+"/prix_affiche_ttc"), p.fact(tarif, "/prix_unitaire_ttc")), nil
+		rulings = append(rulings, undetermined("G3", fmt.Sprintf("the catalogue shows %s, the tarif says %s: the sources contradict each other", listed.price, f["prix_unitaire_ttc"]),
+			p.fact(listed.page, listed.at+"/prix_affiche_ttc"), p.fact(tarif, "/prix_unitaire_ttc")))
 	}
-	return price, nil, nil
+	return price, rulings, nil
 }
 
 // availability applies G4: a record dated at most 15 days before the order
 // date and not after it, agreeing with the catalogue, en_stock, with enough
-// units.
-func (p *purchaser) availability(product, record string, listed listing) (*ruling, error) {
+// units. It returns every ruling that excludes the candidate, in that
+// order.
+func (p *purchaser) availability(product, record string, listed listing) ([]*ruling, error) {
 	link := p.fact(product, "/disponibilite")
 	doc, exists, err := p.get(record)
 	if err != nil {
 		return nil, err
 	}
 	if !exists {
-		return undetermined("G4", "the availability record "+record+" answers existe: false", link, p.fact(record, "/existe")), nil
+		return []*ruling{undetermined("G4", "the availability record "+record+" answers existe: false", link, p.fact(record, "/existe"))}, nil
 	}
 	f, err := readFields(doc, record, "etat", "quantite_disponible", "date_releve")
 	if err != nil {
 		return nil, err
 	}
-	taken, _ := time.Parse(time.DateOnly, f["date_releve"])
-	switch {
-	case taken.After(p.need.ordered) || p.need.ordered.Sub(taken) > freshness:
-		return undetermined("G4", "the record was taken on "+f["date_releve"]+", outside the 15 days up to the order date",
-			link, p.fact(record, "/date_releve")), nil
-	case f["etat"] != listed.state:
-		return undetermined("G4", fmt.Sprintf("the catalogue shows %s, the record says %s: the sources contradict each other", listed.state, f["etat"]),
-			p.fact(listed.page, listed.at+"/etat_affiche"), p.fact(record, "/etat")), nil
-	case f["etat"] != inStock:
-		return failed("G4", "the record says "+f["etat"], link, p.fact(record, "/etat")), nil
-	case !corpus.IsCount(f["quantite_disponible"]):
+	if !corpus.IsCount(f["quantite_disponible"]) {
 		return nil, fmt.Errorf("%s: quantite_disponible %q is not a whole number", record, f["quantite_disponible"])
-	case mustDecimal(f["quantite_disponible"]).Cmp(p.need.quantity) < 0:
-		return failed("G4", fmt.Sprintf("%s units available, %s needed", f["quantite_disponible"], p.need.Quantite),
-			link, p.fact(record, "/quantite_disponible")), nil
 	}
-	return nil, nil
+	var rulings []*ruling
+	taken, _ := time.Parse(time.DateOnly, f["date_releve"])
+	if taken.After(p.need.ordered) || p.need.ordered.Sub(taken) > freshness {
+		rulings = append(rulings, undetermined("G4", "the record was taken on "+f["date_releve"]+", outside the 15 days up to the order date",
+			link, p.fact(record, "/date_releve")))
+	}
+	if f["etat"] != listed.state {
+		rulings = append(rulings, undetermined("G4", fmt.Sprintf("the catalogue shows %s, the record says %s: the sources contradict each other", listed.state, f["etat"]),
+			p.fact(listed.page, listed.at+"/etat_affiche"), p.fact(record, "/etat")))
+	}
+	if f["etat"] != inStock {
+		rulings = append(rulings, failed("G4", "the record says "+f["etat"], link, p.fact(record, "/etat")))
+	}
+	if mustDecimal(f["quantite_disponible"]).Cmp(p.need.quantity) < 0 {
+		rulings = append(rulings, failed("G4", fmt.Sprintf("%s units available, %s needed", f["quantite_disponible"], p.need.Quantite),
+			link, p.fact(record, "/quantite_disponible")))
+	}
+	return rulings, nil
 }
 
 // mustDecimal parses a decimal string already checked well formed.

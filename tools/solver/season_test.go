@@ -2,6 +2,7 @@ package solver
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,24 +86,30 @@ func taskByTask(t *testing.T, track *corpus.Track, bounds map[string][2]int) {
 			assert.Equal(t, track.Rules, res.Calls[0], "the rules are read first, as one call")
 			assert.Len(t, uniq(res.Calls), len(res.Calls), "each path is fetched once")
 
-			assert.GreaterOrEqual(t, len(k.Faits), task.AssertionsMin, "facts")
-			assert.LessOrEqual(t, len(k.Faits), task.AssertionsMax, "facts")
+			smallest, err := k.Fondement.Smallest()
+			require.NoError(t, err)
+			limit := task.AssertionsMax - 2
+			if k.Controle {
+				limit = task.AssertionsMin
+			}
+			assert.LessOrEqual(t, len(smallest), limit, "room under the ceiling: %v", smallest)
+			derived, err := Derive(task, fetch)
+			require.NoError(t, err)
+			assert.Equal(t, res.Verdict, derived.Verdict, "the full walk reaches the agent's verdict")
 			graph, err := TaskGraph(task, fetch)
 			require.NoError(t, err)
-			own := 0
-			for _, f := range k.Faits {
-				assert.Empty(t, served(f, fetch), "%s %s is served with exactly that value", f.Resource, f.Field)
-				assert.True(t, Probative(f.Resource, f.Field), "%s %s is a probative pointer", f.Resource, f.Field)
-				assert.True(t, graph.Contains(f.Resource), "%s is in the task's graph", f.Resource)
-				if graph.Own[f.Resource] {
-					own++
-				} else {
-					assert.True(t, graph.Concerns(f.Resource, f.Field), "%s %s is an entry concerning the task", f.Resource, f.Field)
+			for _, f := range k.Fondement.Facts() {
+				for _, form := range append([]season.Fact{f}, f.FormesEquivalentes...) {
+					assert.Empty(t, served(form, fetch), "%s %s is served with exactly that value", form.Resource, form.Field)
+					assert.True(t, Probative(form.Resource, form.Field), "%s %s is a probative pointer", form.Resource, form.Field)
+					assert.True(t, graph.Contains(form.Resource), "%s is in the task's graph", form.Resource)
+					if !graph.Own[form.Resource] {
+						assert.True(t, graph.Concerns(form.Resource, form.Field), "%s %s is an entry concerning the task", form.Resource, form.Field)
+					}
 				}
 				// What the key rests on, an agent following the rules reads.
-				assert.Contains(t, res.Calls, f.Resource, "the solver fetched %s", f.Resource)
+				assert.Contains(t, derived.Calls, f.Resource, "the solver fetched %s", f.Resource)
 			}
-			assert.GreaterOrEqual(t, own, (task.AssertionsMin+1)/2, "facts on own resources")
 
 			// The solver's own facts obey the same rules as the key's.
 			for _, f := range res.Facts {
@@ -141,19 +148,44 @@ func TestSeasonComposition(t *testing.T) {
 	assert.Len(t, controls, 1)
 }
 
+// keyOf returns a task's key.
+func keyOf(k *season.Key, id string) *season.KeyTask {
+	for i := range k.Taches {
+		if k.Taches[i].ID == id {
+			return &k.Taches[i]
+		}
+	}
+	panic(id)
+}
+
+// factAt returns the formula's i-th fact, depth first, to edit in place.
+func factAt(f *season.Formula, i int) *season.Fact {
+	var facts []*season.Fact
+	var walk func(f *season.Formula)
+	walk = func(f *season.Formula) {
+		if f.Fact != nil {
+			facts = append(facts, f.Fact)
+		}
+		for j := range f.All {
+			walk(&f.All[j])
+		}
+		for j := range f.Any {
+			walk(&f.Any[j])
+		}
+	}
+	walk(f)
+	return facts[i]
+}
+
+// setFact replaces the formula's i-th fact by a triple with no forms.
+func setFact(k *season.KeyTask, i int, f season.Fact) { *factAt(&k.Fondement, i) = f }
+
+func fact(resource, field, value string) season.Fact {
+	return season.Fact{Resource: resource, Field: field, Value: json.RawMessage(value)}
+}
+
 // CheckKey catches each way a key can break the track's rules.
 func TestCheckKeyCatches(t *testing.T) {
-	fact := func(resource, field, value string) season.Fact {
-		return season.Fact{Resource: resource, Field: field, Value: json.RawMessage(value)}
-	}
-	keyOf := func(k *season.Key, id string) *season.KeyTask {
-		for i := range k.Taches {
-			if k.Taches[i].ID == id {
-				return &k.Taches[i]
-			}
-		}
-		panic(id)
-	}
 	tests := []struct {
 		name string
 		edit func(k *season.Key, results []*Result)
@@ -164,54 +196,71 @@ func TestCheckKeyCatches(t *testing.T) {
 			keyOf(k, "conf-02").Verdict = "conforme"
 		}, Problem{"conf-05", RuleVerdict, "the key says non_conforme, the solver conforme"}},
 		{"a value the corpus does not serve", func(k *season.Key, _ []*Result) {
-			keyOf(k, "conf-02").Faits[3] = fact("/agrements/AGR-5120", "/date_fin_validite", `"2026-09-30"`)
-		}, Problem{"conf-02", RuleServed, `fact 3 (/agrements/AGR-5120 /date_fin_validite): the key says "2026-09-30", the corpus serves "2026-09-29"`}},
+			setFact(keyOf(k, "conf-02"), 1, fact("/agrements/AGR-5120", "/date_fin_validite", `"2026-09-30"`))
+		}, Problem{"conf-02", RuleServed, `fact 1 (/agrements/AGR-5120 /date_fin_validite): the key says "2026-09-30", the corpus serves "2026-09-29"`}},
 		{"a value of the wrong JSON type", func(k *season.Key, _ []*Result) {
-			keyOf(k, "conf-03").Faits[1] = fact("/attestations/ATT-7702", "/existe", `"false"`)
+			setFact(keyOf(k, "conf-03"), 1, fact("/attestations/ATT-7702", "/existe", `"false"`))
 		}, Problem{"conf-03", RuleServed, `fact 1 (/attestations/ATT-7702 /existe): the key says "false", the corpus serves false`}},
 		{"an absent resource said to exist", func(k *season.Key, _ []*Result) {
-			keyOf(k, "conf-10").Faits[3] = fact("/avenants/AVN-3412", "/existe", `true`)
-		}, Problem{"conf-10", RuleServed, `fact 3 (/avenants/AVN-3412 /existe): the key says true, the corpus serves false`}},
+			setFact(keyOf(k, "conf-10"), 1, fact("/avenants/AVN-3412", "/existe", `true`))
+		}, Problem{"conf-10", RuleServed, `fact 1 (/avenants/AVN-3412 /existe): the key says true, the corpus serves false`}},
 		{"a pointer the resource does not serve", func(k *season.Key, _ []*Result) {
-			keyOf(k, "conf-01").Faits[1] = fact("/agrements/AGR-4417", "/agrements/5", `"x"`)
+			setFact(keyOf(k, "conf-01"), 1, fact("/agrements/AGR-4417", "/agrements/5", `"x"`))
 		}, Problem{"conf-01", RuleServed, `fact 1 (/agrements/AGR-4417 /agrements/5): the resource serves no value at this pointer`}},
 		{"a descriptive field", func(k *season.Key, _ []*Result) {
-			keyOf(k, "conf-01").Faits[0] = fact("/entites/ENT-1102", "/denomination", `"Bureau de change des Cordeliers"`)
+			setFact(keyOf(k, "conf-01"), 0, fact("/entites/ENT-1102", "/denomination", `"Bureau de change des Cordeliers"`))
 		}, Problem{"conf-01", RuleProbative, `fact 0 (/entites/ENT-1102 /denomination): not a probative field of its collection`}},
 		{"the whole document", func(k *season.Key, _ []*Result) {
-			f := &keyOf(k, "conf-01").Faits[0]
-			f.Field = ""
+			factAt(&keyOf(k, "conf-01").Fondement, 0).Field = ""
 		}, Problem{"conf-01", RuleProbative, `fact 0 (/entites/ENT-1102 ): not a probative field of its collection`}},
 		{"a page_suivante of a common list", func(k *season.Key, _ []*Result) {
-			keyOf(k, "conf-04").Faits[3] = fact("/listes/agrees/domiciliation", "/page_suivante", `"/listes/agrees/domiciliation-p2"`)
+			setFact(keyOf(k, "conf-04"), 3, fact("/listes/agrees/domiciliation", "/page_suivante", `"/listes/agrees/domiciliation-p2"`))
 		}, Problem{"conf-04", RuleProbative, `fact 3 (/listes/agrees/domiciliation /page_suivante): not a probative field of its collection`}},
 		{"the referentiel", func(k *season.Key, _ []*Result) {
-			keyOf(k, "conf-01").Faits[3] = fact("/referentiel", "/mesures_restrictives", `"/mesures-restrictives/MR-2026"`)
-		}, Problem{"conf-01", RuleGraph, `fact 3 (/referentiel /mesures_restrictives): not in the task's graph`}},
+			setFact(keyOf(k, "conf-01"), 1, fact("/referentiel", "/mesures_restrictives", `"/mesures-restrictives/MR-2026"`))
+		}, Problem{"conf-01", RuleGraph, `fact 1 (/referentiel /mesures_restrictives): not in the task's graph`}},
 		{"another entity's resource", func(k *season.Key, _ []*Result) {
-			keyOf(k, "conf-01").Faits[1] = fact("/agrements/AGR-5120", "/statut", `"actif"`)
+			setFact(keyOf(k, "conf-01"), 1, fact("/agrements/AGR-5120", "/statut", `"actif"`))
 		}, Problem{"conf-01", RuleGraph, `fact 1 (/agrements/AGR-5120 /statut): not in the task's graph`}},
 		{"another activity's public list", func(k *season.Key, _ []*Result) {
-			keyOf(k, "conf-01").Faits[3] = fact("/listes/agrees/domiciliation", "/entrees/0/statut", `"actif"`)
-		}, Problem{"conf-01", RuleGraph, `fact 3 (/listes/agrees/domiciliation /entrees/0/statut): not in the task's graph`}},
+			setFact(keyOf(k, "conf-01"), 1, fact("/listes/agrees/domiciliation", "/entrees/0/statut", `"actif"`))
+		}, Problem{"conf-01", RuleGraph, `fact 1 (/listes/agrees/domiciliation /entrees/0/statut): not in the task's graph`}},
 		{"a public-list entry of another entity", func(k *season.Key, _ []*Result) {
-			keyOf(k, "conf-01").Faits[3] = fact("/listes/agrees/change-manuel", "/entrees/1/statut", `"actif"`)
-		}, Problem{"conf-01", RuleCommonList, `fact 3 (/listes/agrees/change-manuel /entrees/1/statut): a common list's entry that does not concern /entites/ENT-1102`}},
+			setFact(keyOf(k, "conf-01"), 1, fact("/listes/agrees/change-manuel", "/entrees/1/statut", `"actif"`))
+		}, Problem{"conf-01", RuleCommonList, `fact 1 (/listes/agrees/change-manuel /entrees/1/statut): a common list's entry that does not concern /entites/ENT-1102`}},
 		{"a restrictive-measures entry no owner is named", func(k *season.Key, _ []*Result) {
-			keyOf(k, "conf-06").Faits[4] = fact("/mesures-restrictives/MR-2026", "/entrees/0/nom", `"Arnoux"`)
-		}, Problem{"conf-06", RuleCommonList, `fact 4 (/mesures-restrictives/MR-2026 /entrees/0/nom): a common list's entry that does not concern /entites/ENT-6021`}},
-		{"too many facts", func(k *season.Key, _ []*Result) {
+			setFact(keyOf(k, "conf-06"), 3, fact("/mesures-restrictives/MR-2026", "/entrees/0/nom", `"Arnoux"`))
+		}, Problem{"conf-06", RuleCommonList, `fact 3 (/mesures-restrictives/MR-2026 /entrees/0/nom): a common list's entry that does not concern /entites/ENT-6021`}},
+		{"no room under the control task's minimum", func(k *season.Key, _ []*Result) {
 			kt := keyOf(k, "conf-01")
-			kt.Faits = append(kt.Faits, fact("/agrements/AGR-4417", "/date_debut", `"2022-03-01"`))
-		}, Problem{"conf-01", RuleBounds, "5 facts, want 2 to 4"}},
-		{"too few facts", func(k *season.Key, _ []*Result) {
+			kt.Fondement.All = append(kt.Fondement.All, season.FactOf(fact("/agrements/AGR-4417", "/date_debut", `"2022-03-01"`)))
+		}, Problem{"conf-01", RuleRoom, "the smallest set of facts that founds the verdict has 3 facts, want at most 2 (the control task's assertions_min 2)"}},
+		{"no room under the ceiling", func(k *season.Key, _ []*Result) {
 			kt := keyOf(k, "conf-02")
-			kt.Faits = kt.Faits[:2]
-		}, Problem{"conf-02", RuleBounds, "2 facts, want 3 to 6"}},
+			for _, field := range []string{"/activite", "/statut", "/date_debut"} {
+				v := map[string]string{"/activite": `"intermediation-credit"`, "/statut": `"actif"`, "/date_debut": `"2021-09-30"`}[field]
+				kt.Fondement.All = append(kt.Fondement.All, season.FactOf(fact("/agrements/AGR-5120", field, v)))
+			}
+		}, Problem{"conf-02", RuleRoom, "the smallest set of facts that founds the verdict has 5 facts, want at most 4 (assertions_max 6 - 2)"}},
+		{"a missing alternative", func(k *season.Key, _ []*Result) {
+			kt := keyOf(k, "conf-09")
+			kt.Fondement = kt.Fondement.Any[0] // R2's only
+		}, Problem{"conf-09", RuleAlternatives, `the formula lacks an alternative the rules allow: the case R4, by /entites/ENT-9012 /attestations = ["/attestations/ATT-8470","/attestations/ATT-8471"], /attestations/ATT-8470 /type = "assurance-rc-pro", /attestations/ATT-8471 /type = "regularite-fiscale"`}},
+		{"a missing equivalent form", func(k *season.Key, _ []*Result) {
+			f := factAt(&keyOf(k, "conf-02").Fondement, 0)
+			f.FormesEquivalentes = f.FormesEquivalentes[:1] // the whole array, not the agrément's /entite
+		}, Problem{"conf-02", RuleForms, `fact 0 (/entites/ENT-2231 /agrements/0): lacks the equivalent form /agrements/AGR-5120 /entite = "/entites/ENT-2231"`}},
+		{"a guess as an alternative", func(k *season.Key, _ []*Result) {
+			kt := keyOf(k, "conf-02")
+			kt.Fondement = season.AnyOf(kt.Fondement, season.FactOf(fact("/entites/ENT-2231", "/statut", `"active"`)))
+		}, Problem{"conf-02", RuleDerivation, `the formula founds the verdict on /entites/ENT-2231 /statut = "active", which proves no case that decides it`}},
+		{"a fact a conforme verdict does not rest on", func(k *season.Key, _ []*Result) {
+			setFact(keyOf(k, "conf-05"), 0, fact("/attestations/ATT-8150", "/date_fin_validite", `"2026-06-30"`))
+		}, Problem{"conf-05", RuleDerivation, "fact 0 (/attestations/ATT-8150 /date_fin_validite): not a fact the conforme verdict rests on"}},
 		{"too few facts on own resources", func(k *season.Key, _ []*Result) {
 			kt := keyOf(k, "conf-06")
-			kt.Faits = append(slices.Clone(kt.Faits[4:]), kt.Faits[1])
-		}, Problem{"conf-06", RuleOwn, "1 facts on the entity's own resources, want at least 2 (half the minimum 4, rounded up)"}},
+			kt.Fondement.All = kt.Fondement.All[3:] // the list's entry only
+		}, Problem{"conf-06", RuleOwn, "the smallest founding set, filled up to the minimum, has 1 assertions on the entity's own resources, want at least 2 (half the minimum 4, rounded up)"}},
 		{"too few calls", func(_ *season.Key, results []*Result) { results[1].Calls = results[1].Calls[:1] },
 			Problem{"conf-02", RuleCalls, "answering takes 1 calls, want 2 to 12"}},
 		{"too many calls", func(_ *season.Key, results []*Result) {
@@ -257,9 +306,6 @@ func TestCheckKeyCatches(t *testing.T) {
 
 // CheckKey catches each way a purchasing key can break its track's rules.
 func TestCheckKeyCatchesPurchasing(t *testing.T) {
-	fact := func(resource, field, value string) season.Fact {
-		return season.Fact{Resource: resource, Field: field, Value: json.RawMessage(value)}
-	}
 	tests := []struct {
 		name string
 		edit func(tasks *season.Tasks, k *season.Key, results []*Result)
@@ -275,20 +321,24 @@ func TestCheckKeyCatchesPurchasing(t *testing.T) {
 			k.Taches[0].Verdict = "/fournisseurs/FRN-101"
 		}, Problem{"", RuleComposition, `1 tasks expect the unknown verdict "/fournisseurs/FRN-101"`}},
 		{"an amount the corpus spells otherwise", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			k.Taches[0].Faits[0] = fact("/tarifs/TAR-ECR-2701", "/prix_unitaire_ttc", `"289.9"`)
+			setFact(&k.Taches[0], 0, fact("/tarifs/TAR-ECR-2701", "/prix_unitaire_ttc", `"289.9"`))
 		}, Problem{"gen-01", RuleServed, `fact 0 (/tarifs/TAR-ECR-2701 /prix_unitaire_ttc): the key says "289.9", the corpus serves "289.90"`}},
 		{"a descriptive field", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			k.Taches[0].Faits[0] = fact("/tarifs/TAR-ECR-2701", "/mention", `"x"`)
+			setFact(&k.Taches[0], 0, fact("/tarifs/TAR-ECR-2701", "/mention", `"x"`))
 		}, Problem{"gen-01", RuleProbative, `fact 0 (/tarifs/TAR-ECR-2701 /mention): not a probative field of its collection`}},
 		{"another category's product", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			k.Taches[0].Faits[0] = fact("/tarifs/TAR-IMP-4410", "/prix_unitaire_ttc", `"612.00"`)
+			setFact(&k.Taches[0], 0, fact("/tarifs/TAR-IMP-4410", "/prix_unitaire_ttc", `"612.00"`))
 		}, Problem{"gen-01", RuleGraph, `fact 0 (/tarifs/TAR-IMP-4410 /prix_unitaire_ttc): not in the task's graph`}},
 		{"another category's catalogue", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			k.Taches[0].Faits[0] = fact("/catalogues/imprimantes", "/entrees/0/etat_affiche", `"en_stock"`)
+			setFact(&k.Taches[0], 0, fact("/catalogues/imprimantes", "/entrees/0/etat_affiche", `"en_stock"`))
 		}, Problem{"gen-01", RuleGraph, `fact 0 (/catalogues/imprimantes /entrees/0/etat_affiche): not in the task's graph`}},
 		{"too few facts on own resources", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			k.Taches[3].Faits = []season.Fact{k.Taches[3].Faits[0], k.Taches[3].Faits[0], k.Taches[3].Faits[1]}
-		}, Problem{"gen-04", RuleOwn, "1 facts on the candidates' own resources, want at least 2 (half the minimum 3, rounded up)"}},
+			// gen-04: every candidate excluded by the catalogue alone.
+			k.Taches[3].Fondement = season.AllOf(
+				season.FactOf(fact("/catalogues/videoprojecteurs", "/entrees/0/prix_affiche_ttc", `"2190.00"`)),
+				season.FactOf(fact("/catalogues/videoprojecteurs", "/entrees/1/etat_affiche", `"en_stock"`)),
+				season.FactOf(fact("/catalogues/videoprojecteurs", "/entrees/2/produit", `"/produits/VPR-3300"`)))
+		}, Problem{"gen-04", RuleOwn, "the smallest founding set, filled up to the minimum, has 0 assertions on the candidates' own resources, want at least 2 (half the minimum 3, rounded up)"}},
 		{"a maximum that is not twice the minimum", func(tasks *season.Tasks, _ *season.Key, _ []*Result) {
 			tasks.Taches[0].AssertionsMax = 5
 		}, Problem{"gen-01", RuleBounds, "bounds 3..5, want a minimum of 2 to 4 and a maximum twice it"}},
@@ -312,6 +362,27 @@ func TestCheckKeyCatchesPurchasing(t *testing.T) {
 			require.NoError(t, err)
 			assert.Contains(t, problems, tt.want)
 		})
+	}
+}
+
+// A key for aucune_option_valide that leaves a candidate out founds the
+// verdict on facts that exclude only the others: a guess about the rest.
+func TestCheckKeyCatchesACandidateLeftOut(t *testing.T) {
+	tasks, key, fetch := readTrackSeason(t, corpus.Generique)
+	results, err := SolveSeason(tasks, fetch)
+	require.NoError(t, err)
+	gen02 := keyOf(key, "gen-02")
+	require.Len(t, gen02.Fondement.All, 5)
+	left := gen02.Fondement.All[3] // IMP-1810, which the catalogue shows rupture
+	require.Contains(t, fmt.Sprint(left.Facts()), "/produits/IMP-1810")
+	gen02.Fondement.All = slices.Delete(gen02.Fondement.All, 3, 4)
+	problems, err := CheckKey(tasks, key, results, fetch)
+	require.NoError(t, err)
+	require.NotEmpty(t, problems)
+	for _, p := range problems {
+		assert.Equal(t, "gen-02", p.Task)
+		assert.Equal(t, RuleDerivation, p.Rule)
+		assert.Contains(t, p.Message, "which proves no case that decides it")
 	}
 }
 
@@ -344,7 +415,7 @@ func TestProbative(t *testing.T) {
 		{"/referentiel", "/attestations_requises", false},
 		{"/_systeme/404", "/message", false},
 		{"/catalogues/ecrans", "/entrees/0/prix_affiche_ttc", true},
-		{"/catalogues/ecrans", "/page_suivante", true},
+		{"/catalogues/ecrans", "/page_suivante", false},
 		{"/catalogues/ecrans", "/categorie", false},
 		{"/produits/ECR-2701", "/caracteristiques/dalle", true},
 		{"/produits/ECR-2701", "/caracteristiques", false},
@@ -406,16 +477,15 @@ func TestKeyEquivalentForms(t *testing.T) {
 	tasks, key, fetch := readSeason(t)
 	results, err := SolveSeason(tasks, fetch)
 	require.NoError(t, err)
-	fact := &key.Taches[2].Faits[0] // conf-03: the attestations the entity lists
-	require.Equal(t, "/attestations", fact.Field)
-	fact.FormesEquivalentes = []season.Fact{{Resource: fact.Resource, Field: "/attestations/1", Value: json.RawMessage(`"/attestations/ATT-7702"`)}}
 	problems, err := CheckKey(tasks, key, results, fetch)
 	require.NoError(t, err)
-	assert.Empty(t, problems, "a form served exactly, in the graph")
+	require.Empty(t, problems)
 
-	fact.FormesEquivalentes = append(fact.FormesEquivalentes,
-		season.Fact{Resource: fact.Resource, Field: "/attestations/0", Value: json.RawMessage(`"/attestations/ATT-7702"`)},
-		season.Fact{Resource: "/entites/ENT-1102", Field: "/statut", Value: json.RawMessage(`"active"`)})
+	f := factAt(&keyOf(key, "conf-03").Fondement, 0) // the entity lists the absent attestation
+	require.Equal(t, "/attestations/1", f.Field)
+	f.FormesEquivalentes = append(f.FormesEquivalentes,
+		fact(f.Resource, "/attestations/0", `"/attestations/ATT-7702"`),
+		fact("/entites/ENT-1102", "/statut", `"active"`))
 	problems, err = CheckKey(tasks, key, results, fetch)
 	require.NoError(t, err)
 	var rules []string
@@ -424,4 +494,169 @@ func TestKeyEquivalentForms(t *testing.T) {
 		rules = append(rules, p.Rule)
 	}
 	assert.ElementsMatch(t, []string{RuleServed, RuleGraph}, rules, "%v", problems)
+}
+
+// Forms finds every other probative pointer that states a fact: the whole
+// array of an element, the element of an array of one, the link back.
+func TestForms(t *testing.T) {
+	tests := []struct {
+		track           *corpus.Track
+		task            string
+		resource, field string
+		want            []string
+	}{
+		{corpus.Conformite, "conf-02", "/entites/ENT-2231", "/agrements/0",
+			[]string{`/entites/ENT-2231 /agrements = ["/agrements/AGR-5120"]`, `/agrements/AGR-5120 /entite = "/entites/ENT-2231"`}},
+		{corpus.Conformite, "conf-02", "/agrements/AGR-5120", "/entite",
+			[]string{`/entites/ENT-2231 /agrements/0 = "/agrements/AGR-5120"`, `/entites/ENT-2231 /agrements = ["/agrements/AGR-5120"]`}},
+		// An absent attestation states nothing back; the whole array of two
+		// is a form of its element, not the other way round.
+		{corpus.Conformite, "conf-03", "/entites/ENT-3378", "/attestations/1",
+			[]string{`/entites/ENT-3378 /attestations = ["/attestations/ATT-8120","/attestations/ATT-7702"]`}},
+		{corpus.Conformite, "conf-03", "/entites/ENT-3378", "/attestations", nil},
+		{corpus.Conformite, "conf-07", "/attestations/ATT-8402", "/avenants/0",
+			[]string{`/attestations/ATT-8402 /avenants = ["/avenants/AVN-3390"]`, `/avenants/AVN-3390 /attestation = "/attestations/ATT-8402"`}},
+		{corpus.Conformite, "conf-02", "/agrements/AGR-5120", "/date_fin_validite", nil},
+		{corpus.Generique, "gen-05", "/livraisons/LIV-107-ANX", "/zones_exclues/0", []string{`/livraisons/LIV-107-ANX /zones_exclues = ["corse"]`}},
+		{corpus.Generique, "gen-05", "/produits/OND-2000", "/tarif", []string{`/tarifs/TAR-OND-2000 /produit = "/produits/OND-2000"`}},
+		{corpus.Generique, "gen-05", "/fournisseurs/FRN-110", "/conditions_livraison", []string{`/livraisons/LIV-110 /fournisseur = "/fournisseurs/FRN-110"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.task+tt.resource+tt.field, func(t *testing.T) {
+			tasks, _, fetch := readTrackSeason(t, tt.track)
+			task, ok := tasks.Task(tt.task)
+			require.True(t, ok)
+			g, err := TaskGraph(task, fetch)
+			require.NoError(t, err)
+			v, ok := pyjson.Lookup(g.bodies[tt.resource], tt.field)
+			require.True(t, ok)
+			var got []string
+			for _, f := range g.Forms(Fact{Resource: tt.resource, Field: tt.field, Value: v}) {
+				got = append(got, f.String())
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// A careful agent is founded on every task of both tracks: whatever case
+// decides the verdict it proves (every alternative the derivation finds),
+// in whatever form (each fact in each of its forms), and with the design's
+// facts for a verdict no case decides alone. A guesser is not: nothing
+// proved, every fact the verdict does not rest on, or an alternative
+// short of one fact.
+func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
+	for _, track := range corpus.Tracks {
+		tasks, key, fetch := readTrackSeason(t, track)
+		for _, task := range tasks.Taches {
+			t.Run(task.ID, func(t *testing.T) {
+				k := keyOf(key, task.ID)
+				derived, err := Derive(task, fetch)
+				require.NoError(t, err)
+				graph, err := TaskGraph(task, fetch)
+				require.NoError(t, err)
+				cases, all, err := Decided(derived)
+				require.NoError(t, err)
+				var careful [][]Fact // the proofs a careful agent may carry
+				if len(cases) == 0 {
+					careful = [][]Fact{basisFacts(t, k.Fondement)}
+				}
+				for i, c := range cases {
+					for _, alt := range alternativesOf(t, c.Basis) {
+						if all {
+							for j, other := range cases {
+								if j != i {
+									alt = append(alt, alternativesOf(t, other.Basis)[0]...)
+								}
+							}
+						}
+						careful = append(careful, alt)
+					}
+				}
+				require.NotEmpty(t, careful)
+				var members []Basis
+				for _, c := range cases {
+					members = append(members, c.Basis)
+				}
+				derivedFormula := formulaOf(anyOf(members...), graph)
+				switch {
+				case len(cases) == 0:
+					derivedFormula = k.Fondement
+				case all:
+					derivedFormula = formulaOf(allOf(members...), graph)
+				}
+				for _, proof := range careful {
+					assert.True(t, k.Fondement.Holds(carry(proof)), "the proof %v founds the verdict", proof)
+					for i, f := range proof {
+						for _, form := range graph.Forms(f) {
+							other := slices.Clone(proof)
+							other[i] = form
+							assert.True(t, k.Fondement.Holds(carry(other)), "%s stands for %s", form, f)
+						}
+					}
+					// Short of one fact, the proof founds the verdict exactly
+					// when what is left still proves a case (a case may
+					// contain another, a fact may serve two candidates).
+					for i := range proof {
+						short := carry(slices.Delete(slices.Clone(proof), i, i+1))
+						assert.Equal(t, derivedFormula.Holds(short), k.Fondement.Holds(short), "the proof %v without %s", proof, proof[i])
+					}
+				}
+				assert.False(t, k.Fondement.Holds(season.Carried{}), "nothing proved")
+				inFormula := season.Carried{}
+				for _, f := range k.Fondement.Facts() {
+					inFormula.AddFact(f)
+					for _, form := range f.FormesEquivalentes {
+						inFormula.AddFact(form)
+					}
+				}
+				var unrelated []Fact
+				for _, f := range derived.Facts {
+					if !inFormula.Has(seasonFact(f)) {
+						unrelated = append(unrelated, f)
+					}
+				}
+				assert.False(t, k.Fondement.Holds(carry(unrelated)), "the facts the key does not found on: %v", unrelated)
+			})
+		}
+	}
+}
+
+// alternativesOf expands a basis into its alternatives.
+func alternativesOf(t *testing.T, b Basis) [][]Fact {
+	t.Helper()
+	alts, err := formulaOf(b, &Graph{}).Alternatives()
+	require.NoError(t, err)
+	out := make([][]Fact, len(alts))
+	for i, alt := range alts {
+		for _, f := range alt {
+			out[i] = append(out[i], solverFact(t, f))
+		}
+	}
+	return out
+}
+
+// basisFacts lists a formula's facts, without their forms, as the solver
+// writes them.
+func basisFacts(t *testing.T, f season.Formula) []Fact {
+	var out []Fact
+	for _, fact := range f.Facts() {
+		out = append(out, solverFact(t, fact))
+	}
+	return out
+}
+
+func solverFact(t *testing.T, f season.Fact) Fact {
+	t.Helper()
+	v, err := pyjson.Parse(f.Value)
+	require.NoError(t, err)
+	return Fact{Resource: f.Resource, Field: f.Field, Value: v}
+}
+
+func carry(facts []Fact) season.Carried {
+	c := season.Carried{}
+	for _, f := range facts {
+		c.Add(f.Resource, f.Field, f.Value)
+	}
+	return c
 }

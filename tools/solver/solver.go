@@ -39,14 +39,21 @@ const (
 	Met          Outcome = "met"          // established true
 	Failed       Outcome = "failed"       // established false
 	Undetermined Outcome = "undetermined" // a source answers existe: false, or two sources of the same rank disagree
-	Skipped      Outcome = "skipped"      // not examined: an earlier criterion failed
+	Skipped      Outcome = "skipped"      // not examined: an earlier criterion failed, or (Derive) the one it reads from
 )
 
-// Criterion is the outcome of one of R1..R6, with a one-line reason.
+// Criterion is the outcome of one of R1..R6 (on the purchasing track, of
+// one candidate), with a one-line reason and the facts that establish it.
 type Criterion struct {
 	Code    string
 	Outcome Outcome
 	Reason  string
+	// Basis is what establishes the outcome: for a criterion established
+	// false or undetermined, the facts of the case that decides it, a
+	// member per case where several would each do; the zero Basis when the
+	// outcome follows from another criterion's (no agrément retained, no
+	// entity to read).
+	Basis Basis
 }
 
 // Fact is a (resource, JSON pointer, value) the verdict rests on, with the
@@ -77,10 +84,23 @@ type Result struct {
 // breaks the contract (a wrong type, an unknown activity, a page loop), not
 // that the task is hard.
 func Solve(task season.Task, fetch Fetcher) (*Result, error) {
+	return solve(task, fetch, false)
+}
+
+// Derive answers a task as Solve does, but evaluates every criterion (on
+// the purchasing track, every rule for every candidate) instead of
+// stopping at the first established false: what decides the verdict is
+// every criterion that would decide it alone, and Founding writes each as
+// an alternative. Its calls are not an agent's: Solve's are.
+func Derive(task season.Task, fetch Fetcher) (*Result, error) {
+	return solve(task, fetch, true)
+}
+
+func solve(task season.Task, fetch Fetcher, full bool) (*Result, error) {
 	if task.Track() != corpus.Conformite {
-		return solvePurchase(task, fetch)
+		return solvePurchase(task, fetch, full)
 	}
-	s := &solver{walker: newWalker(task.ID, fetch), task: task}
+	s := &solver{walker: newWalker(task.ID, fetch, full), task: task}
 	if !isDate(task.DateExamen) {
 		return nil, fmt.Errorf("%s: date_examen %q is not a YYYY-MM-DD date", task.ID, task.DateExamen)
 	}
@@ -100,16 +120,17 @@ func Solve(task season.Task, fetch Fetcher) (*Result, error) {
 	}
 	failed := false
 	for _, c := range criteria {
-		if failed {
-			s.res.Criteria = append(s.res.Criteria, Criterion{c.code, Skipped, "an earlier criterion failed"})
+		if failed && !s.full {
+			s.res.Criteria = append(s.res.Criteria, Criterion{Code: c.code, Outcome: Skipped, Reason: "an earlier criterion failed"})
 			continue
 		}
+		s.basis = Basis{}
 		outcome, reason, err := c.check()
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", task.ID, c.code, err)
 		}
-		s.res.Criteria = append(s.res.Criteria, Criterion{c.code, outcome, reason})
-		failed = outcome == Failed
+		s.res.Criteria = append(s.res.Criteria, Criterion{Code: c.code, Outcome: outcome, Reason: reason, Basis: s.basis})
+		failed = failed || outcome == Failed
 	}
 	s.res.Verdict = verdictOf(s.res.Criteria)
 	return s.res, nil
@@ -135,14 +156,19 @@ func verdictOf(criteria []Criterion) Verdict {
 // Both tracks' solvers walk with it.
 type walker struct {
 	fetch  Fetcher
+	full   bool                     // Derive's walk: every criterion, past a failure
 	bodies map[string]pyjson.Object // every body fetched, by path
 	noted  map[[2]string]bool       // facts already in the result
 	res    *Result
+	basis  Basis // what the criterion being checked rests on
+	// absentPage is the last page walkPages found answering existe: false.
+	absentPage string
 }
 
-func newWalker(task string, fetch Fetcher) walker {
+func newWalker(task string, fetch Fetcher, full bool) walker {
 	return walker{
 		fetch:  fetch,
+		full:   full,
 		bodies: map[string]pyjson.Object{},
 		noted:  map[[2]string]bool{},
 		res:    &Result{Task: task},
@@ -160,8 +186,9 @@ type solver struct {
 	measuresFirst string   // first page of the restrictive-measures list
 
 	// From the walk so far.
-	entityDoc pyjson.Object // nil when the entity answers existe: false
-	retained  string        // the agrément R2 retained, "" if none
+	entityDoc    pyjson.Object // nil when the entity answers existe: false
+	retained     string        // the agrément R2 retained, "" if none
+	retainedLink Fact          // the entity's link to it
 }
 
 // get fetches a path, once per task as an agent would, and returns its body
@@ -236,6 +263,7 @@ func (s *solver) entity() (Outcome, string, error) {
 	}
 	if !exists {
 		s.rest(s.fact(s.task.Entite, "/existe"))
+		s.basis = factsBasis(s.fact(s.task.Entite, "/existe"))
 		return Undetermined, "the entity answers existe: false", nil
 	}
 	s.entityDoc = doc
@@ -244,6 +272,7 @@ func (s *solver) entity() (Outcome, string, error) {
 		return "", "", err
 	}
 	s.rest(s.fact(s.task.Entite, "/statut"))
+	s.basis = factsBasis(s.fact(s.task.Entite, "/statut"))
 	if statut != "active" {
 		return Failed, fmt.Sprintf("statut is %q, not active", statut), nil
 	}
@@ -290,6 +319,10 @@ func (s *solver) absent(c candidate) []Fact {
 
 // R2: among the agréments the entity lists, one is for the activity, actif,
 // and date_debut <= date_examen <= date_fin_validite.
+//
+// Established false, it rests on each listed agrément's link and on any one
+// of the reasons it is not valid; undetermined, on the link and existe of
+// each that answers existe: false, and the others' reasons.
 func (s *solver) licence() (Outcome, string, error) {
 	if s.entityDoc == nil {
 		return Undetermined, "the entity's agréments cannot be read", nil
@@ -299,6 +332,7 @@ func (s *solver) licence() (Outcome, string, error) {
 		return "", "", err
 	}
 	var missing, against []Fact
+	var missingBases, againstBases []Basis
 	for _, c := range candidates {
 		doc, exists, err := s.get(c.path)
 		if err != nil {
@@ -306,6 +340,7 @@ func (s *solver) licence() (Outcome, string, error) {
 		}
 		if !exists {
 			missing = append(missing, s.absent(c)...)
+			missingBases = append(missingBases, factsBasis(s.absent(c)...))
 			continue
 		}
 		if c.link == nil {
@@ -315,31 +350,47 @@ func (s *solver) licence() (Outcome, string, error) {
 		if err != nil {
 			return "", "", err
 		}
+		var reasons []Basis
 		if f["activite"] != s.task.Activite {
 			against = append(against, s.fact(c.path, "/activite"))
+			againstBases = append(againstBases, allOf(factsBasis(*c.link), factsBasis(s.fact(c.path, "/activite"))))
 			continue
 		}
 		valid := f["statut"] == "actif" && f["date_debut"] <= s.task.DateExamen && s.task.DateExamen <= f["date_fin_validite"]
 		if valid {
-			s.retained = c.path
-			s.rest(*c.link, s.fact(c.path, "/activite"), s.fact(c.path, "/statut"),
-				s.fact(c.path, "/date_debut"), s.fact(c.path, "/date_fin_validite"))
+			s.retained, s.retainedLink = c.path, *c.link
+			met := []Fact{*c.link, s.fact(c.path, "/activite"), s.fact(c.path, "/statut"),
+				s.fact(c.path, "/date_debut"), s.fact(c.path, "/date_fin_validite")}
+			s.rest(met...)
+			s.basis = factsBasis(met...)
 			return Met, c.path + " is valid for the activity at the date", nil
 		}
 		against = append(against, s.fact(c.path, "/activite"), s.fact(c.path, "/statut"))
+		if f["statut"] != "actif" {
+			reasons = append(reasons, factsBasis(s.fact(c.path, "/statut")))
+		}
 		if f["date_debut"] > s.task.DateExamen {
 			against = append(against, s.fact(c.path, "/date_debut"))
+			reasons = append(reasons, factsBasis(s.fact(c.path, "/date_debut")))
 		}
 		if f["date_fin_validite"] < s.task.DateExamen {
 			against = append(against, s.fact(c.path, "/date_fin_validite"))
+			reasons = append(reasons, factsBasis(s.fact(c.path, "/date_fin_validite")))
 		}
+		againstBases = append(againstBases, allOf(factsBasis(*c.link), anyOf(reasons...)))
 	}
 	if len(missing) > 0 {
 		s.rest(missing...)
+		s.basis = allOf(append(missingBases, againstBases...)...)
 		return Undetermined, "an agrément answers existe: false and none is valid for the activity", nil
 	}
 	s.rest(s.fact(s.task.Entite, "/agrements"))
 	s.rest(against...)
+	if len(againstBases) == 0 {
+		s.basis = factsBasis(s.fact(s.task.Entite, "/agrements")) // the entity lists none
+	} else {
+		s.basis = allOf(againstBases...)
+	}
 	return Failed, "no agrément the entity lists is for the activity, actif and in force at the date", nil
 }
 
@@ -347,6 +398,9 @@ func (s *solver) licence() (Outcome, string, error) {
 // retained agrément whose statut is actif; another statut contradicts it.
 func (s *solver) publicList() (Outcome, string, error) {
 	if s.retained == "" {
+		if s.full && s.res.Criteria[len(s.res.Criteria)-1].Outcome == Failed {
+			return Skipped, "R2 failed: no agrément to look up", nil
+		}
 		return Undetermined, "no agrément was retained at R2", nil
 	}
 	found := Undetermined
@@ -366,11 +420,15 @@ func (s *solver) publicList() (Outcome, string, error) {
 			if licence != s.retained {
 				continue
 			}
-			s.rest(s.fact(page, at+"/agrement"), s.fact(page, at+"/statut"))
+			entry := []Fact{s.fact(page, at+"/agrement"), s.fact(page, at+"/statut")}
+			s.rest(entry...)
 			if statut == "actif" {
 				found, reason = Met, fmt.Sprintf("%s lists %s as actif", page, licence)
+				s.basis = factsBasis(entry...)
 			} else {
 				found, reason = Undetermined, fmt.Sprintf("%s lists %s as %q while the agrément says actif: two sources of the same rank disagree", page, licence, statut)
+				// The two sources: the agrément the entity lists, and the entry.
+				s.basis = factsBasis(append([]Fact{s.retainedLink, s.fact(s.retained, "/statut")}, entry...)...)
 			}
 			return true, nil
 		}
@@ -378,24 +436,30 @@ func (s *solver) publicList() (Outcome, string, error) {
 	})
 	switch {
 	case errors.Is(err, errAbsentPage):
+		s.basis = factsBasis(s.fact(s.absentPage, "/existe"))
 		return Undetermined, err.Error(), nil
 	case err != nil:
 		return "", "", err
 	case reason == "":
+		// No assertion states an absence: this outcome has no basis, and
+		// Founding refuses a key built on it.
 		return Failed, fmt.Sprintf("no page of %s lists %s", s.listFirstPage, s.retained), nil
 	}
 	return found, reason, nil
 }
 
 // coverage is what one attestation establishes for a type, with the facts
-// that establish it.
+// that establish it (facts, for the result) and the basis: for a cover
+// that fails, any one of the reasons it does.
 type coverage struct {
 	outcome Outcome
 	facts   []Fact
+	basis   Basis
 }
 
 // R4: for each type the activity requires, the entity lists an attestation
-// of that type in force at the date, after its avenants.
+// of that type in force at the date, after its avenants. Established false
+// or undetermined, it rests on any one type that is.
 func (s *solver) attestations() (Outcome, string, error) {
 	if s.entityDoc == nil {
 		return Undetermined, "the entity's attestations cannot be read", nil
@@ -404,38 +468,57 @@ func (s *solver) attestations() (Outcome, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	var undetermined []string
+	var undetermined, failedTypes []string
+	var met, unknownBases, failedBases []Basis
 	for _, typ := range s.required {
-		outcome, err := s.cover(typ, candidates)
+		outcome, basis, err := s.cover(typ, candidates)
 		if err != nil {
 			return "", "", err
 		}
 		switch outcome {
 		case Failed:
-			return Failed, fmt.Sprintf("no attestation of type %s covers the activity at the date", typ), nil
+			failedTypes = append(failedTypes, typ)
+			failedBases = append(failedBases, basis)
+			if !s.full {
+				s.basis = basis
+				return Failed, fmt.Sprintf("no attestation of type %s covers the activity at the date", typ), nil
+			}
 		case Undetermined:
 			undetermined = append(undetermined, typ)
+			unknownBases = append(unknownBases, basis)
+		default:
+			met = append(met, basis)
 		}
 	}
-	if len(undetermined) > 0 {
+	switch {
+	case len(failedTypes) > 0:
+		s.basis = anyOf(failedBases...)
+		return Failed, fmt.Sprintf("no attestation of type %v covers the activity at the date", failedTypes), nil
+	case len(undetermined) > 0:
+		s.basis = anyOf(unknownBases...)
 		return Undetermined, fmt.Sprintf("the cover of %v cannot be established", undetermined), nil
 	}
+	s.basis = allOf(met...)
 	return Met, fmt.Sprintf("every required type %v is covered", s.required), nil
 }
 
 // cover decides whether some candidate attestation of type typ covers the
 // activity at the date: one that does settles it; otherwise a candidate
 // whose type or cover cannot be read leaves it undetermined; otherwise it
-// fails.
-func (s *solver) cover(typ string, candidates []candidate) (Outcome, error) {
-	var unknown, against []Fact
+// fails. Not covered, it rests on every candidate of the type (or of no
+// known type) that does not cover it; when the entity lists none of the
+// type, on the list and each listed attestation's type.
+func (s *solver) cover(typ string, candidates []candidate) (Outcome, Basis, error) {
+	var unknown, against, otherTypes []Fact
+	var unknownBases, againstBases []Basis
 	for _, c := range candidates {
 		doc, exists, err := s.get(c.path)
 		if err != nil {
-			return "", err
+			return "", Basis{}, err
 		}
 		if !exists {
 			unknown = append(unknown, s.absent(c)...) // of any type, this one included
+			unknownBases = append(unknownBases, factsBasis(s.absent(c)...))
 			continue
 		}
 		if c.link == nil {
@@ -443,32 +526,38 @@ func (s *solver) cover(typ string, candidates []candidate) (Outcome, error) {
 		}
 		t, err := stringAt(doc, c.path, "/type")
 		if err != nil {
-			return "", err
+			return "", Basis{}, err
 		}
 		if t != typ {
+			otherTypes = append(otherTypes, s.fact(c.path, "/type"))
 			continue
 		}
 		cov, err := s.coverOf(c, doc)
 		if err != nil {
-			return "", err
+			return "", Basis{}, err
 		}
 		switch cov.outcome {
 		case Met:
 			s.rest(cov.facts...)
-			return Met, nil
+			return Met, cov.basis, nil
 		case Undetermined:
 			unknown = append(unknown, cov.facts...)
+			unknownBases = append(unknownBases, cov.basis)
 		default:
 			against = append(against, cov.facts...)
+			againstBases = append(againstBases, cov.basis)
 		}
 	}
 	if len(unknown) > 0 {
 		s.rest(unknown...)
-		return Undetermined, nil
+		return Undetermined, allOf(append(unknownBases, againstBases...)...), nil
 	}
 	s.rest(s.fact(s.task.Entite, "/attestations"))
 	s.rest(against...)
-	return Failed, nil
+	if len(againstBases) == 0 {
+		return Failed, factsBasis(append([]Fact{s.fact(s.task.Entite, "/attestations")}, otherTypes...)...), nil
+	}
+	return Failed, allOf(againstBases...), nil
 }
 
 // coverOf evaluates one attestation: date_emission <= date <= end, where end
@@ -478,22 +567,35 @@ func (s *solver) cover(typ string, candidates []candidate) (Outcome, error) {
 // activity, removes the cover. An avenant that answers existe: false could be
 // either, so the cover cannot be established, unless an established
 // exclusion already removes it.
+//
+// Each reason rests on the document that decides it, reached by its link:
+// an emission after the date or an end before it, on the entity's link, the
+// attestation's type and the date; an exclusion or a prorogation, on the
+// attestation's link to the avenant and the avenant's fields; an avenant
+// that cannot be read, on that link and its existe.
 func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 	f, err := readFields(doc, c.path, "date_emission", "date_fin_validite")
 	if err != nil {
 		return coverage{}, err
 	}
 	head := []Fact{*c.link, s.fact(c.path, "/type")}
+	var reasons []Basis
 	if f["date_emission"] > s.task.DateExamen {
-		return coverage{Failed, append(head, s.fact(c.path, "/date_emission"))}, nil
+		late := append(head, s.fact(c.path, "/date_emission"))
+		if !s.full {
+			return coverage{Failed, late, factsBasis(late...)}, nil
+		}
+		reasons = append(reasons, factsBasis(late...))
 	}
 	avenants, err := stringsAt(doc, c.path, "/avenants")
 	if err != nil {
 		return coverage{}, err
 	}
 	end, endFacts := f["date_fin_validite"], []Fact{s.fact(c.path, "/date_fin_validite")}
+	endBasis := append(slices.Clone(head), endFacts...)
 	latest := ""
 	var missing, exclusion []Fact
+	var missingBases []Basis
 	for k, avn := range avenants {
 		link := s.fact(c.path, pointer("avenants", fmt.Sprint(k)))
 		adoc, exists, err := s.get(avn)
@@ -502,6 +604,7 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 		}
 		if !exists {
 			missing = append(missing, link, s.fact(avn, "/existe"))
+			missingBases = append(missingBases, factsBasis(link, s.fact(avn, "/existe")))
 			continue
 		}
 		a, err := readFields(adoc, avn, "objet", "date_effet")
@@ -520,28 +623,40 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 			if a["date_effet"] >= latest {
 				latest, end = a["date_effet"], p["nouvelle_date_fin"]
 				endFacts = []Fact{link, s.fact(avn, "/objet"), s.fact(avn, "/date_effet"), s.fact(avn, "/nouvelle_date_fin")}
+				endBasis = endFacts
 			}
 		case "exclusion":
 			excluded, err := stringAt(adoc, avn, "/activite_exclue")
 			if err != nil {
 				return coverage{}, err
 			}
-			if excluded == s.task.Activite && exclusion == nil {
-				exclusion = []Fact{link, s.fact(avn, "/objet"), s.fact(avn, "/date_effet"), s.fact(avn, "/activite_exclue")}
+			if excluded == s.task.Activite {
+				facts := []Fact{link, s.fact(avn, "/objet"), s.fact(avn, "/date_effet"), s.fact(avn, "/activite_exclue")}
+				reasons = append(reasons, factsBasis(facts...))
+				if exclusion == nil {
+					exclusion = facts
+				}
 			}
 		default:
 			return coverage{}, fmt.Errorf("%s: objet %q is neither prorogation nor exclusion", avn, a["objet"])
 		}
 	}
-	switch {
-	case exclusion != nil:
-		return coverage{Failed, append(head, exclusion...)}, nil
-	case missing != nil:
-		return coverage{Undetermined, append(head, missing...)}, nil
-	case end < s.task.DateExamen:
-		return coverage{Failed, append(head, endFacts...)}, nil
+	expired := missing == nil && end < s.task.DateExamen
+	if expired {
+		reasons = append(reasons, factsBasis(endBasis...))
 	}
-	return coverage{Met, append(append(head, s.fact(c.path, "/date_emission")), endFacts...)}, nil
+	switch {
+	case f["date_emission"] > s.task.DateExamen:
+		return coverage{Failed, append(head, s.fact(c.path, "/date_emission")), anyOf(reasons...)}, nil
+	case exclusion != nil:
+		return coverage{Failed, append(head, exclusion...), anyOf(reasons...)}, nil
+	case missing != nil:
+		return coverage{Undetermined, append(head, missing...), allOf(missingBases...)}, nil
+	case expired:
+		return coverage{Failed, append(head, endFacts...), anyOf(reasons...)}, nil
+	}
+	met := append(append(head, s.fact(c.path, "/date_emission")), endFacts...)
+	return coverage{Met, met, factsBasis(met...)}, nil
 }
 
 // R5: the declaration's statut_declaration is complete.
@@ -552,6 +667,7 @@ func (s *solver) declaration() (Outcome, string, error) {
 	first, _ := s.entityDoc.Get("beneficiaires")
 	if first == nil {
 		s.rest(s.fact(s.task.Entite, "/beneficiaires"))
+		s.basis = factsBasis(s.fact(s.task.Entite, "/beneficiaires"))
 		return Failed, "the entity has no beneficial-owner declaration", nil
 	}
 	path, ok := first.(string)
@@ -565,6 +681,7 @@ func (s *solver) declaration() (Outcome, string, error) {
 	link := s.fact(s.task.Entite, "/beneficiaires")
 	if !exists {
 		s.rest(link, s.fact(path, "/existe"))
+		s.basis = factsBasis(link, s.fact(path, "/existe"))
 		return Undetermined, path + " answers existe: false", nil
 	}
 	statut, err := stringAt(doc, path, "/statut_declaration")
@@ -572,6 +689,7 @@ func (s *solver) declaration() (Outcome, string, error) {
 		return "", "", err
 	}
 	s.rest(link, s.fact(path, "/statut_declaration"))
+	s.basis = factsBasis(link, s.fact(path, "/statut_declaration"))
 	switch statut {
 	case "complete":
 		return Met, "the declaration is complete", nil
@@ -591,10 +709,16 @@ type person struct {
 
 // R6: no beneficial owner, on any page, matches an entry, on any page, of the
 // restrictive-measures list: same nom, prenoms and date_naissance.
+// Established false, it rests on any one match's six fields, the owner's
+// and the entry's: the pages are the task's by its graph, so the links
+// that reach them are not the case.
 func (s *solver) restrictiveMeasures() (Outcome, string, error) {
 	first, _ := s.entityDoc.Get("beneficiaires") // a nil entity has none
 	firstPage, ok := first.(string)
 	if !ok {
+		if s.entityDoc != nil && first == nil {
+			return Skipped, "no declaration: R5 failed", nil
+		}
 		return Undetermined, "the beneficial owners cannot be read", nil
 	}
 	var owners []person
@@ -608,12 +732,14 @@ func (s *solver) restrictiveMeasures() (Outcome, string, error) {
 		return false, err
 	})
 	if errors.Is(err, errAbsentPage) {
+		s.basis = factsBasis(s.fact(s.absentPage, "/existe"))
 		return Undetermined, err.Error(), nil
 	} else if err != nil {
 		return "", "", err
 	}
 	var homonyms []Fact
 	var match *[2]person
+	var matches []Basis
 	err = s.walkPages(s.measuresFirst, func(page string, doc pyjson.Object) (bool, error) {
 		entries, err := s.people(page, doc, nil)
 		if err != nil {
@@ -624,8 +750,13 @@ func (s *solver) restrictiveMeasures() (Outcome, string, error) {
 				switch {
 				case o.nom != e.nom || o.prenoms != e.prenoms:
 				case o.naissance == e.naissance:
-					match = &[2]person{o, e}
-					return true, nil
+					if match == nil {
+						match = &[2]person{o, e}
+					}
+					matches = append(matches, factsBasis(append(slices.Clone(o.facts), e.facts...)...))
+					if !s.full {
+						return true, nil
+					}
 				default:
 					// A homonym born on another date is no match, but the
 					// comparison that says so is what the verdict rests on.
@@ -638,17 +769,20 @@ func (s *solver) restrictiveMeasures() (Outcome, string, error) {
 		return false, nil
 	})
 	switch {
-	case errors.Is(err, errAbsentPage):
+	case errors.Is(err, errAbsentPage) && match == nil:
+		s.basis = factsBasis(s.fact(s.absentPage, "/existe"))
 		return Undetermined, err.Error(), nil
-	case err != nil:
+	case err != nil && !errors.Is(err, errAbsentPage):
 		return "", "", err
 	case match != nil:
+		s.basis = anyOf(matches...)
 		s.rest(match[0].via...)
 		s.rest(match[0].facts...)
 		s.rest(match[1].facts...)
 		return Failed, fmt.Sprintf("%s %s, born %s, is on the restrictive-measures list", match[0].prenoms, match[0].nom, match[0].naissance), nil
 	}
 	s.rest(homonyms...)
+	s.basis = factsBasis(homonyms...)
 	return Met, fmt.Sprintf("none of %d beneficial owners is on the restrictive-measures list", len(owners)), nil
 }
 
@@ -693,6 +827,7 @@ func (s *walker) walkPages(first string, visit func(page string, doc pyjson.Obje
 		}
 		if !exists {
 			s.rest(s.fact(page, "/existe"))
+			s.absentPage = page
 			return fmt.Errorf("%w: %s", errAbsentPage, page)
 		}
 		if stop, err := visit(page, doc); stop || err != nil {

@@ -1,0 +1,56 @@
+package score
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// ParseProofs reads the verifier's input, {"<proof_id>": {"valide",
+// "en_attente", "agent_did", "request_hash", "response_hash"}}, as strictly
+// as a submission: exact names, no duplicate or unknown key, every member
+// given, each hash a SHA-256 in lowercase hex. An empty agent_did says the
+// identity block opens to no bound DID. file names it in errors.
+func ParseProofs(file string, data []byte) (map[string]ProofOutcome, error) {
+	var proofs map[string]ProofOutcome
+	if err := season.DecodeStrict(file, data, &proofs); err != nil {
+		return nil, err
+	}
+	if proofs == nil {
+		return nil, fmt.Errorf("%s (root): want an object keyed by proof_id", file)
+	}
+	// The typed decoding cannot tell a member left out from false or "".
+	doc, err := pyjson.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	required := []string{"valide", "en_attente", "agent_did", "request_hash", "response_hash"}
+	for _, m := range doc.(pyjson.Object) {
+		at := pyjson.FormatPointer([]string{m.Key})
+		if m.Key == "" {
+			return nil, fmt.Errorf("%s %s: a proof_id is a non-empty string", file, pyjson.ShowPointer(at))
+		}
+		obj := m.Value.(pyjson.Object) // DecodeStrict checked the shape
+		for _, name := range required {
+			if _, ok := obj.Get(name); !ok {
+				return nil, fmt.Errorf("%s %s: missing field %q (a proof's outcome has %s)", file, at, name, strings.Join(required, ", "))
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(proofs)) {
+		p := proofs[id]
+		at := pyjson.FormatPointer([]string{id})
+		switch {
+		case !manifest.IsSHA256(p.RequestHash):
+			return nil, fmt.Errorf("%s %s/request_hash: want the opened value, a SHA-256 as 64 lowercase hex digits", file, at)
+		case !manifest.IsSHA256(p.ResponseHash):
+			return nil, fmt.Errorf("%s %s/response_hash: want the opened value, a SHA-256 as 64 lowercase hex digits", file, at)
+		}
+	}
+	return proofs, nil
+}

@@ -1,0 +1,314 @@
+package solver
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// Forms returns every other triple that states the same fact in the task's
+// graph, each probative: a link written as its element (/agrements/0) and
+// as the whole array (/agrements), an array of one element and that
+// element, and a link its target states back (an agrément's /entite, an
+// avenant's /attestation, a tarif's /produit). A whole array of several
+// elements is a form of each element's link, not the other way round: it
+// states them all.
+func (g *Graph) Forms(f Fact) []Fact {
+	var out []Fact
+	seen := map[string]bool{tripleOf(f): true}
+	queue := []Fact{f}
+	add := func(form Fact) {
+		if !seen[tripleOf(form)] && Probative(form.Resource, form.Field) && g.Contains(form.Resource) {
+			seen[tripleOf(form)] = true
+			out = append(out, form)
+			queue = append(queue, form)
+		}
+	}
+	for len(queue) > 0 {
+		t := queue[0]
+		queue = queue[1:]
+		// An element and its whole array.
+		if parent, index, ok := cutIndex(t.Field); ok {
+			if whole, ok := pyjson.Lookup(g.bodies[t.Resource], parent); ok {
+				if _, isArray := whole.(pyjson.Array); isArray && index >= 0 {
+					add(Fact{Resource: t.Resource, Field: parent, Value: whole})
+				}
+			}
+		}
+		// An array of one element and that element.
+		if list, ok := t.Value.(pyjson.Array); ok && len(list) == 1 {
+			add(Fact{Resource: t.Resource, Field: t.Field + "/0", Value: list[0]})
+		}
+		// A link and the link back.
+		target, ok := t.Value.(string)
+		if !ok || !corpus.IsReference(target) {
+			continue
+		}
+		for _, m := range g.bodies[target] {
+			switch v := m.Value.(type) {
+			case string:
+				if v == t.Resource {
+					add(Fact{Resource: target, Field: pointer(m.Key), Value: v})
+				}
+			case pyjson.Array:
+				for i, e := range v {
+					if e == t.Resource {
+						add(Fact{Resource: target, Field: pointer(m.Key, strconv.Itoa(i)), Value: e})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// cutIndex splits a pointer whose last token is an array index.
+func cutIndex(field string) (parent string, index int, ok bool) {
+	i := strings.LastIndexByte(field, '/')
+	if i < 0 || !tokenMatches("<n>", field[i+1:]) {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(field[i+1:])
+	return field[:i], n, err == nil
+}
+
+func tripleOf(f Fact) string {
+	return f.Resource + "\x00" + f.Field + "\x00" + string(pyjson.Canonical(f.Value))
+}
+
+// Deciding is what decides a derived verdict, as one labelled basis per
+// case that would decide it alone: on the conformity track, per criterion
+// established false (non_conforme) or undetermined (indeterminable); for
+// aucune_option_valide, per candidate, each to be excluded. Verdicts that
+// no case decides alone (conforme, a product) have none.
+type Deciding struct {
+	Label string // "R4", or a candidate's path
+	Basis Basis
+}
+
+// Decided returns the cases that decide a derived result's verdict, in
+// order, and combine, the way they make the formula: any one case
+// (non_conforme, indeterminable) or every case (aucune_option_valide). An
+// error names a case that rests on nothing an assertion can state.
+func Decided(res *Result) (cases []Deciding, all bool, err error) {
+	switch res.Verdict {
+	case Conforme:
+		return nil, false, nil
+	case NonConforme, Indeterminable:
+		want := Failed
+		if res.Verdict == Indeterminable {
+			want = Undetermined
+		}
+		for _, c := range res.Criteria {
+			if c.Outcome != want {
+				continue
+			}
+			if c.Basis.IsZero() {
+				if want == Failed {
+					return nil, false, fmt.Errorf("%s is established false (%s) on nothing an assertion can state", c.Code, c.Reason)
+				}
+				continue // undetermined because another criterion is
+			}
+			cases = append(cases, Deciding{Label: c.Code, Basis: c.Basis})
+		}
+		if len(cases) == 0 {
+			return nil, false, fmt.Errorf("no criterion %s rests on facts an assertion can state", want)
+		}
+		return cases, false, nil
+	case NoValidOption:
+		for _, c := range res.Criteria {
+			if c.Basis.IsZero() {
+				return nil, false, fmt.Errorf("the candidate %s is excluded (%s) on nothing an assertion can state", c.Code, c.Reason)
+			}
+			cases = append(cases, Deciding{Label: c.Code, Basis: c.Basis})
+		}
+		return cases, true, nil
+	}
+	return nil, false, nil // a product
+}
+
+// Founding writes a task's founding formula from the derivation (Derive)
+// and the authors' design: the verdict must be the derived one; for
+// non_conforme and indeterminable, one alternative per deciding criterion;
+// for aucune_option_valide, every candidate excluded, each by any one of
+// the rules that exclude it; for conforme or a product, the facts the
+// design names, each one the derived verdict rests on, and for a product
+// each candidate the design names as excluded. Every fact carries every
+// equivalent form of the task's graph. An error says where the corpus does
+// not bear the design out.
+func Founding(design season.DesignTask, derived *Result, graph *Graph) (season.Formula, error) {
+	if string(derived.Verdict) != design.Verdict {
+		return season.Formula{}, fmt.Errorf("the design says %s, the rules applied to the corpus give %s", design.Verdict, derived.Verdict)
+	}
+	cases, all, err := Decided(derived)
+	if err != nil {
+		return season.Formula{}, err
+	}
+	decides := len(cases) > 0
+	if decides && (len(design.Faits) > 0 || len(design.Exclus) > 0) {
+		return season.Formula{}, fmt.Errorf("a %s verdict is founded on the criteria that decide it: the design names no faits or exclus", design.Verdict)
+	}
+	if !decides && len(design.Faits) == 0 {
+		return season.Formula{}, fmt.Errorf("a %s verdict is founded on the facts the task is built around: the design names none", design.Verdict)
+	}
+	if len(design.Exclus) > 0 && !IsProductPath(design.Verdict) {
+		return season.Formula{}, fmt.Errorf("exclus names candidates of a product verdict only")
+	}
+	var members []Basis
+	for _, c := range cases {
+		members = append(members, c.Basis)
+	}
+	if decides {
+		if all {
+			return formulaOf(allOf(members...), graph), nil
+		}
+		return formulaOf(anyOf(members...), graph), nil
+	}
+	rests := restsOn(derived)
+	for _, df := range design.Faits {
+		f, ok := rests[df.Resource+"\x00"+df.Field]
+		if !ok {
+			return season.Formula{}, fmt.Errorf("%s %s is not a fact the %s verdict rests on", df.Resource, df.Field, design.Verdict)
+		}
+		members = append(members, Basis{Fact: &f})
+	}
+	for _, product := range design.Exclus {
+		i := slices.IndexFunc(derived.Criteria, func(c Criterion) bool { return c.Code == product })
+		switch {
+		case i < 0:
+			return season.Formula{}, fmt.Errorf("%s, named in exclus, is not a candidate", product)
+		case derived.Criteria[i].Outcome == Met:
+			return season.Formula{}, fmt.Errorf("%s, named in exclus, is a valid option", product)
+		}
+		members = append(members, derived.Criteria[i].Basis)
+	}
+	return formulaOf(allOf(members...), graph), nil
+}
+
+// restsOn indexes, by resource and pointer, every fact a derived result
+// rests on: the walk's facts and every criterion's basis.
+func restsOn(res *Result) map[string]Fact {
+	out := map[string]Fact{}
+	facts := slices.Clone(res.Facts)
+	for _, c := range res.Criteria {
+		facts = append(facts, c.Basis.facts()...)
+	}
+	for _, f := range facts {
+		out[f.Resource+"\x00"+f.Field] = f
+	}
+	return out
+}
+
+// formulaOf writes a basis as a key's formula, each fact with its forms.
+func formulaOf(b Basis, g *Graph) season.Formula {
+	switch {
+	case b.Fact != nil:
+		f := seasonFact(*b.Fact)
+		for _, form := range g.Forms(*b.Fact) {
+			f.FormesEquivalentes = append(f.FormesEquivalentes, seasonFact(form))
+		}
+		return season.FactOf(f)
+	case b.All != nil:
+		return season.AllOf(formulasOf(b.All, g)...)
+	}
+	return season.AnyOf(formulasOf(b.Any, g)...)
+}
+
+func formulasOf(bs []Basis, g *Graph) []season.Formula {
+	out := make([]season.Formula, len(bs))
+	for i, b := range bs {
+		out[i] = formulaOf(b, g)
+	}
+	return out
+}
+
+func seasonFact(f Fact) season.Fact {
+	return season.Fact{Resource: f.Resource, Field: f.Field, Value: pyjson.Canonical(f.Value)}
+}
+
+// DeriveKey writes a track's key from its design: for each task of the
+// statements, the design's verdict, families and control flag, and the
+// founding formula Founding derives. Problems name each task whose design
+// the corpus does not bear out; the key then holds only the others.
+func DeriveKey(tasks *season.Tasks, design *season.Design, fetch Fetcher) (*season.Key, []Problem, error) {
+	var problems []Problem
+	key := &season.Key{}
+	for _, task := range tasks.Taches {
+		d, ok := design.Task(task.ID)
+		if !ok {
+			problems = append(problems, Problem{Task: task.ID, Rule: RuleDerivation, Message: "the design has no entry for the task"})
+			continue
+		}
+		derived, err := Derive(task, fetch)
+		if err != nil {
+			return nil, nil, err
+		}
+		graph, err := TaskGraph(task, fetch)
+		if err != nil {
+			return nil, nil, err
+		}
+		formula, err := Founding(d, derived, graph)
+		if err != nil {
+			problems = append(problems, Problem{Task: task.ID, Rule: RuleDerivation, Message: err.Error()})
+			continue
+		}
+		familles := d.Familles
+		if familles == nil {
+			familles = []string{}
+		}
+		key.Taches = append(key.Taches, season.KeyTask{ID: task.ID, Verdict: d.Verdict, Familles: familles, Controle: d.Controle, Fondement: formula})
+	}
+	seen := map[string]bool{}
+	for _, d := range design.Taches {
+		if _, ok := tasks.Task(d.ID); !ok {
+			problems = append(problems, Problem{Task: d.ID, Rule: RuleDerivation, Message: "the design has a task the statements do not"})
+		}
+		if seen[d.ID] {
+			problems = append(problems, Problem{Task: d.ID, Rule: RuleDerivation, Message: "the design has two entries for the task"})
+		}
+		seen[d.ID] = true
+	}
+	return key, problems, nil
+}
+
+// FoundingClaims are the claims a careful agent makes on a task whose key
+// is k: the smallest set of facts that founds the formula, filled up to
+// the task's minimum with other facts the verdict rests on, on the task's
+// own resources and in no alternative of the formula. Each value is the
+// one fetch serves.
+func FoundingClaims(task season.Task, k season.KeyTask, fetch Fetcher) ([]season.Fact, error) {
+	claims, err := k.Fondement.Smallest()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", task.ID, err)
+	}
+	derived, err := Derive(task, fetch)
+	if err != nil {
+		return nil, err
+	}
+	graph, err := TaskGraph(task, fetch)
+	if err != nil {
+		return nil, err
+	}
+	taken := season.Carried{}
+	for _, f := range k.Fondement.Facts() {
+		taken.AddFact(f)
+		for _, form := range f.FormesEquivalentes {
+			taken.AddFact(form)
+		}
+	}
+	for _, f := range derived.Facts {
+		if len(claims) >= task.AssertionsMin {
+			break
+		}
+		if fact := seasonFact(f); graph.Own[f.Resource] && !taken.Has(fact) {
+			taken.AddFact(fact)
+			claims = append(claims, fact)
+		}
+	}
+	return claims, nil
+}
