@@ -129,9 +129,9 @@ func TestUnitsHardened(t *testing.T) {
 	}
 }
 
-// TestDeployDocumented: each unit's Documentation= is a file the README's
-// deploy steps install, and the Caddyfile's reload comment is the unit's
-// ExecReload.
+// TestDeployDocumented: the README's deploy steps install every unit of
+// deploy/ and the file each unit's Documentation= names, and the
+// Caddyfile's reload comment is the unit's ExecReload.
 func TestDeployDocumented(t *testing.T) {
 	root := servertest.RepoRoot(t)
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
@@ -142,6 +142,13 @@ func TestDeployDocumented(t *testing.T) {
 		doc := regexp.MustCompile(`(?m)^Documentation=file:(\S+)$`).FindSubmatch(text)
 		require.NotNil(t, doc, "%s: Documentation= names a file", unit)
 		assert.True(t, strings.Contains(string(readme), "README.md "+string(doc[1])), "%s: the README installs its documentation, %s", unit, doc[1])
+	}
+	files, err := os.ReadDir(filepath.Join(root, "deploy"))
+	require.NoError(t, err)
+	install := regexp.MustCompile(`(?m)^sudo install -m 0644 (deploy/.*) /etc/systemd/system/$`).FindSubmatch(readme)
+	require.NotNil(t, install, "the README installs the units")
+	for _, f := range files {
+		assert.Contains(t, strings.Fields(string(install[1])), "deploy/"+f.Name(), "the README installs every unit of deploy/")
 	}
 	exec, _ := unit(t)
 	caddyfile, err := os.ReadFile(filepath.Join(root, "Caddyfile"))
