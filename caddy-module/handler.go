@@ -484,9 +484,10 @@ func (h *Handler) hostAllowed(hostport string) bool {
 	return h.hosts[strings.ToLower(strings.Trim(host, "[]"))]
 }
 
-// isPort reports whether s is a TCP port written in decimal, 1 to 5 digits.
+// isPort reports whether s is a port as a URI writes it: up to 5 decimal
+// digits, possibly none ("host:" is a Host with an empty port).
 func isPort(s string) bool {
-	return len(s) >= 1 && len(s) <= 5 && strings.Trim(s, "0123456789") == ""
+	return len(s) <= 5 && strings.Trim(s, "0123456789") == ""
 }
 
 // fixedHeaders go on every response. Each value is a shared slice, never
