@@ -9,6 +9,9 @@ CADDY := $(BIN)/caddy
 PROVEIT := $(BIN)/proveit
 CORPUS_LISTEN ?= localhost:8080
 RUN_DIR := .run
+# The version both binaries report (caddy version, proveit -version).
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+GO_LDFLAGS := -X github.com/arkforge/proveit-corpus.stamped=$(VERSION)
 # Fuzzing budgets are counts of executions, not durations: a duration races
 # Go 1.26's fuzz coordinator at its deadline (golang/go#75804) and fails
 # with "context deadline exceeded" on a loaded machine. About 10 s each here.
@@ -25,15 +28,20 @@ all: build
 build: $(CADDY) $(PROVEIT)
 
 $(CADDY): $(GO_SOURCES) $(CORPUS_FILES)
-	$(GO) build -o $@ ./tools/caddy
+	$(GO) build -ldflags '$(GO_LDFLAGS)' -o $@ ./tools/caddy
 
 $(PROVEIT): $(GO_SOURCES) $(CORPUS_FILES)
-	$(GO) build -o $@ ./tools/proveit
+	$(GO) build -ldflags '$(GO_LDFLAGS)' -o $@ ./tools/proveit
 
-# Serve the embedded corpus locally. The secret comes from
-# CORPUS_CHALLENGE_SECRET; when unset, one is generated once into
+# Serve the embedded corpus locally, on CORPUS_LISTEN only. The secret comes
+# from CORPUS_CHALLENGE_SECRET; when unset, one is generated once into
 # $(RUN_DIR)/secret (ignored by git) and reused. Nothing here prints a
-# secret: the curl line names where it is, never its value.
+# secret: the curl line names where it is, never its value. Caddy's
+# autosaved configuration and its local CA stay in $(RUN_DIR), not in the
+# user's home, and the secrets folder is $(RUN_DIR)/secrets (secret.next,
+# the pins), never the production one.
+RUN_PORT = $(lastword $(subst :, ,$(CORPUS_LISTEN)))
+
 run: build
 	@mkdir -p $(RUN_DIR)
 	@if [ -z "$$CORPUS_CHALLENGE_SECRET" ]; then \
@@ -47,13 +55,13 @@ run: build
 	echo "Try:  curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/referentiel"; \
 	echo "      curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/regles-achat"; \
 	echo "Telemetry: $(RUN_DIR)/telemetry.log"
-	@port=$${CORPUS_LISTEN##*:}; \
-	 CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
-	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$$port \
+	@CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
+	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$(RUN_PORT) \
 	 CORPUS_HOSTS="$${CORPUS_HOSTS:-localhost 127.0.0.1 ::1}" CORPUS_BIND=$${CORPUS_BIND:-127.0.0.1} \
 	 CORPUS_ADMIN=$${CORPUS_ADMIN:-localhost:2019} \
 	 CORPUS_TELEMETRY_OUTPUT="proveit_file $(abspath $(RUN_DIR))/telemetry.log" CORPUS_ACCESS_OUTPUT="file $(RUN_DIR)/access.log" \
-	 CORPUS_PROTOCOLS="h1 h2c" \
+	 CORPUS_PROTOCOLS="h1 h2c" CORPUS_SECRETS_DIR=$${CORPUS_SECRETS_DIR:-$(abspath $(RUN_DIR))/secrets} \
+	 XDG_CONFIG_HOME=$(abspath $(RUN_DIR))/config XDG_DATA_HOME=$(abspath $(RUN_DIR))/data \
 	 exec $(CADDY) run --config Caddyfile --adapter caddyfile
 
 # Every test: static checks, unit and integration tests (which start the real
