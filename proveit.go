@@ -1,7 +1,8 @@
 // Package proveitcorpus is the corpus server of the PROVE IT challenge as a
 // Caddy plugin: importing it registers the handler
 // (http.handlers.proveit_corpus, directive proveit_corpus), the listener
-// wrapper (caddy.listeners.proveit_guard), the telemetry writer
+// wrappers (caddy.listeners.proveit_limits, caddy.listeners.proveit_guard,
+// caddy.listeners.proveit_h2_guard), the telemetry writer
 // (caddy.logging.writers.proveit_file) and the encoder of Caddy's own log
 // (caddy.logging.encoders.proveit_journal). It is what xcaddy builds in:
 //

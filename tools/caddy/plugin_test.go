@@ -15,6 +15,10 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
 
+// pluginModules are the modules the plugin registers.
+var pluginModules = []string{"http.handlers.proveit_corpus", "caddy.listeners.proveit_limits", "caddy.listeners.proveit_guard",
+	"caddy.listeners.proveit_h2_guard", "caddy.logging.writers.proveit_file", "caddy.logging.encoders.proveit_journal"}
+
 // xcaddyMain is the main package `xcaddy build --with
 // github.com/arkforge/proveit-corpus=<checkout>` writes: Caddy's command,
 // its standard modules, and the plugin's module root.
@@ -74,7 +78,7 @@ func TestPluginBuildsAsXcaddyBuildsIt(t *testing.T) {
 		return string(out)
 	}
 	modules := run("list-modules")
-	for _, id := range []string{"http.handlers.proveit_corpus", "caddy.listeners.proveit_guard", "caddy.logging.writers.proveit_file", "caddy.logging.encoders.proveit_journal"} {
+	for _, id := range pluginModules {
 		assert.Contains(t, modules, id)
 	}
 	dep := "dep\t" + proveitcorpus.ModulePath + "\tv0.0.0-00010101000000-000000000000\n=>\t" + root + "\t"
@@ -120,7 +124,7 @@ func TestXcaddyBuild(t *testing.T) {
 	cmd.Env = []string{"HOME=" + dir}
 	modules, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", modules)
-	for _, id := range []string{"http.handlers.proveit_corpus", "caddy.listeners.proveit_guard", "caddy.logging.writers.proveit_file", "caddy.logging.encoders.proveit_journal"} {
+	for _, id := range pluginModules {
 		assert.Contains(t, string(modules), id)
 	}
 }
