@@ -127,9 +127,6 @@ func (b *buffer) readFrom(r io.Reader, name string, maxSize int64, shortIsEnd bo
 	n := 0
 	for {
 		if n == len(buf) {
-			if int64(n) > maxSize {
-				return nil, tooLarge(name, maxSize)
-			}
 			buf = b.grow(n, maxSize)
 		}
 		m, err := r.Read(buf[n:])

@@ -4,9 +4,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"syscall"
+	"testing"
+
+	"github.com/arkforge/proveit-corpus/corpus"
 )
 
 // syscallSource reads a Dir with Linux's own system calls: folders listed
@@ -18,7 +22,32 @@ import (
 type syscallSource Dir
 
 func init() {
-	diskSources["system calls"] = func(d Dir) source { return syscallSource(d) }
+	diskSources["syscalls"] = func(d Dir) source { return syscallSource(d) }
+}
+
+// BenchmarkReaders scans a tree on disk with Dir's reader and with the
+// system-call yardstick, in turn: the folder PROVEIT_BENCH_TREE names (make
+// bench gives it its generated corpus of 100,000 files), else the season's
+// tree. Each file's bytes are only counted: the time is the readers'.
+func BenchmarkReaders(b *testing.B) {
+	root := os.Getenv("PROVEIT_BENCH_TREE")
+	if root == "" {
+		root = b.TempDir()
+		if err := os.CopyFS(root, corpus.Conformite.Embedded()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, reader := range []string{"portable", "syscalls"} {
+		b.Run(reader, func(b *testing.B) {
+			src := diskSources[reader](Dir(root))
+			for b.Loop() {
+				files, _, err := scan(Dir(root), src, rule, 1<<20, func(_ int, _, _ string, data []byte) int { return len(data) })
+				if err != nil || len(files.Refused) > 0 {
+					b.Fatalf("%v %v", err, files.Refused)
+				}
+			}
+		})
+	}
 }
 
 // list lists a folder of the tree as os.DirFS's ReadDir does (the same
