@@ -125,8 +125,8 @@ func (r *report) readersSection(w *bytes.Buffer) {
 		"it replaced (getdents64, openat and read on raw descriptors), kept as the yardstick of its tests. `BenchmarkReaders` scans the tree "+
 		"on disk with each, as start-up and `proveit manifest` read it (listing, refusals, every byte read, nothing else done with the bytes), "+
 		"%d scans a run; the two run in turn, %d rounds, the first of a round alternating, and the median is kept, with one CPU (pinned to CPU %s) "+
-		"and with every CPU; *CPU time* is the user and system time of each run (a calibrating scan, then those timed), which other "+
-		"processes of a shared machine disturb less than wall time. Reading is only part of start-up and of `proveit manifest`, which gain less from a faster reader than the "+
+		"and with every CPU; *CPU time* is the user and system time of each whole run, the test binary's start included, which "+
+		"other processes of a shared machine disturb less than wall time. Reading is only part of start-up and of `proveit manifest`, which gain less from a faster reader than the "+
 		"reading does; the system-call reader would be worth a build-tagged twin only if it made one of them %.1f× as fast.",
 		readerBenchTimes, r.Config.repeat, r.Config.serverCPU, fastPathGain)
 	p("")
