@@ -61,12 +61,6 @@ func scan[T any](tree fs.FS, src source, rule Rule, maxSize int64, fn func(reade
 	return root.flatten()
 }
 
-// list lists a tree as Scan does, from src, without reading its files.
-func list(tree fs.FS, src source, rule Rule) (*Files, error) {
-	files, _, err := walk[struct{}](tree, src, rule, nil).flatten()
-	return files, err
-}
-
 // Readers is the count of goroutines that read a tree: on a folder on
 // disk, more than can run at once, since a goroutine waiting for the disk
 // runs none of its work.

@@ -27,6 +27,12 @@ var diskSources = map[string]func(Dir) source{
 // rule is the conformity track's: a file of the tree is a resource of it.
 var rule Rule = corpus.Conformite.PathOf
 
+// list lists a tree as Scan does, from src, without reading its files.
+func list(tree fs.FS, src source, rule Rule) (*Files, error) {
+	files, _, err := walk[struct{}](tree, src, rule, nil).flatten()
+	return files, err
+}
+
 // walkDirTree lists a tree with fs.WalkDir, the order and the refusals
 // list must reproduce while listing folders concurrently.
 func walkDirTree(tree fs.FS) (*Files, error) {
