@@ -21,7 +21,7 @@ FUZZ_JSON_EXECS ?= 100000x
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.run/*') go.mod go.sum
 CORPUS_FILES := $(shell find corpus manifest -type f -not -name '*.go')
 
-.PHONY: all build run test vet unit fuzz lint solve verify manifest catalogue catalogue-check bench clean
+.PHONY: all build run test vet cross unit fuzz lint solve verify manifest catalogue catalogue-check bench clean
 
 all: build
 
@@ -64,10 +64,21 @@ run: build
 	 XDG_CONFIG_HOME=$(abspath $(RUN_DIR))/config XDG_DATA_HOME=$(abspath $(RUN_DIR))/data \
 	 exec $(CADDY) run --config Caddyfile --adapter caddyfile
 
-# Every test: static checks, unit and integration tests (which start the real
-# binary, the end-to-end scoring chain among them), the manifest, catalogue
-# and corpus checks, then each fuzz target briefly.
-test: vet verify catalogue-check lint solve unit fuzz
+# Every test: static checks, the cross builds, unit and integration tests
+# (which start the real binary, the end-to-end scoring chain among them), the
+# manifest, catalogue and corpus checks, then each fuzz target briefly.
+test: vet cross verify catalogue-check lint solve unit fuzz
+
+# The handler and the tools build wherever Caddy does: each is compiled for
+# every target, and nothing is written.
+CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64 freebsd/arm64
+CROSS_PACKAGES := ./tools/caddy ./tools/proveit ./caddy-module
+
+cross:
+	@for target in $(CROSS_TARGETS); do \
+	  echo "GOOS=$${target%/*} GOARCH=$${target#*/} $(GO) build $(CROSS_PACKAGES)"; \
+	  GOOS=$${target%/*} GOARCH=$${target#*/} $(GO) build $(CROSS_PACKAGES) || exit 1; \
+	done
 
 vet:
 	$(GO) vet ./...
@@ -106,9 +117,10 @@ catalogue-check: $(PROVEIT)
 
 # Benchmarks, written to docs/performance.md: the corpus server against
 # Caddy's respond and file_server and nginx, the manifest tool against a
-# Python reference and sha256sum (tools/bench). Needs wrk and nginx from
-# Debian's packages: installed when run as root, named otherwise. About ten
-# minutes; run it on an idle machine. BENCH_FLAGS passes flags to tools/bench.
+# Python reference and sha256sum, the tree reader against the system-call
+# reader it replaced (tools/bench). Needs wrk and nginx from Debian's
+# packages: installed when run as root, named otherwise. About ten minutes;
+# run it on an idle machine. BENCH_FLAGS passes flags to tools/bench.
 BENCH_TOOLS := wrk nginx
 
 $(BIN)/bench: $(GO_SOURCES) tools/bench/mix.lua
