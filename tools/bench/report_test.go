@@ -72,7 +72,7 @@ func fixedReport(t *testing.T, failing bool) *report {
 	require.NoError(t, os.WriteFile(manifestFile, []byte(strings.Repeat("m", 3_000_000)), 0o644))
 	tools := &toolRun{Manifest: toolTiming{GoAllCPUs: 410 * time.Millisecond, Python: 6100 * time.Millisecond, Floor: 450 * time.Millisecond, Go: 690 * time.Millisecond},
 		Verify: toolTiming{GoAllCPUs: 380 * time.Millisecond, Python: 5900 * time.Millisecond, Floor: 420 * time.Millisecond, Go: 640 * time.Millisecond},
-		Other: 0.07, Agree: true}
+		Other:  0.07, Agree: true}
 	season := &corpusRun{Corpus: &corpusSet{Name: "season 1", Embedded: true, Files: 412, Bytes: 930_000, Entries: 415, Manifest: manifestFile},
 		Servers: servers(1), Rate: 6000, Tools: tools, StartupAllCPUs: 150 * time.Millisecond,
 		Paired: &pairedRun{Rounds: []pairedRound{
