@@ -4,7 +4,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,8 +24,8 @@ func TestMarkdownGolden(t *testing.T) {
 		report *report
 		golden string
 	}{
-		{"every section measured", fixedReport(t, false), "performance-full.md"},
-		{"servers skipped, runs failed, goals missed", fixedReport(t, true), "performance-failures.md"},
+		{"every section measured", fixedReport(false), "performance-full.md"},
+		{"servers skipped, runs failed, goals missed", fixedReport(true), "performance-failures.md"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,7 +43,7 @@ func TestMarkdownGolden(t *testing.T) {
 
 // fixedReport is a run's result with every kind of figure; failing, it
 // holds a skipped server, failed paired runs and profiles, and missed goals.
-func fixedReport(t *testing.T, failing bool) *report {
+func fixedReport(failing bool) *report {
 	started := time.Date(2026, 11, 30, 9, 15, 0, 0, time.UTC)
 	closed := func(rps, p50, p99, p999 int64, non2xx int64) *closedResult {
 		return &closedResult{Requests: rps * 8, DurationUS: 8_000_000, Non2xx3xx: non2xx, P50US: p50, P99US: p99, P999US: p999}
@@ -68,19 +67,17 @@ func fixedReport(t *testing.T, failing bool) *report {
 		}
 		return append([]*serverRun{corpus}, rest...)
 	}
-	manifestFile := filepath.Join(t.TempDir(), "manifest.json")
-	require.NoError(t, os.WriteFile(manifestFile, []byte(strings.Repeat("m", 3_000_000)), 0o644))
 	tools := &toolRun{Manifest: toolTiming{GoAllCPUs: 410 * time.Millisecond, Python: 6100 * time.Millisecond, Floor: 450 * time.Millisecond, Go: 690 * time.Millisecond},
 		Verify: toolTiming{GoAllCPUs: 380 * time.Millisecond, Python: 5900 * time.Millisecond, Floor: 420 * time.Millisecond, Go: 640 * time.Millisecond},
 		Other:  0.07, Agree: true}
-	season := &corpusRun{Corpus: &corpusSet{Name: "season 1", Embedded: true, Files: 412, Bytes: 930_000, Entries: 415, Manifest: manifestFile},
+	season := &corpusRun{Corpus: &corpusSet{Name: "season 1", Embedded: true, Files: 412, Bytes: 930_000, Entries: 415, ManifestBytes: 3_000_000},
 		Servers: servers(1), Rate: 6000, Tools: tools, StartupAllCPUs: 150 * time.Millisecond,
 		Paired: &pairedRun{Rounds: []pairedRound{
 			{Corpus: closed(23_000, 0, 8_000, 0, 0), Floor: closed(25_000, 0, 7_500, 0, 0), CorpusFirst: true},
 			{Corpus: closed(22_500, 0, 8_200, 0, 0), Floor: closed(24_000, 0, 7_900, 0, 0)},
 			{Corpus: closed(23_400, 0, 8_100, 0, 0), Floor: closed(24_800, 0, 7_000, 0, 0), CorpusFirst: true},
 		}}}
-	generated := &corpusRun{Corpus: &corpusSet{Name: "generated, 100000 resources", Files: 100_000, Bytes: 310 << 20, Entries: 100_003, Manifest: manifestFile},
+	generated := &corpusRun{Corpus: &corpusSet{Name: "generated, 100000 resources", Files: 100_000, Bytes: 310 << 20, Entries: 100_003, ManifestBytes: 3_000_000},
 		Servers: servers(2), Rate: 6000, StartupAllCPUs: 740 * time.Millisecond,
 		Tools: &toolRun{Manifest: toolTiming{GoAllCPUs: 2100 * time.Millisecond, Python: 24 * time.Second, Floor: 1900 * time.Millisecond, Go: 3 * time.Second},
 			Verify: toolTiming{GoAllCPUs: 1800 * time.Millisecond, Python: 22 * time.Second, Floor: 2 * time.Second, Go: 2900 * time.Millisecond}, Other: 0.12, Agree: true},
