@@ -30,6 +30,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
@@ -162,7 +163,7 @@ func (g *generator) copyFixed() error {
 		}
 		g.files[name] = &fstest.MapFile{Data: data}
 	}
-	ref, err := manifest.CheckBody(g.files[corpus.FileOf(corpus.Referentiel)].Data)
+	ref, err := anchor.CheckBody(g.files[corpus.FileOf(corpus.Referentiel)].Data)
 	if err != nil {
 		return fmt.Errorf("gencorpus: referentiel: %w", err)
 	}

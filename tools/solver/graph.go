@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -174,7 +174,7 @@ func (g *Graph) read(path string, fetch Fetcher) (pyjson.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := manifest.CheckBody(data)
+	doc, err := anchor.CheckBody(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

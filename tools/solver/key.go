@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -384,7 +384,7 @@ func served(f season.Fact, fetch Fetcher) string {
 	if err != nil {
 		return err.Error()
 	}
-	body, err := manifest.CheckBody(data)
+	body, err := anchor.CheckBody(data)
 	if err != nil {
 		return err.Error()
 	}
