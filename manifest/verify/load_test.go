@@ -25,7 +25,7 @@ import (
 )
 
 // decodeThenCheck is what Load must return for a manifest's bytes and a
-// tree: Decode, the track's check, then Check at Bytes depth.
+// tree: Decode, the track's check, then Tree at Bytes depth.
 func decodeThenCheck(data []byte, tree fs.FS, track *corpus.Track) ([]verify.Served, error) {
 	m, err := manifest.Decode(data)
 	if err != nil {

@@ -77,7 +77,7 @@ func TestReferenceAgreesWithGo(t *testing.T) {
 }
 
 // TestReferenceVerify checks that the reference's verification finds what
-// manifest.Check finds, on a generated tree broken in each way.
+// verify.Tree finds, on a generated tree broken in each way.
 func TestReferenceVerify(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -99,7 +99,7 @@ func TestContractExample(t *testing.T) {
 
 // Each reference row of docs/contract.md section 1 holds: the canonical
 // form is Python's json.dumps of the input, and the hash is its SHA-256, as
-// the manifest package computes it too.
+// package anchor computes it too.
 func TestContractReferenceRows(t *testing.T) {
 	inRepoRoot(t)
 	python, err := exec.LookPath("python3")
