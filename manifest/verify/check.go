@@ -121,7 +121,7 @@ func wholeEntries(m *manifest.Manifest) func(i int) listed {
 	return func(i int) listed {
 		e := &m.Resources[i]
 		return listed{path: e.Path, sha256: e.BytesSHA256, kind: e.Kind, status: e.Status,
-			fileField: e.File != nil && *e.File == corpus.FileOf(e.Path), entry: e}
+			fileField: e.File != nil && corpus.IsFileOf(*e.File, e.Path), entry: e}
 	}
 }
 

@@ -144,7 +144,7 @@ func stream(src io.Reader, size int64) (header *manifest.Manifest, l listing, su
 		pathEnd := uint32(text.Len())
 		text.Write(e.BytesSHA256)
 		l.entries = append(l.entries, listedEntry{pathEnd: pathEnd, end: uint32(text.Len()), status: int32(e.Status), kind: uint8(kind),
-			fileField: e.File != nil && string(e.File) == corpus.FileOf(string(e.Path))})
+			fileField: e.File != nil && corpus.IsFileOf(string(e.File), string(e.Path))})
 		return nil
 	})
 	if err != nil {
