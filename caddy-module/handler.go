@@ -57,8 +57,8 @@ type Handler struct {
 	// one secret of 32 bytes or more is required.
 	Secrets []string `json:"secrets,omitempty"`
 
-	// Corpora are the trees served together, one per track (CONTRACT.md
-	// sections 3 and 6), each checked byte for byte against its own
+	// Corpora are the trees served together, one per track (docs/contract.md,
+	// section 3), each checked byte for byte against its own
 	// manifest. None means every track's tree and manifest embedded in the
 	// binary.
 	Corpora []Corpus `json:"corpora,omitempty"`

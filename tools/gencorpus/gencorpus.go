@@ -1,5 +1,5 @@
 // Package gencorpus generates synthetic corpus trees of any size with the
-// schema of the conformity track (CONTRACT.md section 3), for benchmarks:
+// schema of the conformity track (docs/contract.md, section 3), for benchmarks:
 // entities, agréments, attestations, avenants, the paged public lists, pages
 // of beneficial owners and of the restrictive-measures list, in French, with
 // strings, booleans and null only, each file laid out as the real ones are

@@ -1,5 +1,5 @@
 // Package nginxconf writes the nginx configuration that serves the corpus
-// under the same HTTP contract as the Caddy handler (CONTRACT.md, section 2),
+// under the same HTTP contract as the Caddy handler (docs/contract.md, section 2),
 // so that an operator may run the corpus with Caddy alone, with nginx in front
 // of Caddy, or with nginx alone, and no participant's proof can tell which.
 //
@@ -69,7 +69,7 @@ type Options struct {
 	Maintenance bool
 
 	// Others are the corpora of the other tracks served at the same origin
-	// (CONTRACT.md section 6), each with its own manifest; Manifest, Tree
+	// (docs/contract.md, section 3), each with its own manifest; Manifest, Tree
 	// and Root above are the first track's. Their fixed bodies must be the
 	// first's, byte for byte, and no path may belong to two of them.
 	Others []Corpus
