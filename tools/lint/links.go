@@ -177,15 +177,23 @@ func (l *linter) chains() []chain {
 	return chains
 }
 
-// checkTasks checks the statements like the corpus: the entity and each
+// taskChecks are each track's checks of its statements, by its rulebook.
+var taskChecks = map[*season.Rules]func(*linter, *season.Tasks){
+	season.Conformity: (*linter).checkConformityTasks,
+	season.Purchasing: (*linter).checkPurchasingTasks,
+}
+
+// checkTasks checks the statements like the corpus, by their track's
+// checks.
+func (l *linter) checkTasks(tasks *season.Tasks) {
+	taskChecks[season.RulesOf(l.opts.Track)](l, tasks)
+}
+
+// checkConformityTasks checks conformity statements: the entity and each
 // cited reference resolve (to a file or an absent entry, which the server
 // must answer), the examination date is a date, the activity is one of
 // /referentiel's.
-func (l *linter) checkTasks(tasks *season.Tasks) {
-	if l.opts.Track == corpus.Generique {
-		l.checkPurchasingTasks(tasks)
-		return
-	}
+func (l *linter) checkConformityTasks(tasks *season.Tasks) {
 	file := l.opts.TasksFile
 	for i, task := range tasks.Taches {
 		at := child("/taches", i)

@@ -1,6 +1,6 @@
 // Package lint checks a track's tree against every file rule of the corpus
-// contract (CONTRACT.md sections 3 and 6) and the authoring plan: strict JSON in the
-// exact layout Python writes, canonical file names, calendar dates, references
+// (docs/contract.md section 3, the corpus trees): strict JSON in the exact
+// layout Python writes, canonical file names, calendar dates, references
 // that are canonical paths and resolve, each collection's schema and closed
 // vocabularies, links that agree in both directions, page chains without
 // loops or orphans, a tree that is exactly what its manifest lists, and
@@ -73,7 +73,8 @@ func (f Finding) String() string {
 
 // Options says what, besides the tree, the linter checks against.
 type Options struct {
-	// Track is the track the tree serves; nil is the conformity track.
+	// Track is the track the tree serves; nil is the first of
+	// corpus.Tracks.
 	Track *corpus.Track
 	// Manifest, when set, must list exactly the tree, and its absent entries
 	// are the only references allowed to have no file. Without it, every
@@ -135,7 +136,7 @@ type linter struct {
 // Lint checks every file of tree and the tree as a whole.
 func Lint(tree fs.FS, opts Options) *Report {
 	if opts.Track == nil {
-		opts.Track = corpus.Conformite
+		opts.Track = corpus.Tracks[0]
 	}
 	l := &linter{
 		opts:   opts,

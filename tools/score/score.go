@@ -1,5 +1,6 @@
 // Package score replays the part of a season's scoring that depends on the
-// corpus (specification 4, 4.1 and 5.7; CONTRACT.md section 7): the entry
+// corpus (specification 4, 4.1 and 5.7; README.md, "Replaying a score"),
+// by the rules of the statements' track (season.Rules): the entry
 // checks of each submission, the close checks against the task's graph and
 // the probative fields, conditions 3 and 4 of every assertion against the
 // manifest and the frozen bytes read as Python reads them, the instrument
@@ -24,7 +25,6 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
-	"github.com/arkforge/proveit-corpus/tools/solver"
 )
 
 // Status of a task's submission.
@@ -135,13 +135,15 @@ type ConstantAnswerFigure struct {
 
 // Scorer replays submissions of one track.
 type Scorer struct {
-	Track          Track
+	// Tasks are the track's statements: their season, tasks and bounds,
+	// and their "piste", which names the rules they are scored by.
+	Tasks          *season.Tasks
 	Key            *season.Key
 	Manifest       *manifest.Manifest
 	ManifestSHA256 string
 	// Fetch serves the frozen bytes of a path, absent bodies included; the
 	// caller has checked the tree against the manifest.
-	Fetch solver.Fetcher
+	Fetch season.Fetcher
 	// Proofs holds conditions 1 and 2 by proof_id; nil: not verified.
 	Proofs map[string]ProofOutcome
 	// Anchored says the caller checked the manifest, the statements and the
@@ -149,6 +151,7 @@ type Scorer struct {
 	// run's.
 	Anchored bool
 
+	rules  *season.Rules
 	parsed map[string]pyjson.Value
 	// twice holds the proof ids disclosed with two different pairs.
 	twice map[string]bool
@@ -157,9 +160,14 @@ type Scorer struct {
 // Score replays a set of submissions, at most one per task. A submission
 // rejected at entry is given as parsed so far, with its entry error.
 func (s *Scorer) Score(subs []Parsed) (*Report, error) {
+	rules, err := season.RulesNamed(s.Tasks.Piste)
+	if err != nil {
+		return nil, fmt.Errorf("statements /piste: %w", err)
+	}
+	s.rules = rules
 	r := &Report{
 		Ancrage:        DryRun,
-		Piste:          s.Track.Piste(),
+		Piste:          s.Tasks.Piste,
 		ManifestSHA256: s.ManifestSHA256,
 		Conditions12:   ProofsUnverified,
 	}
@@ -176,7 +184,7 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 	byTask := map[string]Parsed{}
 	var orphans []Parsed
 	known := map[string]bool{}
-	for _, t := range s.Track.Tasks() {
+	for _, t := range s.Tasks.Taches {
 		known[t.ID] = true
 	}
 	for _, p := range subs {
@@ -196,7 +204,7 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 	}
 	pending := false
 	fondes := 0
-	for _, t := range s.Track.Tasks() {
+	for _, t := range s.Tasks.Taches {
 		k, ok := keys[t.ID]
 		if !ok {
 			return nil, fmt.Errorf("the key has no entry for task %s", t.ID)
@@ -238,7 +246,7 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 		normalize(&tr)
 		r.Taches = append(r.Taches, tr)
 	}
-	r.Reussite.Sur = len(s.Track.Tasks())
+	r.Reussite.Sur = len(s.Tasks.Taches)
 	if !pending {
 		r.Reussite.Fondes = &fondes
 		if r.Overclaim.Rendues > 0 {
@@ -312,7 +320,7 @@ func normalize(tr *TaskReport) {
 
 // scoreTask scores one task's submission: entry checks, close checks,
 // conditions, founded verdict.
-func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, error) {
+func (s *Scorer) scoreTask(t season.Task, k season.KeyTask, p Parsed) (TaskReport, error) {
 	sub := p.Submission
 	tr := TaskReport{TaskID: t.ID}
 	if sub.Verdict != "" {
@@ -323,7 +331,7 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 		tr.Statut, tr.Motif = RejectedEntry, ptr(sub.File+" "+err.Error())
 		return tr, nil
 	}
-	graph, err := s.Track.Graph(t.ID, s.Fetch)
+	graph, err := season.TaskGraph(t, s.Fetch)
 	if err != nil {
 		return tr, fmt.Errorf("graph of %s: %w", t.ID, err)
 	}
@@ -347,14 +355,14 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 			counted++
 		}
 	}
-	if counted < t.Min {
+	if counted < t.AssertionsMin {
 		tr.Statut = NotRendered
-		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions counted (instrument faults left out), below the minimum of %d", sub.File, counted, t.Min))
+		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions counted (instrument faults left out), below the minimum of %d", sub.File, counted, t.AssertionsMin))
 		return tr, nil
 	}
-	if own, want := ownCount(sub, graph, tr.Assertions), (t.Min+1)/2; own < want {
+	if own, want := ownCount(sub, graph, tr.Assertions), (t.AssertionsMin+1)/2; own < want {
 		tr.Statut = RejectedAtClose
-		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions on the task's own resources (the entity's, or the candidates'), want at least %d (half the minimum %d, rounded up)", sub.File, own, want, t.Min))
+		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions on the task's own resources (the entity's, or the candidates'), want at least %d (half the minimum %d, rounded up)", sub.File, own, want, t.AssertionsMin))
 		return tr, nil
 	}
 	tr.Statut = Rendered
@@ -373,20 +381,20 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 
 // entryCheck is what the season service refuses before recording: the
 // schema, season, track and task, the verdict's vocabulary, the ceiling.
-func (s *Scorer) entryCheck(t Task, p Parsed) error {
+func (s *Scorer) entryCheck(t season.Task, p Parsed) error {
 	if p.Err != nil {
 		return p.Err
 	}
 	sub := p.Submission
 	switch {
-	case sub.Season != s.Track.Saison():
-		return entryErr("/season", "season %s, want %s", sub.Season, s.Track.Saison())
-	case sub.Track != s.Track.Piste():
-		return entryErr("/track", "track %q, want %q", sub.Track, s.Track.Piste())
-	case !s.Track.ValidVerdict(sub.Verdict):
-		return entryErr("/verdict", "%q is not a verdict of the track %s", sub.Verdict, s.Track.Piste())
-	case len(sub.Assertions) > t.Max:
-		return entryErr("/assertions", "%d assertions, above the ceiling of %d for %s", len(sub.Assertions), t.Max, t.ID)
+	case sub.Season != s.Tasks.Saison:
+		return entryErr("/season", "season %s, want %s", sub.Season, s.Tasks.Saison)
+	case sub.Track != s.Tasks.Piste:
+		return entryErr("/track", "track %q, want %q", sub.Track, s.Tasks.Piste)
+	case !s.rules.ValidVerdict(sub.Verdict):
+		return entryErr("/verdict", "%q is not a verdict of the track %s", sub.Verdict, s.Tasks.Piste)
+	case len(sub.Assertions) > t.AssertionsMax:
+		return entryErr("/assertions", "%d assertions, above the ceiling of %d for %s", len(sub.Assertions), t.AssertionsMax, t.ID)
 	}
 	return nil
 }
@@ -394,17 +402,17 @@ func (s *Scorer) entryCheck(t Task, p Parsed) error {
 // closeCheck is what only the corpus shows: every assertion's resource in
 // the task's graph, its field probative, and on a common list an entry
 // that concerns the task. It returns the reason for a rejection, or "".
-func (s *Scorer) closeCheck(sub *Submission, g Graph) string {
+func (s *Scorer) closeCheck(sub *Submission, g *season.Graph) string {
 	for i, a := range sub.Assertions {
 		at := fmt.Sprintf("/assertions/%d/claim", i)
 		switch {
-		case !g.Own(a.Resource) && !g.Common(a.Resource):
+		case !g.Contains(a.Resource):
 			return fmt.Sprintf("%s/resource: %s is outside the task's graph", at, a.Resource)
 		case a.Field == "":
 			return fmt.Sprintf("%s/field: an assertion on the whole document is refused", at)
-		case !s.Track.Probative(a.Resource, a.Field):
+		case !season.Probative(a.Resource, a.Field):
 			return fmt.Sprintf("%s/field: %s is not a probative field of %s (no rule consumes it)", at, a.Field, a.Resource)
-		case g.Common(a.Resource) && !g.Own(a.Resource) && !g.Concerns(a.Resource, a.Field):
+		case g.Common[a.Resource] && !g.Own[a.Resource] && !g.Concerns(a.Resource, a.Field):
 			return fmt.Sprintf("%s/field: %s of the common list %s is not an entry concerning the task (its entity, or a candidate)", at, a.Field, a.Resource)
 		}
 	}
@@ -413,10 +421,10 @@ func (s *Scorer) closeCheck(sub *Submission, g Graph) string {
 
 // ownCount counts the assertions on the task's own resources among those
 // the minimum counts: an instrument fault enters neither.
-func ownCount(sub *Submission, g Graph, reports []AssertionReport) int {
+func ownCount(sub *Submission, g *season.Graph, reports []AssertionReport) int {
 	n := 0
 	for i, a := range sub.Assertions {
-		if g.Own(a.Resource) && reports[i].Statut != InstrumentFault {
+		if g.Own[a.Resource] && reports[i].Statut != InstrumentFault {
 			n++
 		}
 	}

@@ -31,14 +31,14 @@ func newScorer(t *testing.T) (*Scorer, *season.Key) {
 func newTrackScorer(t *testing.T, track *corpus.Track) (*Scorer, *season.Key) {
 	t.Helper()
 	root := "../.."
-	tr, err := OpenTrack(filepath.Join(root, season.TasksFile(track)))
+	tasks, err := season.ReadTasks(filepath.Join(root, season.TasksFile(track)))
 	require.NoError(t, err)
 	key, err := season.ReadKey(filepath.Join(root, season.KeyFile(track)))
 	require.NoError(t, err)
 	m, data, err := manifest.ReadFile(filepath.Join(root, "manifest", track.Name+".json"))
 	require.NoError(t, err)
 	fetch := solver.ServeTree(os.DirFS(filepath.Join(root, "corpus", track.Name)))
-	return &Scorer{Track: tr, Key: key, Manifest: m, ManifestSHA256: manifest.SHA256(data), Fetch: fetch}, key
+	return &Scorer{Tasks: tasks, Key: key, Manifest: m, ManifestSHA256: manifest.SHA256(data), Fetch: fetch}, key
 }
 
 // submission writes a task's submission asserting the given facts, each
@@ -67,7 +67,7 @@ func submission(t *testing.T, s *Scorer, taskID, verdict string, facts []season.
 		disclosures[id] = disclosure{opening{"n", *e.RequestHash}, opening{"n", e.ResponseHash}}
 	}
 	data, err := json.Marshal(map[string]any{
-		"season": 1, "track": s.Track.Piste(), "task_id": taskID, "agent_did": testDID,
+		"season": 1, "track": s.Tasks.Piste, "task_id": taskID, "agent_did": testDID,
 		"verdict": verdict, "assertions": assertions, "disclosures": disclosures,
 	})
 	require.NoError(t, err)
@@ -95,11 +95,7 @@ func claims(t *testing.T, s *Scorer, k season.KeyTask) []season.Fact {
 // statement reads a task's statement from the repository's files.
 func statement(t *testing.T, s *Scorer, id string) season.Task {
 	t.Helper()
-	track, err := corpus.TrackNamed(s.Track.Piste())
-	require.NoError(t, err)
-	tasks, err := season.ReadTasks(filepath.Join("../..", season.TasksFile(track)))
-	require.NoError(t, err)
-	task, ok := tasks.Task(id)
+	task, ok := s.Tasks.Task(id)
 	require.True(t, ok, id)
 	return task
 }
@@ -280,7 +276,7 @@ func TestCarefulAgentsAndGuessers(t *testing.T) {
 // guessed the verdict and proved something else.
 func guesserFacts(t *testing.T, s *Scorer, k season.KeyTask, n int) []season.Fact {
 	t.Helper()
-	graph, err := solver.TaskGraph(statement(t, s, k.ID), s.Fetch)
+	graph, err := season.TaskGraph(statement(t, s, k.ID), s.Fetch)
 	require.NoError(t, err)
 	inFormula := season.Carried{}
 	for _, f := range k.Fondement.Facts() {
@@ -297,7 +293,7 @@ func guesserFacts(t *testing.T, s *Scorer, k season.KeyTask, n int) []season.Fac
 		for _, m := range obj {
 			field := "/" + m.Key
 			fact := season.Fact{Resource: resource, Field: field, Value: pyjson.Canonical(m.Value)}
-			if len(out) < n && s.Track.Probative(resource, field) && !inFormula.Has(fact) {
+			if len(out) < n && season.Probative(resource, field) && !inFormula.Has(fact) {
 				out = append(out, fact)
 			}
 		}
@@ -544,7 +540,7 @@ func TestConstantAnswer(t *testing.T) {
 			row := constantAnswer(key)
 			best := 0
 			for v := range candidates {
-				require.True(t, s.Track.ValidVerdict(v), v)
+				require.True(t, season.RulesOf(track).ValidVerdict(v), v)
 				r := scoreAll(t, s, key, func(season.KeyTask) string { return v })
 				fondes := *r.Reussite.Fondes
 				assert.LessOrEqual(t, fondes, row.Reussite, "answering %s everywhere", v)
@@ -556,7 +552,7 @@ func TestConstantAnswer(t *testing.T) {
 			assert.Equal(t, best, row.Reussite)
 			if track == corpus.Generique {
 				assert.Equal(t, season.NoValidOption, row.Verdict, "no product is the answer of as many tasks")
-				assert.GreaterOrEqual(t, row.Reussite, solver.MinNoValidOption)
+				assert.GreaterOrEqual(t, row.Reussite, season.Purchasing.Composition.AtLeast[season.NoValidOption])
 			}
 		})
 	}

@@ -1,7 +1,11 @@
-// Package season reads a season's files, kept outside the served trees: each
-// track's task statements handed out at enrolment and its sealed answer key.
-// One reader serves both tracks: a statement carries exactly the fields of
-// its track (CONTRACT.md sections 5 and 6), no more and no fewer.
+// Package season holds the season's rules and reads its files, kept
+// outside the served trees. Each track's rulebook (Rules) says what differs
+// from one track to another: verdicts, probative fields, the task graph,
+// the composition, the founding formula's derivation. The files are each
+// track's task statements handed out at enrolment, its design and its
+// sealed answer key (docs/contract.md section 5): one reader serves every
+// track, and a statement carries exactly the fields of its track, no more
+// and no fewer.
 package season
 
 import (
@@ -25,9 +29,9 @@ import (
 // Dir is the folder of season 1's files, relative to the repository's root.
 const Dir = "corpus/saison-1"
 
-// TasksFile and KeyFile name a track's statements and key in Dir: the
-// conformity track's are taches.json and cle.json, another track's carry
-// its name (taches-generique.json, cle-generique.json).
+// TasksFile and KeyFile name a track's statements and key in Dir:
+// taches.json and cle.json, each base name followed by the track's
+// FileSuffix (taches-generique.json).
 func TasksFile(track *corpus.Track) string { return filepath.Join(Dir, "taches"+suffix(track)+".json") }
 
 // KeyFile is the answer key beside TasksFile.
@@ -39,12 +43,7 @@ func RecordFile(track *corpus.Track) string {
 	return filepath.Join(Dir, "preenregistrement"+suffix(track)+".json")
 }
 
-func suffix(track *corpus.Track) string {
-	if track == corpus.Conformite {
-		return ""
-	}
-	return "-" + track.Name
-}
+func suffix(track *corpus.Track) string { return RulesOf(track).FileSuffix }
 
 // Tasks is a track's statements file.
 type Tasks struct {
@@ -89,16 +88,6 @@ type Constraint struct {
 // Operators a constraint may use.
 var Operators = []string{">=", "<=", "="}
 
-// commonFields are the members every statement has.
-var commonFields = []string{"id", "references", "assertions_min", "assertions_max", "question"}
-
-// trackFields are the members a statement of each track has besides the
-// common ones.
-var trackFields = map[string][]string{
-	corpus.Conformite.Name: {"entite", "activite", "date_examen"},
-	corpus.Generique.Name:  {"categorie", "contraintes", "quantite", "zone", "date_commande", "date_livraison_max", "budget_max_ttc"},
-}
-
 // Key is a track's sealed answer key.
 type Key struct {
 	Taches []KeyTask `json:"taches"`
@@ -130,13 +119,6 @@ type Fact struct {
 	FormesEquivalentes []Fact `json:"formes_equivalentes,omitempty"`
 }
 
-// Verdicts are the three answers a conformity task admits.
-var Verdicts = []string{"conforme", "non_conforme", "indeterminable"}
-
-// NoValidOption is the purchasing verdict when no candidate is a valid
-// option; any other verdict of that track is a product's canonical path.
-const NoValidOption = "aucune_option_valide"
-
 // Citations returns every corpus path the statements cite: each conformity
 // task's entity and the references the client supplied.
 func (t *Tasks) Citations() []string {
@@ -150,13 +132,14 @@ func (t *Tasks) Citations() []string {
 	return paths
 }
 
-// Track is the track a statement belongs to, told by its members: a
-// purchasing need names a category, a conformity task an entity.
-func (t Task) Track() *corpus.Track {
+// Rules is the rulebook of the track a statement belongs to, told by its
+// members: a purchasing need names a category, a conformity task an
+// entity.
+func (t Task) Rules() *Rules {
 	if t.Categorie != "" {
-		return corpus.Generique
+		return Purchasing
 	}
-	return corpus.Conformite
+	return Conformity
 }
 
 // Task returns the statement of a task by id.
@@ -185,11 +168,11 @@ func DecodeTasks(name string, data []byte) (*Tasks, error) {
 	if err := DecodeStrict(name, data, &t); err != nil {
 		return nil, err
 	}
-	want, ok := trackFields[t.Piste]
-	if !ok {
+	track, err := corpus.TrackNamed(t.Piste)
+	if err != nil {
 		return nil, fmt.Errorf("%s /piste: unknown track %q", name, t.Piste)
 	}
-	want = append(slices.Clone(commonFields), want...)
+	want := append(slices.Clone(CommonFields), RulesOf(track).Fields...)
 	// The typed decoding cannot tell a missing member from an empty one, nor
 	// a member of the other track from one left empty: read the names.
 	var raw struct {

@@ -18,7 +18,7 @@ func TestReadSeasonFiles(t *testing.T) {
 		assert.Equal(t, track.Name, tasks.Piste)
 		assert.Len(t, tasks.Taches, 10)
 		for _, task := range tasks.Taches {
-			assert.Same(t, track, task.Track(), task.ID)
+			assert.Same(t, track, task.Rules().Track, task.ID)
 		}
 		_, err = ReadKey("../../" + KeyFile(track))
 		require.NoError(t, err, track.Name)

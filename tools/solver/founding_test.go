@@ -97,7 +97,7 @@ func TestDeriveEvaluatesEveryCriterion(t *testing.T) {
 	}
 	assert.Equal(t, []Outcome{Met, Failed, Skipped, Skipped, Skipped, Skipped}, outcomes(solved))
 	assert.Equal(t, []Outcome{Met, Failed, Skipped, Failed, Met, Met}, outcomes(derived))
-	cases, all, err := Decided(derived)
+	cases, all, err := Decided(task.Rules(), derived)
 	require.NoError(t, err)
 	assert.False(t, all)
 	require.Len(t, cases, 2)
@@ -116,7 +116,7 @@ func TestDecidedRefusesACaseNoAssertionStates(t *testing.T) {
 	res, err := Derive(task, w.fetcher(t))
 	require.NoError(t, err)
 	require.Equal(t, NoValidOption, res.Verdict)
-	cases, all, err := Decided(res)
+	cases, all, err := Decided(season.Purchasing, res)
 	require.NoError(t, err)
 	assert.True(t, all)
 	require.Len(t, cases, 2)
@@ -132,7 +132,7 @@ func TestDecidedRefusesACaseNoAssertionStates(t *testing.T) {
 	task.References = []string{"/produits/ECR-C"}
 	res, err = Derive(task, w.fetcher(t))
 	require.NoError(t, err)
-	_, _, err = Decided(res)
+	_, _, err = Decided(season.Purchasing, res)
 	assert.ErrorContains(t, err, "the candidate /produits/ECR-C is excluded (G3: on no page of the ecrans catalogue")
 	assert.ErrorContains(t, err, "on nothing an assertion can state")
 
@@ -140,7 +140,7 @@ func TestDecidedRefusesACaseNoAssertionStates(t *testing.T) {
 	w["/fournisseurs/FRN-C"]["statut"] = "radie"
 	res, err = Derive(task, w.fetcher(t))
 	require.NoError(t, err)
-	cases, _, err = Decided(res)
+	cases, _, err = Decided(season.Purchasing, res)
 	require.NoError(t, err)
 	require.Len(t, cases, 3)
 	assert.Equal(t, `/fournisseurs/FRN-C /statut = "radie"`, cases[2].Basis.String())

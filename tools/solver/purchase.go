@@ -12,10 +12,6 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// NoValidOption is the purchasing verdict when no candidate is a valid
-// option; any other verdict of that track is a product's canonical path.
-const NoValidOption Verdict = season.NoValidOption
-
 // freshness is how old an availability record may be at the order date,
 // bounds included (G4, stated at /regles-achat under fraicheur_des_releves).
 const freshness = 15 * 24 * time.Hour
@@ -90,7 +86,7 @@ type purchaser struct {
 	listings map[string]listing
 }
 
-// solvePurchase answers a purchasing need (CONTRACT.md section 6): every
+// solvePurchase answers a purchasing need (README.md): every
 // candidate (each product on a page of the category's catalogue, then each
 // reference the statement supplies) is checked against G1..G6, and the
 // valid option with the lowest total wins, ties to the smallest path.
@@ -104,7 +100,7 @@ type purchaser struct {
 //
 // Derive's walk (full) goes on past the first rule that excludes a
 // candidate, to every rule that does.
-func solvePurchase(task season.Task, fetch Fetcher, full bool) (*Result, error) {
+func solvePurchase(task season.Task, fetch season.Fetcher, full bool) (*Result, error) {
 	n, err := readNeed(task)
 	if err != nil {
 		return nil, err
@@ -152,18 +148,18 @@ func (p *purchaser) readCatalogue() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	first, err := stringAt(rules, corpus.ReglesAchat, pointer("catalogues", p.need.Categorie))
+	first, err := season.StringAt(rules, corpus.ReglesAchat, season.Pointer("catalogues", p.need.Categorie))
 	if err != nil {
 		return nil, fmt.Errorf("category %q: %w", p.need.Categorie, err)
 	}
 	var candidates []string
 	err = p.walkPages(first, func(page string, doc pyjson.Object) (bool, error) {
-		entries, err := objectsAt(doc, page, "/entrees")
+		entries, err := season.ObjectsAt(doc, page, "/entrees")
 		if err != nil {
 			return false, err
 		}
 		for i, e := range entries {
-			at := pointer("entrees", fmt.Sprint(i))
+			at := season.Pointer("entrees", fmt.Sprint(i))
 			f, err := readFields(e, page+" "+at, "produit", "prix_affiche_ttc", "etat_affiche")
 			if err != nil {
 				return false, err
@@ -309,7 +305,7 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 	}
 	var met []Fact
 	for _, c := range p.need.Contraintes {
-		at := pointer("caracteristiques", c.Caracteristique)
+		at := season.Pointer("caracteristiques", c.Caracteristique)
 		if holds, why := constraintHolds(doc, at, c); !holds {
 			fact := p.fact(product, "/caracteristiques")
 			if _, ok := pyjson.Lookup(doc, at); ok {
@@ -463,7 +459,7 @@ func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []Fact, []*
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	zones, err := stringsAt(doc, conditions, "/zones")
+	zones, err := season.StringsAt(doc, conditions, "/zones")
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -482,7 +478,7 @@ func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []Fact, []*
 			return fees, nil, rulings, nil
 		}
 	} else {
-		facts = append(facts, p.fact(conditions, pointer("zones", fmt.Sprint(i))))
+		facts = append(facts, p.fact(conditions, season.Pointer("zones", fmt.Sprint(i))))
 	}
 	days := mustDecimal(f["delai_jours"]).Num().Int64()
 	if arrival := p.need.ordered.AddDate(0, 0, int(days)); arrival.After(p.need.deliverBy) {
@@ -525,12 +521,12 @@ func (p *purchaser) annex(annex string) ([]*ruling, error) {
 	}
 	var rulings []*ruling
 	if excluded, _ := doc.Get("zones_exclues"); excluded != nil {
-		zones, err := stringsAt(doc, annex, "/zones_exclues")
+		zones, err := season.StringsAt(doc, annex, "/zones_exclues")
 		if err != nil {
 			return nil, err
 		}
 		if i := slices.Index(zones, p.need.Zone); i >= 0 {
-			rulings = append(rulings, failed("G5", "the annex "+annex+" excludes "+p.need.Zone, p.fact(annex, pointer("zones_exclues", fmt.Sprint(i)))))
+			rulings = append(rulings, failed("G5", "the annex "+annex+" excludes "+p.need.Zone, p.fact(annex, season.Pointer("zones_exclues", fmt.Sprint(i)))))
 		}
 	}
 	for _, bound := range []struct {
@@ -638,11 +634,4 @@ func mustDecimal(s string) *big.Rat {
 		panic("solver: " + err.Error())
 	}
 	return r
-}
-
-// IsProductPath reports whether a verdict names a product: a canonical
-// path of the products collection.
-func IsProductPath(verdict string) bool {
-	c, _, ok := corpus.SplitReference(verdict)
-	return ok && c == "produits"
 }

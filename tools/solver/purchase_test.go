@@ -316,7 +316,7 @@ func TestPurchaseGraph(t *testing.T) {
 	w, task := market(), needTask()
 	withAnnex(w, nil)
 	task.References = []string{"/produits/ECR-OLD"}
-	g, err := TaskGraph(task, w.fetcher(t))
+	g, err := season.TaskGraph(task, w.fetcher(t))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]bool{page1: true}, g.Common)
 	for _, path := range []string{prodA, prodB, "/produits/ECR-OLD", supplierA, supplierB, deliverA, deliverB, annexA,

@@ -18,13 +18,13 @@ import (
 )
 
 // readSeason reads the conformity season's files from the repository root.
-func readSeason(t *testing.T) (*season.Tasks, *season.Key, Fetcher) {
+func readSeason(t *testing.T) (*season.Tasks, *season.Key, season.Fetcher) {
 	t.Helper()
 	return readTrackSeason(t, corpus.Conformite)
 }
 
 // readTrackSeason reads a track's statements, key and tree.
-func readTrackSeason(t *testing.T, track *corpus.Track) (*season.Tasks, *season.Key, Fetcher) {
+func readTrackSeason(t *testing.T, track *corpus.Track) (*season.Tasks, *season.Key, season.Fetcher) {
 	t.Helper()
 	tasks, err := season.ReadTasks(filepath.Join("../..", season.TasksFile(track)))
 	require.NoError(t, err)
@@ -81,8 +81,8 @@ func taskByTask(t *testing.T, track *corpus.Track, bounds map[string][2]int) {
 			res, err := Solve(task, fetch)
 			require.NoError(t, err)
 			assert.Equal(t, Verdict(k.Verdict), res.Verdict, "verdict")
-			assert.GreaterOrEqual(t, len(res.Calls), MinCalls, "calls %v", res.Calls)
-			assert.LessOrEqual(t, len(res.Calls), MaxCalls, "calls %v", res.Calls)
+			assert.GreaterOrEqual(t, len(res.Calls), season.MinCalls, "calls %v", res.Calls)
+			assert.LessOrEqual(t, len(res.Calls), season.MaxCalls, "calls %v", res.Calls)
 			assert.Equal(t, track.Rules, res.Calls[0], "the rules are read first, as one call")
 			assert.Len(t, uniq(res.Calls), len(res.Calls), "each path is fetched once")
 
@@ -96,12 +96,12 @@ func taskByTask(t *testing.T, track *corpus.Track, bounds map[string][2]int) {
 			derived, err := Derive(task, fetch)
 			require.NoError(t, err)
 			assert.Equal(t, res.Verdict, derived.Verdict, "the full walk reaches the agent's verdict")
-			graph, err := TaskGraph(task, fetch)
+			graph, err := season.TaskGraph(task, fetch)
 			require.NoError(t, err)
 			for _, f := range k.Fondement.Facts() {
 				for _, form := range append([]season.Fact{f}, f.FormesEquivalentes...) {
 					assert.Empty(t, served(form, fetch), "%s %s is served with exactly that value", form.Resource, form.Field)
-					assert.True(t, Probative(form.Resource, form.Field), "%s %s is a probative pointer", form.Resource, form.Field)
+					assert.True(t, season.Probative(form.Resource, form.Field), "%s %s is a probative pointer", form.Resource, form.Field)
 					assert.True(t, graph.Contains(form.Resource), "%s is in the task's graph", form.Resource)
 					if !graph.Own[form.Resource] {
 						assert.True(t, graph.Concerns(form.Resource, form.Field), "%s %s is an entry concerning the task", form.Resource, form.Field)
@@ -113,7 +113,7 @@ func taskByTask(t *testing.T, track *corpus.Track, bounds map[string][2]int) {
 
 			// The solver's own facts obey the same rules as the key's.
 			for _, f := range res.Facts {
-				assert.True(t, Probative(f.Resource, f.Field), "solver fact %s", f)
+				assert.True(t, season.Probative(f.Resource, f.Field), "solver fact %s", f)
 				assert.True(t, graph.Contains(f.Resource), "solver fact %s", f)
 				assert.Empty(t, served(season.Fact{Resource: f.Resource, Field: f.Field, Value: pyjson.Canonical(f.Value)}, fetch), "solver fact %s", f)
 			}
@@ -141,10 +141,10 @@ func TestSeasonComposition(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]int{"conforme": 3, "non_conforme": 4, "indeterminable": 3}, verdicts)
-	for _, f := range Families {
+	for _, f := range season.Families {
 		assert.Positive(t, families[f], "family %s", f)
 	}
-	assert.GreaterOrEqual(t, families["P5"], MinP5)
+	assert.GreaterOrEqual(t, families["P5"], season.MinP5)
 	assert.Len(t, controls, 1)
 }
 
@@ -430,7 +430,7 @@ func TestProbative(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.resource+tt.field, func(t *testing.T) {
-			assert.Equal(t, tt.want, Probative(tt.resource, tt.field))
+			assert.Equal(t, tt.want, season.Probative(tt.resource, tt.field))
 		})
 	}
 }
@@ -526,12 +526,12 @@ func TestForms(t *testing.T) {
 			tasks, _, fetch := readTrackSeason(t, tt.track)
 			task, ok := tasks.Task(tt.task)
 			require.True(t, ok)
-			g, err := TaskGraph(task, fetch)
+			g, err := season.TaskGraph(task, fetch)
 			require.NoError(t, err)
-			v, ok := pyjson.Lookup(g.bodies[tt.resource], tt.field)
+			v, ok := pyjson.Lookup(g.Body(tt.resource), tt.field)
 			require.True(t, ok)
 			var got []string
-			for _, f := range g.Forms(Fact{Resource: tt.resource, Field: tt.field, Value: v}) {
+			for _, f := range forms(g, Fact{Resource: tt.resource, Field: tt.field, Value: v}) {
 				got = append(got, f.String())
 			}
 			assert.Equal(t, tt.want, got)
@@ -553,9 +553,9 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 				k := keyOf(key, task.ID)
 				derived, err := Derive(task, fetch)
 				require.NoError(t, err)
-				graph, err := TaskGraph(task, fetch)
+				graph, err := season.TaskGraph(task, fetch)
 				require.NoError(t, err)
-				cases, all, err := Decided(derived)
+				cases, all, err := Decided(task.Rules(), derived)
 				require.NoError(t, err)
 				var careful [][]Fact // the proofs a careful agent may carry
 				if len(cases) == 0 {
@@ -588,7 +588,7 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 				for _, proof := range careful {
 					assert.True(t, k.Fondement.Holds(carry(proof)), "the proof %v founds the verdict", proof)
 					for i, f := range proof {
-						for _, form := range graph.Forms(f) {
+						for _, form := range forms(graph, f) {
 							other := slices.Clone(proof)
 							other[i] = form
 							assert.True(t, k.Fondement.Holds(carry(other)), "%s stands for %s", form, f)
@@ -625,7 +625,7 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 // alternativesOf expands a basis into its alternatives.
 func alternativesOf(t *testing.T, b Basis) [][]Fact {
 	t.Helper()
-	alts, err := formulaOf(b, &Graph{}).Alternatives()
+	alts, err := formulaOf(b, &season.Graph{}).Alternatives()
 	require.NoError(t, err)
 	out := make([][]Fact, len(alts))
 	for i, alt := range alts {

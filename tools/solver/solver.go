@@ -1,7 +1,8 @@
 // Package solver is the reference solver of both tracks: a deterministic
 // implementation of the conformity criteria R1..R6 and their precedence
-// (CONTRACT.md section 5, stated in French at /referentiel) and of the
-// purchasing rules G1..G6 and the selection (section 6, at /regles-achat).
+// (stated in French at /referentiel; README.md) and of the purchasing rules
+// G1..G6 and the selection (at /regles-achat). What differs between the
+// tracks besides their criteria is each track's rulebook, season.Rules.
 // It answers a task statement the way an agent would, by fetching canonical
 // paths one at a time and reading only what the server answers. It reports
 // the verdict, the calls it made and the facts (resource, JSON pointer,
@@ -23,11 +24,12 @@ import (
 // Verdict is the answer to a task.
 type Verdict string
 
-// The three verdicts of the track.
+// The verdicts the criteria come to, as season declares them.
 const (
-	Conforme       Verdict = "conforme"
-	NonConforme    Verdict = "non_conforme"
-	Indeterminable Verdict = "indeterminable"
+	Conforme       Verdict = season.Conforme
+	NonConforme    Verdict = season.NonConforme
+	Indeterminable Verdict = season.Indeterminable
+	NoValidOption  Verdict = season.NoValidOption
 )
 
 // Outcome is what a criterion came to.
@@ -83,7 +85,7 @@ type Result struct {
 // failure takes precedence. An error means the corpus or the statement
 // breaks the contract (a wrong type, an unknown activity, a page loop), not
 // that the task is hard.
-func Solve(task season.Task, fetch Fetcher) (*Result, error) {
+func Solve(task season.Task, fetch season.Fetcher) (*Result, error) {
 	return solve(task, fetch, false)
 }
 
@@ -92,14 +94,22 @@ func Solve(task season.Task, fetch Fetcher) (*Result, error) {
 // stopping at the first established false: what decides the verdict is
 // every criterion that would decide it alone, and Founding writes each as
 // an alternative. Its calls are not an agent's: Solve's are.
-func Derive(task season.Task, fetch Fetcher) (*Result, error) {
+func Derive(task season.Task, fetch season.Fetcher) (*Result, error) {
 	return solve(task, fetch, true)
 }
 
-func solve(task season.Task, fetch Fetcher, full bool) (*Result, error) {
-	if task.Track() != corpus.Conformite {
-		return solvePurchase(task, fetch, full)
-	}
+// solvers are each track's criteria, by its rulebook.
+var solvers = map[*season.Rules]func(task season.Task, fetch season.Fetcher, full bool) (*Result, error){
+	season.Conformity: solveConformity,
+	season.Purchasing: solvePurchase,
+}
+
+func solve(task season.Task, fetch season.Fetcher, full bool) (*Result, error) {
+	return solvers[task.Rules()](task, fetch, full)
+}
+
+// solveConformity answers a conformity task: R1..R6, in order.
+func solveConformity(task season.Task, fetch season.Fetcher, full bool) (*Result, error) {
 	s := &solver{walker: newWalker(task.ID, fetch, full), task: task}
 	if !isDate(task.DateExamen) {
 		return nil, fmt.Errorf("%s: date_examen %q is not a YYYY-MM-DD date", task.ID, task.DateExamen)
@@ -155,7 +165,7 @@ func verdictOf(criteria []Criterion) Verdict {
 // agent would, and keeps the calls and the facts the verdict rests on.
 // Both tracks' solvers walk with it.
 type walker struct {
-	fetch  Fetcher
+	fetch  season.Fetcher
 	full   bool                     // Derive's walk: every criterion, past a failure
 	bodies map[string]pyjson.Object // every body fetched, by path
 	noted  map[[2]string]bool       // facts already in the result
@@ -165,7 +175,7 @@ type walker struct {
 	absentPage string
 }
 
-func newWalker(task string, fetch Fetcher, full bool) walker {
+func newWalker(task string, fetch season.Fetcher, full bool) walker {
 	return walker{
 		fetch:  fetch,
 		full:   full,
@@ -236,7 +246,7 @@ func (s *solver) readReferentiel() error {
 	if err != nil {
 		return err
 	}
-	required, ok := pyjson.Lookup(ref, pointer("attestations_requises", s.task.Activite))
+	required, ok := pyjson.Lookup(ref, season.Pointer("attestations_requises", s.task.Activite))
 	types, isArray := required.(pyjson.Array)
 	if !ok || !isArray {
 		return fmt.Errorf("%s: activity %q has no attestations_requises", corpus.Referentiel, s.task.Activite)
@@ -248,10 +258,10 @@ func (s *solver) readReferentiel() error {
 		}
 		s.required = append(s.required, name)
 	}
-	if s.listFirstPage, err = stringAt(ref, corpus.Referentiel, pointer("listes_agrees", s.task.Activite)); err != nil {
+	if s.listFirstPage, err = season.StringAt(ref, corpus.Referentiel, season.Pointer("listes_agrees", s.task.Activite)); err != nil {
 		return err
 	}
-	s.measuresFirst, err = stringAt(ref, corpus.Referentiel, "/mesures_restrictives")
+	s.measuresFirst, err = season.StringAt(ref, corpus.Referentiel, "/mesures_restrictives")
 	return err
 }
 
@@ -267,7 +277,7 @@ func (s *solver) entity() (Outcome, string, error) {
 		return Undetermined, "the entity answers existe: false", nil
 	}
 	s.entityDoc = doc
-	statut, err := stringAt(doc, s.task.Entite, "/statut")
+	statut, err := season.StringAt(doc, s.task.Entite, "/statut")
 	if err != nil {
 		return "", "", err
 	}
@@ -291,13 +301,13 @@ type candidate struct {
 // answers existe: false leaves the criterion undetermined, a cited one that
 // exists but is not listed does not count for the entity.
 func (s *solver) candidates(field, collection string) ([]candidate, error) {
-	listed, err := stringsAt(s.entityDoc, s.task.Entite, "/"+field)
+	listed, err := season.StringsAt(s.entityDoc, s.task.Entite, "/"+field)
 	if err != nil {
 		return nil, err
 	}
 	var out []candidate
 	for i, path := range listed {
-		link := s.fact(s.task.Entite, pointer(field, fmt.Sprint(i)))
+		link := s.fact(s.task.Entite, season.Pointer(field, fmt.Sprint(i)))
 		out = append(out, candidate{path: path, link: &link})
 	}
 	for _, ref := range s.task.References {
@@ -406,12 +416,12 @@ func (s *solver) publicList() (Outcome, string, error) {
 	found := Undetermined
 	reason := ""
 	err := s.walkPages(s.listFirstPage, func(page string, doc pyjson.Object) (bool, error) {
-		entries, err := objectsAt(doc, page, "/entrees")
+		entries, err := season.ObjectsAt(doc, page, "/entrees")
 		if err != nil {
 			return false, err
 		}
 		for n, e := range entries {
-			at := pointer("entrees", fmt.Sprint(n))
+			at := season.Pointer("entrees", fmt.Sprint(n))
 			f, err := readFields(e, page+" "+at, "agrement", "statut")
 			if err != nil {
 				return false, err
@@ -524,7 +534,7 @@ func (s *solver) cover(typ string, candidates []candidate) (Outcome, Basis, erro
 		if c.link == nil {
 			continue
 		}
-		t, err := stringAt(doc, c.path, "/type")
+		t, err := season.StringAt(doc, c.path, "/type")
 		if err != nil {
 			return "", Basis{}, err
 		}
@@ -587,7 +597,7 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 		}
 		reasons = append(reasons, factsBasis(late...))
 	}
-	avenants, err := stringsAt(doc, c.path, "/avenants")
+	avenants, err := season.StringsAt(doc, c.path, "/avenants")
 	if err != nil {
 		return coverage{}, err
 	}
@@ -597,7 +607,7 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 	var missing, exclusion []Fact
 	var missingBases []Basis
 	for k, avn := range avenants {
-		link := s.fact(c.path, pointer("avenants", fmt.Sprint(k)))
+		link := s.fact(c.path, season.Pointer("avenants", fmt.Sprint(k)))
 		adoc, exists, err := s.get(avn)
 		if err != nil {
 			return coverage{}, err
@@ -626,7 +636,7 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 				endBasis = endFacts
 			}
 		case "exclusion":
-			excluded, err := stringAt(adoc, avn, "/activite_exclue")
+			excluded, err := season.StringAt(adoc, avn, "/activite_exclue")
 			if err != nil {
 				return coverage{}, err
 			}
@@ -684,7 +694,7 @@ func (s *solver) declaration() (Outcome, string, error) {
 		s.basis = factsBasis(link, s.fact(path, "/existe"))
 		return Undetermined, path + " answers existe: false", nil
 	}
-	statut, err := stringAt(doc, path, "/statut_declaration")
+	statut, err := season.StringAt(doc, path, "/statut_declaration")
 	if err != nil {
 		return "", "", err
 	}
@@ -788,13 +798,13 @@ func (s *solver) restrictiveMeasures() (Outcome, string, error) {
 
 // people reads the entries of a page of people.
 func (s *solver) people(page string, doc pyjson.Object, via []Fact) ([]person, error) {
-	entries, err := objectsAt(doc, page, "/entrees")
+	entries, err := season.ObjectsAt(doc, page, "/entrees")
 	if err != nil {
 		return nil, err
 	}
 	out := make([]person, 0, len(entries))
 	for n, e := range entries {
-		at := pointer("entrees", fmt.Sprint(n))
+		at := season.Pointer("entrees", fmt.Sprint(n))
 		f, err := readFields(e, page+" "+at, "nom", "prenoms", "date_naissance")
 		if err != nil {
 			return nil, err

@@ -80,7 +80,7 @@ func avenant(path, attestation, objet, effet string, newEnd, excluded any) doc {
 }
 
 // fetcher serves the world as the server would, through ServeTree.
-func (w world) fetcher(t *testing.T) Fetcher {
+func (w world) fetcher(t *testing.T) season.Fetcher {
 	t.Helper()
 	tree := fstest.MapFS{}
 	for path, d := range w {

@@ -1,19 +1,24 @@
-package solver
+package season
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
-	"github.com/arkforge/proveit-corpus/tools/season"
 )
+
+// Fetcher answers a canonical path with the body the server would send.
+type Fetcher func(path string) ([]byte, error)
 
 // Graph is a task's graph (specification 5.2 and 6.6): the resources an
 // assertion on the task may name, split into its own resources and the
 // common lists.
 type Graph struct {
+	// Rules is the rulebook of the task's track.
+	Rules *Rules
 	// Own holds, on the conformity track, the entity, the agréments and
 	// attestations it lists, their avenants, its beneficial-owner pages, and
 	// what the statement cites in those collections; on the purchasing
@@ -30,8 +35,9 @@ type Graph struct {
 	bodies     map[string]pyjson.Object
 }
 
-func newGraph(entity string) *Graph {
+func newGraph(rules *Rules, entity string) *Graph {
 	return &Graph{
+		Rules:      rules,
 		Own:        map[string]bool{},
 		Common:     map[string]bool{},
 		entity:     entity,
@@ -41,20 +47,25 @@ func newGraph(entity string) *Graph {
 	}
 }
 
-// TaskGraph walks a task's graph through fetch, for a task of either track.
-// Its fetches are not the solver's calls: the graph holds what a task could
-// be asserted on, not what answering it takes.
-func TaskGraph(task season.Task, fetch Fetcher) (*Graph, error) {
-	if task.Track() != corpus.Conformite {
-		return purchaseGraph(task, fetch)
-	}
-	g := newGraph(task.Entite)
+// TaskGraph walks a task's graph through fetch, by its track's rules. Its
+// fetches are not the solver's calls: the graph holds what a task could be
+// asserted on, not what answering it takes.
+func TaskGraph(task Task, fetch Fetcher) (*Graph, error) {
+	rules := task.Rules()
+	return rules.graph(rules, task, fetch)
+}
+
+// conformityGraph walks a conformity task's graph: the entity, what it
+// lists and what the statement cites are its own; the activity's public
+// list and the restrictive-measures list its common lists.
+func conformityGraph(rules *Rules, task Task, fetch Fetcher) (*Graph, error) {
+	g := newGraph(rules, task.Entite)
 	entity, err := g.own(task.Entite, fetch)
 	if err != nil {
 		return nil, err
 	}
 	for _, ref := range task.References {
-		if collection, _, ok := corpus.SplitReference(ref); ok && collection != "listes/agrees" && collection != "mesures-restrictives" {
+		if collection, _, ok := corpus.SplitReference(ref); ok && !slices.Contains(g.Rules.CommonLists, collection) {
 			if _, err := g.own(ref, fetch); err != nil {
 				return nil, err
 			}
@@ -65,15 +76,15 @@ func TaskGraph(task season.Task, fetch Fetcher) (*Graph, error) {
 			return nil, err
 		}
 	}
-	ref, err := g.read(corpus.Referentiel, fetch)
+	stated, err := g.read(rules.Track.Rules, fetch)
 	if err != nil {
 		return nil, err
 	}
-	list, err := stringAt(ref, corpus.Referentiel, pointer("listes_agrees", task.Activite))
+	list, err := StringAt(stated, rules.Track.Rules, Pointer("listes_agrees", task.Activite))
 	if err != nil {
 		return nil, err
 	}
-	measures, err := stringAt(ref, corpus.Referentiel, "/mesures_restrictives")
+	measures, err := StringAt(stated, rules.Track.Rules, "/mesures_restrictives")
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +100,7 @@ func TaskGraph(task season.Task, fetch Fetcher) (*Graph, error) {
 // avenants, and every page of its beneficial-owner declaration.
 func (g *Graph) ownResources(entity pyjson.Object, fetch Fetcher) error {
 	for _, field := range []string{"agrements", "attestations"} {
-		paths, err := stringsAt(entity, g.entity, "/"+field)
+		paths, err := StringsAt(entity, g.entity, "/"+field)
 		if err != nil {
 			return err
 		}
@@ -101,7 +112,7 @@ func (g *Graph) ownResources(entity pyjson.Object, fetch Fetcher) error {
 			if field != "attestations" || doc == nil {
 				continue
 			}
-			avenants, err := stringsAt(doc, path, "/avenants")
+			avenants, err := StringsAt(doc, path, "/avenants")
 			if err != nil {
 				return err
 			}
@@ -118,10 +129,10 @@ func (g *Graph) ownResources(entity pyjson.Object, fetch Fetcher) error {
 			return fmt.Errorf("%s: beneficiaires is not a path", g.entity)
 		}
 		return g.pages(path, fetch, g.Own, func(doc pyjson.Object) error {
-			entries, err := objectsAt(doc, path, "/entrees")
+			entries, err := ObjectsAt(doc, path, "/entrees")
 			for _, e := range entries {
-				nom, _ := stringAt(e, path, "/nom")
-				prenoms, _ := stringAt(e, path, "/prenoms")
+				nom, _ := StringAt(e, path, "/nom")
+				prenoms, _ := StringAt(e, path, "/prenoms")
 				g.owners[[2]string{nom, prenoms}] = true
 			}
 			return err
@@ -182,6 +193,10 @@ func (g *Graph) read(path string, fetch Fetcher) (pyjson.Object, error) {
 	return doc, nil
 }
 
+// Body returns the body of a resource of the graph, as served; nil for a
+// resource the walk did not read.
+func (g *Graph) Body(path string) pyjson.Object { return g.bodies[path] }
+
 // Contains reports whether a resource is in the task's graph.
 func (g *Graph) Contains(resource string) bool {
 	return g.Own[resource] || g.Common[resource]
@@ -208,8 +223,8 @@ func (g *Graph) Concerns(resource, field string) bool {
 		entite, _ := entry.Get("entite")
 		return entite == g.entity
 	case "mesures-restrictives":
-		nom, _ := stringAt(entry, resource, "/nom")
-		prenoms, _ := stringAt(entry, resource, "/prenoms")
+		nom, _ := StringAt(entry, resource, "/nom")
+		prenoms, _ := StringAt(entry, resource, "/prenoms")
 		return g.owners[[2]string{nom, prenoms}]
 	case "catalogues":
 		product, _ := entry.Get("produit")
