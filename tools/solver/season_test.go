@@ -386,55 +386,6 @@ func TestCheckKeyCatchesACandidateLeftOut(t *testing.T) {
 	}
 }
 
-func TestProbative(t *testing.T) {
-	tests := []struct {
-		resource, field string
-		want            bool
-	}{
-		{"/entites/ENT-1", "/statut", true},
-		{"/entites/ENT-1", "/agrements/0", true},
-		{"/entites/ENT-1", "/agrements/12", true},
-		{"/entites/ENT-1", "/agrements/01", false},
-		{"/entites/ENT-1", "/agrements/-", false},
-		{"/entites/ENT-1", "/denomination", false},
-		{"/entites/ENT-1", "", false},
-		{"/agrements/AGR-1", "/date_fin_validite", true},
-		{"/agrements/AGR-1", "/numero_decision", false},
-		{"/attestations/ATT-1", "/avenants/3", true},
-		{"/avenants/AVN-1", "/nouvelle_date_fin", true},
-		{"/avenants/AVN-1", "/description", false},
-		{"/listes/agrees/change-manuel", "/entrees/2/statut", true},
-		{"/listes/agrees/change-manuel", "/entrees/2/denomination", false},
-		{"/listes/agrees/change-manuel", "/page_suivante", false},
-		{"/beneficiaires/ENT-1", "/page_suivante", true},
-		{"/beneficiaires/ENT-1", "/entrees/0/date_naissance", true},
-		{"/beneficiaires/ENT-1", "/entrees/0/nationalite", false},
-		{"/mesures-restrictives/MR-2026", "/entrees/4/prenoms", true},
-		{"/mesures-restrictives/MR-2026", "/entrees/4/motif", false},
-		{"/mesures-restrictives/MR-2026", "/page_suivante", false},
-		{"/referentiel", "/attestations_requises", false},
-		{"/_systeme/404", "/message", false},
-		{"/catalogues/ecrans", "/entrees/0/prix_affiche_ttc", true},
-		{"/catalogues/ecrans", "/page_suivante", false},
-		{"/catalogues/ecrans", "/categorie", false},
-		{"/produits/ECR-2701", "/caracteristiques/dalle", true},
-		{"/produits/ECR-2701", "/caracteristiques", false},
-		{"/produits/ECR-2701", "/designation", false},
-		{"/fournisseurs/FRN-101", "/statut", true},
-		{"/tarifs/TAR-ECR-2701", "/prix_unitaire_ttc", true},
-		{"/tarifs/TAR-ECR-2701", "/mention", false},
-		{"/disponibilites/DSP-ECR-2701", "/date_releve", true},
-		{"/livraisons/LIV-107-ANX", "/zones_exclues/0", true},
-		{"/livraisons/LIV-107", "/zones/01", false},
-		{"/regles-achat", "/catalogues/ecrans", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.resource+tt.field, func(t *testing.T) {
-			assert.Equal(t, tt.want, season.Probative(tt.resource, tt.field))
-		})
-	}
-}
-
 // ServeTree answers like the server: a file's bytes, the absent body for a
 // reference with no file, nothing outside the corpus.
 func TestServeTree(t *testing.T) {
