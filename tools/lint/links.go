@@ -195,14 +195,14 @@ func (l *linter) checkTasks(tasks *season.Tasks) {
 // /referentiel's.
 func (l *linter) checkConformityTasks(tasks *season.Tasks) {
 	file := l.opts.TasksFile
-	for i, task := range tasks.Taches {
+	for i, task := range tasks.Tasks {
 		at := child("/taches", i)
-		l.checkReference(file, child(at, "entite"), task.Entite, "entites")
-		if l.activities != nil && !l.activities[task.Activite] {
-			l.report(file, child(at, "activite"), RuleVocabulary, "activite %q is not an activity of /referentiel", task.Activite)
+		l.checkReference(file, child(at, "entite"), task.Entity, "entites")
+		if l.activities != nil && !l.activities[task.Activity] {
+			l.report(file, child(at, "activite"), RuleVocabulary, "activite %q is not an activity of /referentiel", task.Activity)
 		}
-		l.checkDate(file, child(at, "date_examen"), "date_examen", task.DateExamen)
-		l.checkPublishedBefore(file, child(at, "date_examen"), "date_examen", task.DateExamen)
+		l.checkDate(file, child(at, "date_examen"), "date_examen", task.ExaminationDate)
+		l.checkPublishedBefore(file, child(at, "date_examen"), "date_examen", task.ExaminationDate)
 		l.checkQuestionCites(file, at, task)
 		for j, r := range task.References {
 			collection, _, ok := corpus.SplitReference(r)

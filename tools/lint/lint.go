@@ -173,11 +173,11 @@ func Lint(tree fs.FS, opts Options) *Report {
 	l.checkPages()
 	l.checkRealism()
 	if opts.Tasks != nil {
-		if opts.Tasks.Piste != opts.Track.Name {
-			l.report(opts.TasksFile, "/piste", RuleSchema, "piste %q, want %q", opts.Tasks.Piste, opts.Track.Name)
+		if opts.Tasks.Track != opts.Track.Name {
+			l.report(opts.TasksFile, "/piste", RuleSchema, "piste %q, want %q", opts.Tasks.Track, opts.Track.Name)
 		}
 		l.checkTasks(opts.Tasks)
-		report.Tasks = len(opts.Tasks.Taches)
+		report.Tasks = len(opts.Tasks.Tasks)
 	}
 	if opts.Manifest != nil {
 		l.checkManifest()

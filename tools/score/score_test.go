@@ -67,7 +67,7 @@ func submission(t *testing.T, s *Scorer, taskID, verdict string, facts []season.
 		disclosures[id] = disclosure{opening{"n", *e.RequestHash}, opening{"n", e.ResponseHash}}
 	}
 	data, err := json.Marshal(map[string]any{
-		"season": 1, "track": s.Tasks.Piste, "task_id": taskID, "agent_did": testDID,
+		"season": 1, "track": s.Tasks.Track, "task_id": taskID, "agent_did": testDID,
 		"verdict": verdict, "assertions": assertions, "disclosures": disclosures,
 	})
 	require.NoError(t, err)
@@ -105,7 +105,7 @@ func scoreOne(t *testing.T, s *Scorer, data []byte) TaskReport {
 	sub, err := ParseSubmission("sub.json", data)
 	r, serr := s.Score([]Parsed{{sub, err}})
 	require.NoError(t, serr)
-	for _, tr := range r.Taches {
+	for _, tr := range r.Tasks {
 		if tr.TaskID == sub.TaskID {
 			return tr
 		}
@@ -171,8 +171,8 @@ func TestEntryChecks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := scoreOne(t, s, []byte(tt.alter(string(submission(t, s, "conf-01", "conforme", facts)))))
-			assert.Equal(t, RejectedEntry, tr.Statut)
-			assert.Contains(t, *tr.Motif, tt.motif)
+			assert.Equal(t, RejectedEntry, tr.Status)
+			assert.Contains(t, *tr.Reason, tt.motif)
 		})
 	}
 }
@@ -181,25 +181,25 @@ func TestEntryChecks(t *testing.T) {
 // forms, and only then.
 func TestEquivalentForms(t *testing.T) {
 	s, key := newScorer(t)
-	k := &key.Taches[2] // conf-03: the entity lists the absent attestation
-	link := k.Fondement.Facts()[0]
+	k := &key.Tasks[2] // conf-03: the entity lists the absent attestation
+	link := k.Founding.Facts()[0]
 	require.Equal(t, "/attestations/1", link.Field)
 	whole := season.Fact{Resource: link.Resource, Field: "/attestations", Value: json.RawMessage(`["/attestations/ATT-8120","/attestations/ATT-7702"]`)}
-	require.Contains(t, link.FormesEquivalentes, whole)
-	facts := []season.Fact{whole, k.Fondement.Facts()[1]}
+	require.Contains(t, link.EquivalentForms, whole)
+	facts := []season.Fact{whole, k.Founding.Facts()[1]}
 	data := submission(t, s, "conf-03", "indeterminable", facts)
 
 	tr := scoreOne(t, s, data)
-	assert.Equal(t, Rendered, tr.Statut)
-	assert.True(t, *tr.VerdictFonde, "the whole array founds the link: %v", tr.FaitsManquants)
-	assert.Empty(t, tr.FaitsManquants)
+	assert.Equal(t, Rendered, tr.Status)
+	assert.True(t, *tr.VerdictFounded, "the whole array founds the link: %v", tr.MissingFacts)
+	assert.Empty(t, tr.MissingFacts)
 
-	k.Fondement.All[0].Fact.FormesEquivalentes = nil
+	k.Founding.All[0].Fact.EquivalentForms = nil
 	tr = scoreOne(t, s, data)
-	assert.False(t, *tr.VerdictFonde, "without the form, the link is missing")
-	require.Len(t, tr.FaitsManquants, 1)
-	assert.Equal(t, "/attestations/1", tr.FaitsManquants[0].Field)
-	assert.Empty(t, tr.FaitsManquants[0].FormesEquivalentes, "a missing fact is named without its forms")
+	assert.False(t, *tr.VerdictFounded, "without the form, the link is missing")
+	require.Len(t, tr.MissingFacts, 1)
+	assert.Equal(t, "/attestations/1", tr.MissingFacts[0].Field)
+	assert.Empty(t, tr.MissingFacts[0].EquivalentForms, "a missing fact is named without its forms")
 }
 
 // The founded verdict is the key's formula evaluated on the supported
@@ -234,13 +234,13 @@ func TestFoundedVerdictEvaluatesTheFormula(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := scoreOne(t, s, submission(t, s, "conf-09", "non_conforme", tt.facts))
-			require.Equal(t, Rendered, tr.Statut, deref(tr.Motif))
+			require.Equal(t, Rendered, tr.Status, deref(tr.Reason))
 			assert.True(t, tr.VerdictExact)
-			assert.Equal(t, tt.fonde, *tr.VerdictFonde, "%v", tr.FaitsManquants)
+			assert.Equal(t, tt.fonde, *tr.VerdictFounded, "%v", tr.MissingFacts)
 			if tt.missing == nil {
-				assert.Empty(t, tr.FaitsManquants)
+				assert.Empty(t, tr.MissingFacts)
 			} else {
-				assert.Equal(t, tt.missing, tr.FaitsManquants)
+				assert.Equal(t, tt.missing, tr.MissingFacts)
 			}
 		})
 	}
@@ -254,18 +254,18 @@ func TestCarefulAgentsAndGuessers(t *testing.T) {
 	for _, track := range corpus.Tracks {
 		t.Run(track.Name, func(t *testing.T) {
 			s, key := newTrackScorer(t, track)
-			for _, k := range key.Taches {
+			for _, k := range key.Tasks {
 				careful := claims(t, s, k)
 				tr := scoreOne(t, s, submission(t, s, k.ID, k.Verdict, careful))
-				require.Equal(t, Rendered, tr.Statut, "%s: %s", k.ID, deref(tr.Motif))
-				assert.True(t, *tr.VerdictFonde, "%s: the careful agent misses %v", k.ID, tr.FaitsManquants)
+				require.Equal(t, Rendered, tr.Status, "%s: %s", k.ID, deref(tr.Reason))
+				assert.True(t, *tr.VerdictFounded, "%s: the careful agent misses %v", k.ID, tr.MissingFacts)
 
 				guess := guesserFacts(t, s, k, len(careful))
 				tr = scoreOne(t, s, submission(t, s, k.ID, k.Verdict, guess))
-				require.Equal(t, Rendered, tr.Statut, "%s: %s", k.ID, deref(tr.Motif))
+				require.Equal(t, Rendered, tr.Status, "%s: %s", k.ID, deref(tr.Reason))
 				assert.True(t, tr.VerdictExact, k.ID)
-				assert.False(t, *tr.VerdictFonde, "%s: the guesser %v is founded", k.ID, guess)
-				assert.NotEmpty(t, tr.FaitsManquants, k.ID)
+				assert.False(t, *tr.VerdictFounded, "%s: the guesser %v is founded", k.ID, guess)
+				assert.NotEmpty(t, tr.MissingFacts, k.ID)
 			}
 		})
 	}
@@ -279,9 +279,9 @@ func guesserFacts(t *testing.T, s *Scorer, k season.KeyTask, n int) []season.Fac
 	graph, err := season.TaskGraph(statement(t, s, k.ID), s.Fetch)
 	require.NoError(t, err)
 	inFormula := season.Carried{}
-	for _, f := range k.Fondement.Facts() {
+	for _, f := range k.Founding.Facts() {
 		inFormula.AddFact(f)
-		for _, form := range f.FormesEquivalentes {
+		for _, form := range f.EquivalentForms {
 			inFormula.AddFact(form)
 		}
 	}
@@ -313,12 +313,12 @@ func mustFetch(t *testing.T, s *Scorer, path string) []byte {
 // too few assertions on the entity's own resources.
 func TestCloseChecks(t *testing.T) {
 	s, key := newScorer(t)
-	conf06 := key.Taches[5].Fondement.Facts() // 3 own facts, 3 on the restrictive-measures list
+	conf06 := key.Tasks[5].Founding.Facts() // 3 own facts, 3 on the restrictive-measures list
 	t.Run("entry not concerning the entity", func(t *testing.T) {
 		other := append(append([]season.Fact(nil), conf06...), season.Fact{Resource: "/mesures-restrictives/MR-2026-p2", Field: "/entrees/0/nom", Value: mustValue(t, "/mesures-restrictives/MR-2026-p2", "/entrees/0/nom")})
 		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", other))
-		assert.Equal(t, RejectedAtClose, tr.Statut)
-		assert.Contains(t, *tr.Motif, "not an entry concerning the task (its entity, or a candidate)")
+		assert.Equal(t, RejectedAtClose, tr.Status)
+		assert.Contains(t, *tr.Reason, "not an entry concerning the task (its entity, or a candidate)")
 	})
 	t.Run("too few on own resources", func(t *testing.T) {
 		var common []season.Fact
@@ -329,8 +329,8 @@ func TestCloseChecks(t *testing.T) {
 		}
 		common = append(common, conf06[0])
 		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", common))
-		assert.Equal(t, RejectedAtClose, tr.Statut)
-		assert.Contains(t, *tr.Motif, "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2")
+		assert.Equal(t, RejectedAtClose, tr.Status)
+		assert.Contains(t, *tr.Reason, "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2")
 	})
 }
 
@@ -364,7 +364,7 @@ func verifierOf(t *testing.T, docs ...[]byte) map[string]ProofOutcome {
 		sub, err := ParseSubmission("sub.json", data)
 		require.NoError(t, err)
 		for id, d := range sub.Disclosures {
-			proofs[id] = ProofOutcome{Valide: true, AgentDID: testDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
+			proofs[id] = ProofOutcome{Valid: true, AgentDID: testDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
 		}
 	}
 	return proofs
@@ -378,11 +378,11 @@ func TestProofPrecedence(t *testing.T) {
 	data = []byte(strings.Replace(string(data), `"proof_ids":["prf_conf-01_0"]`, `"proof_ids":["prf_conf-01_0","prf_conf-01_1"]`, 1))
 	s.Proofs = verifierOf(t, data)
 	pending := s.Proofs["prf_conf-01_0"]
-	pending.EnAttente = true
+	pending.Pending = true
 	s.Proofs["prf_conf-01_0"] = pending
 	// prf_conf-01_1 opens /agrements/AGR-4417: cited by a1 too, it fails condition 3 there.
 	tr := scoreOne(t, s, data)
-	assert.Equal(t, Unsupported, tr.Assertions[0].Statut)
+	assert.Equal(t, Unsupported, tr.Assertions[0].Status)
 	assert.Equal(t, ResourceMismatch, *tr.Assertions[0].Cause)
 
 	data = submission(t, s, "conf-01", "conforme", conf01Facts)
@@ -390,10 +390,10 @@ func TestProofPrecedence(t *testing.T) {
 	require.NoError(t, err)
 	r, err := s.Score([]Parsed{{Submission: sub}})
 	require.NoError(t, err)
-	assert.Equal(t, Pending, r.Taches[0].Assertions[0].Statut)
-	assert.Nil(t, r.Taches[0].VerdictFonde)
-	assert.Nil(t, r.Reussite.Fondes)
-	assert.Nil(t, r.Overclaim.Taux)
+	assert.Equal(t, Pending, r.Tasks[0].Assertions[0].Status)
+	assert.Nil(t, r.Tasks[0].VerdictFounded)
+	assert.Nil(t, r.Success.Founded)
+	assert.Nil(t, r.Overclaim.Rate)
 
 	delete(s.Proofs, "prf_conf-01_0")
 	tr = scoreOne(t, s, data)
@@ -459,13 +459,13 @@ func TestVerifierCoversThePairs(t *testing.T) {
 					s.Proofs = proofs
 				}
 				tr := scoreOne(t, s, []byte(doc))
-				require.Equal(t, Rendered, tr.Statut, deref(tr.Motif))
-				assert.Equal(t, Unsupported, tr.Assertions[0].Statut)
+				require.Equal(t, Rendered, tr.Status, deref(tr.Reason))
+				assert.Equal(t, Unsupported, tr.Assertions[0].Status)
 				if assert.NotNil(t, tr.Assertions[0].Cause) {
 					assert.Equal(t, tt.cause, *tr.Assertions[0].Cause)
 				}
 				for _, a := range tr.Assertions[1:] {
-					assert.Equal(t, Supported, a.Statut, a.ID)
+					assert.Equal(t, Supported, a.Status, a.ID)
 				}
 			})
 		}
@@ -475,7 +475,7 @@ func TestVerifierCoversThePairs(t *testing.T) {
 			s.Proofs = proofs
 			tr := scoreOne(t, s, data)
 			for _, a := range tr.Assertions {
-				assert.Equal(t, Supported, a.Statut, a.ID)
+				assert.Equal(t, Supported, a.Status, a.ID)
 			}
 		}
 	})
@@ -493,7 +493,7 @@ func manifestEntry(t *testing.T, s *Scorer, path string) manifest.Entry {
 func scoreAll(t *testing.T, s *Scorer, key *season.Key, verdictOf func(season.KeyTask) string) *Report {
 	t.Helper()
 	var subs []Parsed
-	for _, k := range key.Taches {
+	for _, k := range key.Tasks {
 		sub, err := ParseSubmission(k.ID+".json", submission(t, s, k.ID, verdictOf(k), claims(t, s, k)))
 		require.NoError(t, err, k.ID)
 		subs = append(subs, Parsed{Submission: sub})
@@ -511,14 +511,14 @@ func TestKeyFoundsEveryVerdict(t *testing.T) {
 		t.Run(track.Name, func(t *testing.T) {
 			s, key := newTrackScorer(t, track)
 			r := scoreAll(t, s, key, func(k season.KeyTask) string { return k.Verdict })
-			assert.Equal(t, track.Name, r.Piste)
-			for _, tr := range r.Taches {
-				assert.Equal(t, Rendered, tr.Statut, "%s: %s", tr.TaskID, deref(tr.Motif))
-				assert.Empty(t, tr.FaitsManquants, tr.TaskID)
+			assert.Equal(t, track.Name, r.Track)
+			for _, tr := range r.Tasks {
+				assert.Equal(t, Rendered, tr.Status, "%s: %s", tr.TaskID, deref(tr.Reason))
+				assert.Empty(t, tr.MissingFacts, tr.TaskID)
 			}
-			require.NotNil(t, r.Reussite.Fondes)
-			assert.Equal(t, len(key.Taches), *r.Reussite.Fondes)
-			assert.Equal(t, 0, r.Overclaim.NonEtayees)
+			require.NotNil(t, r.Success.Founded)
+			assert.Equal(t, len(key.Tasks), *r.Success.Founded)
+			assert.Equal(t, 0, r.Overclaim.Unsupported)
 		})
 	}
 }
@@ -531,7 +531,7 @@ func TestConstantAnswer(t *testing.T) {
 		t.Run(track.Name, func(t *testing.T) {
 			s, key := newTrackScorer(t, track)
 			candidates := map[string]bool{}
-			for _, k := range key.Taches {
+			for _, k := range key.Tasks {
 				candidates[k.Verdict] = true
 			}
 			if track == corpus.Generique {
@@ -542,35 +542,35 @@ func TestConstantAnswer(t *testing.T) {
 			for v := range candidates {
 				require.True(t, season.RulesOf(track).ValidVerdict(v), v)
 				r := scoreAll(t, s, key, func(season.KeyTask) string { return v })
-				fondes := *r.Reussite.Fondes
-				assert.LessOrEqual(t, fondes, row.Reussite, "answering %s everywhere", v)
+				fondes := *r.Success.Founded
+				assert.LessOrEqual(t, fondes, row.Success, "answering %s everywhere", v)
 				if v == row.Verdict {
-					assert.Equal(t, row.Reussite, fondes, "the row's verdict scores the row")
+					assert.Equal(t, row.Success, fondes, "the row's verdict scores the row")
 				}
 				best = max(best, fondes)
 			}
-			assert.Equal(t, best, row.Reussite)
+			assert.Equal(t, best, row.Success)
 			if track == corpus.Generique {
 				assert.Equal(t, season.NoValidOption, row.Verdict, "no product is the answer of as many tasks")
-				assert.GreaterOrEqual(t, row.Reussite, season.Purchasing.Composition.AtLeast[season.NoValidOption])
+				assert.GreaterOrEqual(t, row.Success, season.Purchasing.Composition.AtLeast[season.NoValidOption])
 			}
 		})
 	}
 	// A product that answers more tasks than aucune_option_valide is the row.
-	key := &season.Key{Taches: []season.KeyTask{
+	key := &season.Key{Tasks: []season.KeyTask{
 		{ID: "gen-01", Verdict: "/produits/B"}, {ID: "gen-02", Verdict: "/produits/B"},
 		{ID: "gen-03", Verdict: season.NoValidOption}, {ID: "gen-04", Verdict: "/produits/A"},
 	}}
-	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Reussite: 2}, constantAnswer(key))
-	key.Taches[3].Verdict = season.NoValidOption
-	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Reussite: 2}, constantAnswer(key), "the smallest verdict on a tie")
+	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Success: 2}, constantAnswer(key))
+	key.Tasks[3].Verdict = season.NoValidOption
+	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Success: 2}, constantAnswer(key), "the smallest verdict on a tie")
 }
 
 // The purchasing track's own rules: its verdicts, and a catalogue page's
 // entries count only where a candidate's entry is named.
 func TestPurchasingChecks(t *testing.T) {
 	s, key := newTrackScorer(t, corpus.Generique)
-	gen01 := key.Taches[0]
+	gen01 := key.Tasks[0]
 	require.Equal(t, "gen-01", gen01.ID)
 	verdicts := []struct {
 		verdict string
@@ -588,16 +588,16 @@ func TestPurchasingChecks(t *testing.T) {
 		t.Run("verdict "+tt.verdict, func(t *testing.T) {
 			tr := scoreOne(t, s, submission(t, s, gen01.ID, tt.verdict, claims(t, s, gen01)))
 			if !tt.valid {
-				assert.Equal(t, RejectedEntry, tr.Statut)
-				assert.Contains(t, deref(tr.Motif), "/verdict: "+strconv.Quote(tt.verdict)+" is not a verdict of the track generique")
+				assert.Equal(t, RejectedEntry, tr.Status)
+				assert.Contains(t, deref(tr.Reason), "/verdict: "+strconv.Quote(tt.verdict)+" is not a verdict of the track generique")
 				return
 			}
-			assert.Equal(t, Rendered, tr.Statut, deref(tr.Motif))
+			assert.Equal(t, Rendered, tr.Status, deref(tr.Reason))
 			assert.Equal(t, tt.verdict == gen01.Verdict, tr.VerdictExact)
-			assert.Equal(t, tt.verdict == gen01.Verdict, *tr.VerdictFonde)
+			assert.Equal(t, tt.verdict == gen01.Verdict, *tr.VerdictFounded)
 		})
 	}
-	gen05 := key.Taches[4]
+	gen05 := key.Tasks[4]
 	gen05Claims := claims(t, s, gen05)
 	require.Len(t, gen05Claims, 4)
 	require.Equal(t, "/tarifs/TAR-OND-2000", gen05Claims[1].Resource)
@@ -626,15 +626,15 @@ func TestPurchasingChecks(t *testing.T) {
 			facts = append(facts, season.Fact{Resource: catalogue, Field: field, Value: valueOf(t, s, catalogue, field)})
 		}
 		tr := scoreOne(t, s, submission(t, s, gen05.ID, gen05.Verdict, facts))
-		assert.Equal(t, RejectedAtClose, tr.Statut)
-		assert.Contains(t, deref(tr.Motif), "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2 (half the minimum 4")
+		assert.Equal(t, RejectedAtClose, tr.Status)
+		assert.Contains(t, deref(tr.Reason), "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2 (half the minimum 4")
 	})
 	for _, tt := range closeChecks {
 		t.Run(tt.name, func(t *testing.T) {
 			facts := append(slices.Clone(gen05Claims[:len(gen05Claims)-1]), tt.fact)
 			tr := scoreOne(t, s, submission(t, s, gen05.ID, gen05.Verdict, facts))
-			assert.Equal(t, RejectedAtClose, tr.Statut)
-			assert.Contains(t, deref(tr.Motif), tt.motif)
+			assert.Equal(t, RejectedAtClose, tr.Status)
+			assert.Contains(t, deref(tr.Reason), tt.motif)
 		})
 	}
 }
@@ -672,7 +672,7 @@ func TestOneProofOnePair(t *testing.T) {
 		return r
 	}
 	rowOf := func(r *Report, id string) TaskReport {
-		for _, tr := range r.Taches {
+		for _, tr := range r.Tasks {
 			if tr.TaskID == id {
 				return tr
 			}
@@ -685,17 +685,17 @@ func TestOneProofOnePair(t *testing.T) {
 		r := scoreBoth(conf01, conf02)
 		for _, id := range []string{"conf-01", "conf-02"} {
 			tr := rowOf(r, id)
-			require.NotEmpty(t, tr.Assertions, "%s: %s", id, deref(tr.Motif))
-			assert.Equal(t, Unsupported, tr.Assertions[0].Statut, "%s cites the proof disclosed twice (verifier %v)", id, proofs != nil)
+			require.NotEmpty(t, tr.Assertions, "%s: %s", id, deref(tr.Reason))
+			assert.Equal(t, Unsupported, tr.Assertions[0].Status, "%s cites the proof disclosed twice (verifier %v)", id, proofs != nil)
 			if assert.NotNil(t, tr.Assertions[0].Cause) {
 				assert.Equal(t, InvalidProof, *tr.Assertions[0].Cause)
 			}
-			assert.Equal(t, Supported, tr.Assertions[1].Statut, "%s: the other proofs are untouched", id)
+			assert.Equal(t, Supported, tr.Assertions[1].Status, "%s: the other proofs are untouched", id)
 		}
 	}
 	s.Proofs = verifierOf(t, conf01)
 	r := scoreBoth(conf01)
-	assert.Equal(t, Supported, rowOf(r, "conf-01").Assertions[0].Statut, "disclosed once, the proof supports its assertion")
+	assert.Equal(t, Supported, rowOf(r, "conf-01").Assertions[0].Status, "disclosed once, the proof supports its assertion")
 }
 
 // A replay scores one participant: submissions of two DIDs are refused.
@@ -731,15 +731,15 @@ func TestInstrumentFaultIsNotOwn(t *testing.T) {
 	}
 	data := submission(t, s, "conf-06", "conforme", facts) // conf-06: minimum 4, so 2 on its own resources
 	tr := scoreOne(t, s, data)
-	require.Equal(t, Rendered, tr.Statut, "two own of five: %s", deref(tr.Motif))
+	require.Equal(t, Rendered, tr.Status, "two own of five: %s", deref(tr.Reason))
 
 	refused := manifestEntry(t, s, corpus.SystemForbidden)
 	entity := manifestEntry(t, s, "/entites/ENT-6021")
 	require.Equal(t, 1, strings.Count(string(data), entity.ResponseHash))
 	faulty := strings.Replace(string(data), entity.ResponseHash, refused.ResponseHash, 1)
 	tr = scoreOne(t, s, []byte(faulty))
-	assert.Equal(t, RejectedAtClose, tr.Statut)
-	assert.Contains(t, deref(tr.Motif), "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2")
+	assert.Equal(t, RejectedAtClose, tr.Status)
+	assert.Contains(t, deref(tr.Reason), "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2")
 }
 
 // The verifier's input is read as strictly as a submission.
@@ -748,7 +748,7 @@ func TestParseProofsIsStrict(t *testing.T) {
 	valid := `{"prf_1": {"valide": true, "en_attente": false, "agent_did": "did:key:z6MkTest", "request_hash": "` + h + `", "response_hash": "` + h + `"}}`
 	proofs, err := ParseProofs("proofs.json", []byte(valid))
 	require.NoError(t, err)
-	assert.Equal(t, map[string]ProofOutcome{"prf_1": {Valide: true, AgentDID: "did:key:z6MkTest", RequestHash: h, ResponseHash: h}}, proofs)
+	assert.Equal(t, map[string]ProofOutcome{"prf_1": {Valid: true, AgentDID: "did:key:z6MkTest", RequestHash: h, ResponseHash: h}}, proofs)
 	tests := []struct {
 		name, data, want string
 	}{

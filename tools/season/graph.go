@@ -59,8 +59,8 @@ func TaskGraph(task Task, fetch Fetcher) (*Graph, error) {
 // lists and what the statement cites are its own; the activity's public
 // list and the restrictive-measures list its common lists.
 func conformityGraph(rules *Rules, task Task, fetch Fetcher) (*Graph, error) {
-	g := newGraph(rules, task.Entite)
-	entity, err := g.own(task.Entite, fetch)
+	g := newGraph(rules, task.Entity)
+	entity, err := g.own(task.Entity, fetch)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func conformityGraph(rules *Rules, task Task, fetch Fetcher) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, err := StringAt(stated, rules.Track.Rules, Pointer("listes_agrees", task.Activite))
+	list, err := StringAt(stated, rules.Track.Rules, Pointer("listes_agrees", task.Activity))
 	if err != nil {
 		return nil, err
 	}

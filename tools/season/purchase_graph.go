@@ -18,7 +18,7 @@ func purchaseGraph(rules *Rules, task Task, fetch Fetcher) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	first, err := StringAt(stated, rules.Track.Rules, Pointer("catalogues", task.Categorie))
+	first, err := StringAt(stated, rules.Track.Rules, Pointer("catalogues", task.Category))
 	if err != nil {
 		return nil, err
 	}

@@ -133,7 +133,7 @@ var (
 		},
 		CommonLists: []string{"listes/agrees", "mesures-restrictives"},
 		Owner:       "the entity's",
-		subject:     func(t Task) string { return t.Entite },
+		subject:     func(t Task) string { return t.Entity },
 		graph:       conformityGraph,
 	}
 	// Purchasing is the purchasing track's (docs/contract.md section 3;

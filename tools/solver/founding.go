@@ -149,13 +149,13 @@ func Founding(design season.DesignTask, derived *Result, graph *season.Graph) (s
 		return season.Formula{}, err
 	}
 	decides := len(cases) > 0
-	if decides && (len(design.Faits) > 0 || len(design.Exclus) > 0) {
+	if decides && (len(design.Facts) > 0 || len(design.Excluded) > 0) {
 		return season.Formula{}, fmt.Errorf("a %s verdict is founded on the criteria that decide it: the design names no faits or exclus", design.Verdict)
 	}
-	if !decides && len(design.Faits) == 0 {
+	if !decides && len(design.Facts) == 0 {
 		return season.Formula{}, fmt.Errorf("a %s verdict is founded on the facts the task is built around: the design names none", design.Verdict)
 	}
-	if len(design.Exclus) > 0 && !graph.Rules.IsChoice(design.Verdict) {
+	if len(design.Excluded) > 0 && !graph.Rules.IsChoice(design.Verdict) {
 		return season.Formula{}, fmt.Errorf("exclus names candidates of a product verdict only")
 	}
 	var members []Basis
@@ -169,14 +169,14 @@ func Founding(design season.DesignTask, derived *Result, graph *season.Graph) (s
 		return formulaOf(anyOf(members...), graph), nil
 	}
 	rests := restsOn(derived)
-	for _, df := range design.Faits {
+	for _, df := range design.Facts {
 		f, ok := rests[df.Resource+"\x00"+df.Field]
 		if !ok {
 			return season.Formula{}, fmt.Errorf("%s %s is not a fact the %s verdict rests on", df.Resource, df.Field, design.Verdict)
 		}
 		members = append(members, Basis{Fact: &f})
 	}
-	for _, product := range design.Exclus {
+	for _, product := range design.Excluded {
 		i := slices.IndexFunc(derived.Criteria, func(c Criterion) bool { return c.Code == product })
 		switch {
 		case i < 0:
@@ -209,7 +209,7 @@ func formulaOf(b Basis, g *season.Graph) season.Formula {
 	case b.Fact != nil:
 		f := seasonFact(*b.Fact)
 		for _, form := range forms(g, *b.Fact) {
-			f.FormesEquivalentes = append(f.FormesEquivalentes, seasonFact(form))
+			f.EquivalentForms = append(f.EquivalentForms, seasonFact(form))
 		}
 		return season.FactOf(f)
 	case b.All != nil:
@@ -237,7 +237,7 @@ func seasonFact(f Fact) season.Fact {
 func DeriveKey(tasks *season.Tasks, design *season.Design, fetch season.Fetcher) (*season.Key, []Problem, error) {
 	var problems []Problem
 	key := &season.Key{}
-	for _, task := range tasks.Taches {
+	for _, task := range tasks.Tasks {
 		d, ok := design.Task(task.ID)
 		if !ok {
 			problems = append(problems, Problem{Task: task.ID, Rule: RuleDerivation, Message: "the design has no entry for the task"})
@@ -256,14 +256,14 @@ func DeriveKey(tasks *season.Tasks, design *season.Design, fetch season.Fetcher)
 			problems = append(problems, Problem{Task: task.ID, Rule: RuleDerivation, Message: err.Error()})
 			continue
 		}
-		familles := d.Familles
+		familles := d.Families
 		if familles == nil {
 			familles = []string{}
 		}
-		key.Taches = append(key.Taches, season.KeyTask{ID: task.ID, Verdict: d.Verdict, Familles: familles, Controle: d.Controle, Fondement: formula})
+		key.Tasks = append(key.Tasks, season.KeyTask{ID: task.ID, Verdict: d.Verdict, Families: familles, Control: d.Control, Founding: formula})
 	}
 	seen := map[string]bool{}
-	for _, d := range design.Taches {
+	for _, d := range design.Tasks {
 		if _, ok := tasks.Task(d.ID); !ok {
 			problems = append(problems, Problem{Task: d.ID, Rule: RuleDerivation, Message: "the design has a task the statements do not"})
 		}
@@ -281,7 +281,7 @@ func DeriveKey(tasks *season.Tasks, design *season.Design, fetch season.Fetcher)
 // own resources and in no alternative of the formula. Each value is the
 // one fetch serves.
 func FoundingClaims(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]season.Fact, error) {
-	claims, err := k.Fondement.Smallest()
+	claims, err := k.Founding.Smallest()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", task.ID, err)
 	}
@@ -294,9 +294,9 @@ func FoundingClaims(task season.Task, k season.KeyTask, fetch season.Fetcher) ([
 		return nil, err
 	}
 	taken := season.Carried{}
-	for _, f := range k.Fondement.Facts() {
+	for _, f := range k.Founding.Facts() {
 		taken.AddFact(f)
-		for _, form := range f.FormesEquivalentes {
+		for _, form := range f.EquivalentForms {
 			taken.AddFact(form)
 		}
 	}

@@ -45,8 +45,8 @@ func (p Problem) String() string {
 
 // SolveSeason solves every task, in the statements' order.
 func SolveSeason(tasks *season.Tasks, fetch season.Fetcher) ([]*Result, error) {
-	results := make([]*Result, 0, len(tasks.Taches))
-	for _, task := range tasks.Taches {
+	results := make([]*Result, 0, len(tasks.Tasks))
+	for _, task := range tasks.Tasks {
 		res, err := Solve(task, fetch)
 		if err != nil {
 			return nil, err
@@ -71,7 +71,7 @@ func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch sea
 		problems = append(problems, Problem{Task: task, Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 	byID := map[string]season.KeyTask{}
-	for _, k := range key.Taches {
+	for _, k := range key.Tasks {
 		if _, dup := byID[k.ID]; dup {
 			report(k.ID, RuleComposition, "two keys for the task")
 		}
@@ -81,7 +81,7 @@ func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch sea
 	for _, r := range results {
 		solved[r.Task] = r
 	}
-	for _, task := range tasks.Taches {
+	for _, task := range tasks.Tasks {
 		k, ok := byID[task.ID]
 		if !ok {
 			report(task.ID, RuleComposition, "the key has no entry for the task")
@@ -107,7 +107,7 @@ func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch sea
 	for _, id := range slices.Sorted(maps.Keys(byID)) {
 		report(id, RuleComposition, "the key has a task the statements do not")
 	}
-	rules, err := season.RulesNamed(tasks.Piste)
+	rules, err := season.RulesNamed(tasks.Track)
 	if err != nil {
 		return nil, err
 	}
@@ -151,10 +151,10 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 		}
 	}
 	rests := restsOn(derived)
-	for i, f := range k.Fondement.Facts() {
+	for i, f := range k.Founding.Facts() {
 		label := fmt.Sprintf("fact %d (%s %s)", i, f.Resource, f.Field)
 		check(label, f)
-		for j, form := range f.FormesEquivalentes {
+		for j, form := range f.EquivalentForms {
 			check(fmt.Sprintf("%s, equivalent form %d (%s %s)", label, j, form.Resource, form.Field), form)
 		}
 		value, err := pyjson.Parse(f.Value)
@@ -165,7 +165,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 			report(RuleDerivation, "%s: not a fact the %s verdict rests on", label, k.Verdict)
 		}
 		listed := season.Carried{}
-		for _, form := range f.FormesEquivalentes {
+		for _, form := range f.EquivalentForms {
 			listed.AddFact(form)
 		}
 		for _, form := range forms(graph, Fact{Resource: f.Resource, Field: f.Field, Value: value}) {
@@ -175,7 +175,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 		}
 	}
 	if Verdict(k.Verdict) == derived.Verdict {
-		alternativeProblems, err := checkAlternatives(k.Fondement, derived, graph)
+		alternativeProblems, err := checkAlternatives(k.Founding, derived, graph)
 		if err != nil {
 			return nil, err
 		}
@@ -183,13 +183,13 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 			report(p.Rule, "%s", p.Message)
 		}
 	}
-	smallest, err := k.Fondement.Smallest()
+	smallest, err := k.Founding.Smallest()
 	if err != nil {
 		report(RuleRoom, "%v", err)
 		return problems, nil
 	}
 	limit, why := task.AssertionsMax-2, fmt.Sprintf("assertions_max %d - 2", task.AssertionsMax)
-	if k.Controle {
+	if k.Control {
 		limit, why = task.AssertionsMin, fmt.Sprintf("the control task's assertions_min %d", task.AssertionsMin)
 	}
 	if len(smallest) > limit {
@@ -322,21 +322,21 @@ func checkComposition(rules *season.Rules, key *season.Key) []Problem {
 	verdicts := map[string]int{}
 	families := map[string]int{}
 	var controls []string
-	for _, k := range key.Taches {
+	for _, k := range key.Tasks {
 		verdicts[k.Verdict]++
-		for _, f := range k.Familles {
+		for _, f := range k.Families {
 			if !slices.Contains(season.Families, f) {
 				report(k.ID, "unknown trap family %q", f)
 			}
 			families[f]++
 		}
 		switch {
-		case k.Controle && len(k.Familles) > 0:
-			report(k.ID, "a control task carries the families %v", k.Familles)
-		case !k.Controle && len(k.Familles) == 0:
+		case k.Control && len(k.Families) > 0:
+			report(k.ID, "a control task carries the families %v", k.Families)
+		case !k.Control && len(k.Families) == 0:
 			report(k.ID, "a task with no trap family that is not the control task")
 		}
-		if k.Controle {
+		if k.Control {
 			controls = append(controls, k.ID)
 		}
 	}

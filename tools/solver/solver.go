@@ -111,8 +111,8 @@ func solve(task season.Task, fetch season.Fetcher, full bool) (*Result, error) {
 // solveConformity answers a conformity task: R1..R6, in order.
 func solveConformity(task season.Task, fetch season.Fetcher, full bool) (*Result, error) {
 	s := &solver{walker: newWalker(task.ID, fetch, full), task: task}
-	if !isDate(task.DateExamen) {
-		return nil, fmt.Errorf("%s: date_examen %q is not a YYYY-MM-DD date", task.ID, task.DateExamen)
+	if !isDate(task.ExaminationDate) {
+		return nil, fmt.Errorf("%s: date_examen %q is not a YYYY-MM-DD date", task.ID, task.ExaminationDate)
 	}
 	if err := s.readReferentiel(); err != nil {
 		return nil, err
@@ -246,19 +246,19 @@ func (s *solver) readReferentiel() error {
 	if err != nil {
 		return err
 	}
-	required, ok := pyjson.Lookup(ref, season.Pointer("attestations_requises", s.task.Activite))
+	required, ok := pyjson.Lookup(ref, season.Pointer("attestations_requises", s.task.Activity))
 	types, isArray := required.(pyjson.Array)
 	if !ok || !isArray {
-		return fmt.Errorf("%s: activity %q has no attestations_requises", corpus.Referentiel, s.task.Activite)
+		return fmt.Errorf("%s: activity %q has no attestations_requises", corpus.Referentiel, s.task.Activity)
 	}
 	for _, t := range types {
 		name, ok := t.(string)
 		if !ok {
-			return fmt.Errorf("%s: attestations_requises of %q holds a non-string", corpus.Referentiel, s.task.Activite)
+			return fmt.Errorf("%s: attestations_requises of %q holds a non-string", corpus.Referentiel, s.task.Activity)
 		}
 		s.required = append(s.required, name)
 	}
-	if s.listFirstPage, err = season.StringAt(ref, corpus.Referentiel, season.Pointer("listes_agrees", s.task.Activite)); err != nil {
+	if s.listFirstPage, err = season.StringAt(ref, corpus.Referentiel, season.Pointer("listes_agrees", s.task.Activity)); err != nil {
 		return err
 	}
 	s.measuresFirst, err = season.StringAt(ref, corpus.Referentiel, "/mesures_restrictives")
@@ -267,22 +267,22 @@ func (s *solver) readReferentiel() error {
 
 // R1: the entity exists and its statut is active.
 func (s *solver) entity() (Outcome, string, error) {
-	doc, exists, err := s.get(s.task.Entite)
+	doc, exists, err := s.get(s.task.Entity)
 	if err != nil {
 		return "", "", err
 	}
 	if !exists {
-		s.rest(s.fact(s.task.Entite, "/existe"))
-		s.basis = factsBasis(s.fact(s.task.Entite, "/existe"))
+		s.rest(s.fact(s.task.Entity, "/existe"))
+		s.basis = factsBasis(s.fact(s.task.Entity, "/existe"))
 		return Undetermined, "the entity answers existe: false", nil
 	}
 	s.entityDoc = doc
-	statut, err := season.StringAt(doc, s.task.Entite, "/statut")
+	statut, err := season.StringAt(doc, s.task.Entity, "/statut")
 	if err != nil {
 		return "", "", err
 	}
-	s.rest(s.fact(s.task.Entite, "/statut"))
-	s.basis = factsBasis(s.fact(s.task.Entite, "/statut"))
+	s.rest(s.fact(s.task.Entity, "/statut"))
+	s.basis = factsBasis(s.fact(s.task.Entity, "/statut"))
 	if statut != "active" {
 		return Failed, fmt.Sprintf("statut is %q, not active", statut), nil
 	}
@@ -301,13 +301,13 @@ type candidate struct {
 // answers existe: false leaves the criterion undetermined, a cited one that
 // exists but is not listed does not count for the entity.
 func (s *solver) candidates(field, collection string) ([]candidate, error) {
-	listed, err := season.StringsAt(s.entityDoc, s.task.Entite, "/"+field)
+	listed, err := season.StringsAt(s.entityDoc, s.task.Entity, "/"+field)
 	if err != nil {
 		return nil, err
 	}
 	var out []candidate
 	for i, path := range listed {
-		link := s.fact(s.task.Entite, season.Pointer(field, fmt.Sprint(i)))
+		link := s.fact(s.task.Entity, season.Pointer(field, fmt.Sprint(i)))
 		out = append(out, candidate{path: path, link: &link})
 	}
 	for _, ref := range s.task.References {
@@ -361,12 +361,12 @@ func (s *solver) licence() (Outcome, string, error) {
 			return "", "", err
 		}
 		var reasons []Basis
-		if f["activite"] != s.task.Activite {
+		if f["activite"] != s.task.Activity {
 			against = append(against, s.fact(c.path, "/activite"))
 			againstBases = append(againstBases, allOf(factsBasis(*c.link), factsBasis(s.fact(c.path, "/activite"))))
 			continue
 		}
-		valid := f["statut"] == "actif" && f["date_debut"] <= s.task.DateExamen && s.task.DateExamen <= f["date_fin_validite"]
+		valid := f["statut"] == "actif" && f["date_debut"] <= s.task.ExaminationDate && s.task.ExaminationDate <= f["date_fin_validite"]
 		if valid {
 			s.retained, s.retainedLink = c.path, *c.link
 			met := []Fact{*c.link, s.fact(c.path, "/activite"), s.fact(c.path, "/statut"),
@@ -379,11 +379,11 @@ func (s *solver) licence() (Outcome, string, error) {
 		if f["statut"] != "actif" {
 			reasons = append(reasons, factsBasis(s.fact(c.path, "/statut")))
 		}
-		if f["date_debut"] > s.task.DateExamen {
+		if f["date_debut"] > s.task.ExaminationDate {
 			against = append(against, s.fact(c.path, "/date_debut"))
 			reasons = append(reasons, factsBasis(s.fact(c.path, "/date_debut")))
 		}
-		if f["date_fin_validite"] < s.task.DateExamen {
+		if f["date_fin_validite"] < s.task.ExaminationDate {
 			against = append(against, s.fact(c.path, "/date_fin_validite"))
 			reasons = append(reasons, factsBasis(s.fact(c.path, "/date_fin_validite")))
 		}
@@ -394,10 +394,10 @@ func (s *solver) licence() (Outcome, string, error) {
 		s.basis = allOf(append(missingBases, againstBases...)...)
 		return Undetermined, "an agrément answers existe: false and none is valid for the activity", nil
 	}
-	s.rest(s.fact(s.task.Entite, "/agrements"))
+	s.rest(s.fact(s.task.Entity, "/agrements"))
 	s.rest(against...)
 	if len(againstBases) == 0 {
-		s.basis = factsBasis(s.fact(s.task.Entite, "/agrements")) // the entity lists none
+		s.basis = factsBasis(s.fact(s.task.Entity, "/agrements")) // the entity lists none
 	} else {
 		s.basis = allOf(againstBases...)
 	}
@@ -562,10 +562,10 @@ func (s *solver) cover(typ string, candidates []candidate) (Outcome, Basis, erro
 		s.rest(unknown...)
 		return Undetermined, allOf(append(unknownBases, againstBases...)...), nil
 	}
-	s.rest(s.fact(s.task.Entite, "/attestations"))
+	s.rest(s.fact(s.task.Entity, "/attestations"))
 	s.rest(against...)
 	if len(againstBases) == 0 {
-		return Failed, factsBasis(append([]Fact{s.fact(s.task.Entite, "/attestations")}, otherTypes...)...), nil
+		return Failed, factsBasis(append([]Fact{s.fact(s.task.Entity, "/attestations")}, otherTypes...)...), nil
 	}
 	return Failed, allOf(againstBases...), nil
 }
@@ -590,7 +590,7 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 	}
 	head := []Fact{*c.link, s.fact(c.path, "/type")}
 	var reasons []Basis
-	if f["date_emission"] > s.task.DateExamen {
+	if f["date_emission"] > s.task.ExaminationDate {
 		late := append(head, s.fact(c.path, "/date_emission"))
 		if !s.full {
 			return coverage{Failed, late, factsBasis(late...)}, nil
@@ -621,7 +621,7 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 		if err != nil {
 			return coverage{}, err
 		}
-		if a["date_effet"] > s.task.DateExamen {
+		if a["date_effet"] > s.task.ExaminationDate {
 			continue // not yet in effect
 		}
 		switch a["objet"] {
@@ -640,7 +640,7 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 			if err != nil {
 				return coverage{}, err
 			}
-			if excluded == s.task.Activite {
+			if excluded == s.task.Activity {
 				facts := []Fact{link, s.fact(avn, "/objet"), s.fact(avn, "/date_effet"), s.fact(avn, "/activite_exclue")}
 				reasons = append(reasons, factsBasis(facts...))
 				if exclusion == nil {
@@ -651,12 +651,12 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 			return coverage{}, fmt.Errorf("%s: objet %q is neither prorogation nor exclusion", avn, a["objet"])
 		}
 	}
-	expired := missing == nil && end < s.task.DateExamen
+	expired := missing == nil && end < s.task.ExaminationDate
 	if expired {
 		reasons = append(reasons, factsBasis(endBasis...))
 	}
 	switch {
-	case f["date_emission"] > s.task.DateExamen:
+	case f["date_emission"] > s.task.ExaminationDate:
 		return coverage{Failed, append(head, s.fact(c.path, "/date_emission")), anyOf(reasons...)}, nil
 	case exclusion != nil:
 		return coverage{Failed, append(head, exclusion...), anyOf(reasons...)}, nil
@@ -676,19 +676,19 @@ func (s *solver) declaration() (Outcome, string, error) {
 	}
 	first, _ := s.entityDoc.Get("beneficiaires")
 	if first == nil {
-		s.rest(s.fact(s.task.Entite, "/beneficiaires"))
-		s.basis = factsBasis(s.fact(s.task.Entite, "/beneficiaires"))
+		s.rest(s.fact(s.task.Entity, "/beneficiaires"))
+		s.basis = factsBasis(s.fact(s.task.Entity, "/beneficiaires"))
 		return Failed, "the entity has no beneficial-owner declaration", nil
 	}
 	path, ok := first.(string)
 	if !ok {
-		return "", "", fmt.Errorf("%s: beneficiaires is not a path", s.task.Entite)
+		return "", "", fmt.Errorf("%s: beneficiaires is not a path", s.task.Entity)
 	}
 	doc, exists, err := s.get(path)
 	if err != nil {
 		return "", "", err
 	}
-	link := s.fact(s.task.Entite, "/beneficiaires")
+	link := s.fact(s.task.Entity, "/beneficiaires")
 	if !exists {
 		s.rest(link, s.fact(path, "/existe"))
 		s.basis = factsBasis(link, s.fact(path, "/existe"))
@@ -732,7 +732,7 @@ func (s *solver) restrictiveMeasures() (Outcome, string, error) {
 		return Undetermined, "the beneficial owners cannot be read", nil
 	}
 	var owners []person
-	via := []Fact{s.fact(s.task.Entite, "/beneficiaires")}
+	via := []Fact{s.fact(s.task.Entity, "/beneficiaires")}
 	err := s.walkPages(firstPage, func(page string, doc pyjson.Object) (bool, error) {
 		people, err := s.people(page, doc, via)
 		owners = append(owners, people...)

@@ -115,7 +115,7 @@ func TestSolveRules(t *testing.T) {
 		// R2, inclusive bounds
 		{"examined on the agrément's first day", func(w world, _ *season.Task) { w["/agrements/AGR-1"]["date_debut"] = "2026-10-05" }, Conforme, "mmmmmm", nil},
 		{"examined on the agrément's last day", func(w world, task *season.Task) {
-			task.DateExamen = "2026-12-31"
+			task.ExaminationDate = "2026-12-31"
 			w["/agrements/AGR-1"]["date_fin_validite"] = "2026-12-31"
 		}, Conforme, "mmmmmm", nil},
 		{"agrément ended the day before", func(w world, _ *season.Task) { w["/agrements/AGR-1"]["date_fin_validite"] = "2026-10-04" },
@@ -279,7 +279,7 @@ func TestSolveRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := cleanWorld()
-			task := season.Task{ID: "t", Entite: entity, Activite: "change-manuel", DateExamen: "2026-10-05"}
+			task := season.Task{ID: "t", Entity: entity, Activity: "change-manuel", ExaminationDate: "2026-10-05"}
 			tt.edit(w, &task)
 			res, err := Solve(task, w.fetcher(t))
 			require.NoError(t, err)
@@ -299,7 +299,7 @@ func TestSolveRules(t *testing.T) {
 // The solver fetches each path once, the referentiel first and as one call,
 // and stops fetching at the first criterion established false.
 func TestSolveCalls(t *testing.T) {
-	task := season.Task{ID: "t", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05"}
+	task := season.Task{ID: "t", Entity: "/entites/ENT-1", Activity: "change-manuel", ExaminationDate: "2026-10-05"}
 	res, err := Solve(task, cleanWorld().fetcher(t))
 	require.NoError(t, err)
 	assert.Equal(t, []string{
@@ -320,8 +320,8 @@ func TestSolveRefusesBrokenCorpus(t *testing.T) {
 		name string
 		edit func(w world, task *season.Task)
 	}{
-		{"an activity the referentiel does not know", func(_ world, task *season.Task) { task.Activite = "crypto" }},
-		{"a date that is not a date", func(_ world, task *season.Task) { task.DateExamen = "05/10/2026" }},
+		{"an activity the referentiel does not know", func(_ world, task *season.Task) { task.Activity = "crypto" }},
+		{"a date that is not a date", func(_ world, task *season.Task) { task.ExaminationDate = "05/10/2026" }},
 		{"a date in a resource that is not a date", func(w world, _ *season.Task) { w["/agrements/AGR-1"]["date_debut"] = "2024-02-30" }},
 		{"a page loop", func(w world, _ *season.Task) {
 			w["/mesures-restrictives/MR-1"]["page_suivante"] = "/mesures-restrictives/MR-1"
@@ -335,7 +335,7 @@ func TestSolveRefusesBrokenCorpus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := cleanWorld()
-			task := season.Task{ID: "t", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05"}
+			task := season.Task{ID: "t", Entity: "/entites/ENT-1", Activity: "change-manuel", ExaminationDate: "2026-10-05"}
 			tt.edit(w, &task)
 			_, err := Solve(task, w.fetcher(t))
 			assert.Error(t, err)
