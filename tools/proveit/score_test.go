@@ -302,14 +302,14 @@ func (c *chain) alterations(t *testing.T) []alteration {
 					Claim: f, ProofIDs: []string{proofOf(sub, 0)}})
 			}
 			require.Len(t, sub.Assertions, ceiling+1, "the extra assertions pass the ceiling by one")
-		}, statut: score.RejectedEntry, motif: fmt.Sprintf("above the ceiling of %d", ceiling)},
+		}, statut: score.RejectedEntry, motif: fmt.Sprintf("au-delà du plafond de %d", ceiling)},
 		{name: "field outside the probative table", at: tr.field, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
 			a := &sub.Assertions[tr.field.assertion]
 			a.Claim.Field, a.Claim.Value = tr.field.field, tr.field.value
-		}, statut: score.RejectedAtClose, motif: fmt.Sprintf("/assertions/%d/claim/field: %s is not a probative field", tr.field.assertion, tr.field.field)},
+		}, statut: score.RejectedAtClose, motif: fmt.Sprintf("/assertions/%d/claim/field: %s n'est pas un champ probant", tr.field.assertion, tr.field.field)},
 		{name: "resource outside the task's graph", at: tr.outsider, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
 			sub.Assertions[tr.outsider.assertion].Claim.Resource = tr.outsider.resource
-		}, statut: score.RejectedAtClose, motif: tr.outsider.resource + " is outside the task's graph"},
+		}, statut: score.RejectedAtClose, motif: tr.outsider.resource + " est hors du graphe de la tâche"},
 		{name: "missing disclosure", at: tr.missing, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
 			delete(sub.Disclosures, proofOf(sub, tr.missing.assertion))
 		}, statut: score.RejectedEntry, motif: fmt.Sprintf("/assertions/%d/proof_ids/0: proof", tr.missing.assertion)},
@@ -317,13 +317,13 @@ func (c *chain) alterations(t *testing.T) []alteration {
 			sub.Assertions = sub.Assertions[:2]
 			sub.Disclosures = map[string]participant.Disclosure{proofOf(sub, 0): sub.Disclosures[proofOf(sub, 0)], proofOf(sub, 1): sub.Disclosures[proofOf(sub, 1)]}
 			require.Less(t, len(sub.Assertions), floor)
-		}, statut: score.NotRendered, motif: fmt.Sprintf("below the minimum of %d", floor)},
+		}, statut: score.NotRendered, motif: fmt.Sprintf("sous le minimum de %d", floor)},
 		{name: "proof invalid", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.Valid = false }),
 			statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
 		{name: "proof of another DID", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.AgentDID = "did:key:z6MkAnotherParticipant" }),
 			statut: score.Rendered, want: score.Unsupported, cause: score.UnboundIdentity},
 		{name: "proof pending", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.Pending = true }),
-			statut: score.Rendered, motif: "pending", want: score.Pending},
+			statut: score.Rendered, motif: "en attente", want: score.Pending},
 		// The disclosure, not the verifier's outcome, says what the proof
 		// attests: a pair the verifier did not open supports nothing.
 		{name: "a request hash the verifier did not open", at: tr.proof, alter: disclosed(func(d *participant.Disclosure) {

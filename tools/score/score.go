@@ -212,7 +212,7 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 		p, submitted := byTask[t.ID]
 		var tr TaskReport
 		if !submitted {
-			tr = TaskReport{TaskID: t.ID, Status: NotRendered, Reason: ptr("no submission for this task")}
+			tr = TaskReport{TaskID: t.ID, Status: NotRendered, Reason: ptr("aucune soumission pour cette tâche")}
 		} else {
 			var err error
 			if tr, err = s.scoreTask(t, k, p); err != nil {
@@ -239,7 +239,7 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 		r.Tasks = append(r.Tasks, tr)
 	}
 	for _, p := range orphans {
-		tr := TaskReport{TaskID: p.Submission.TaskID, Status: RejectedEntry, Reason: ptr(p.Submission.File + " /task_id: not a task of the statements")}
+		tr := TaskReport{TaskID: p.Submission.TaskID, Status: RejectedEntry, Reason: ptr(p.Submission.File + " /task_id: pas une tâche des énoncés")}
 		if p.Err != nil {
 			tr.Reason = ptr(p.Submission.File + " " + p.Err.Error())
 		}
@@ -357,12 +357,12 @@ func (s *Scorer) scoreTask(t season.Task, k season.KeyTask, p Parsed) (TaskRepor
 	}
 	if counted < t.AssertionsMin {
 		tr.Status = NotRendered
-		tr.Reason = ptr(fmt.Sprintf("%s: %d assertions counted (instrument faults left out), below the minimum of %d", sub.File, counted, t.AssertionsMin))
+		tr.Reason = ptr(fmt.Sprintf("%s: %d assertions comptées (défauts d'instrument exclus), sous le minimum de %d", sub.File, counted, t.AssertionsMin))
 		return tr, nil
 	}
 	if own, want := ownCount(sub, graph, tr.Assertions), (t.AssertionsMin+1)/2; own < want {
 		tr.Status = RejectedAtClose
-		tr.Reason = ptr(fmt.Sprintf("%s: %d assertions on the task's own resources (the entity's, or the candidates'), want at least %d (half the minimum %d, rounded up)", sub.File, own, want, t.AssertionsMin))
+		tr.Reason = ptr(fmt.Sprintf("%s: %d assertions sur les ressources propres de la tâche (celles de l'entité, ou des candidats), au moins %d attendues (la moitié du minimum %d, arrondie au-dessus)", sub.File, own, want, t.AssertionsMin))
 		return tr, nil
 	}
 	tr.Status = Rendered
@@ -372,7 +372,7 @@ func (s *Scorer) scoreTask(t season.Task, k season.KeyTask, p Parsed) (TaskRepor
 	}
 	tr.MissingFacts = missing
 	if pending {
-		tr.Reason = ptr("pending: a cited proof's batch is not closed yet; no score until it is replayed")
+		tr.Reason = ptr("en attente: le lot d'une preuve citée n'est pas encore clos; aucun score avant de le rejouer")
 		return tr, nil
 	}
 	tr.VerdictFounded = ptr(tr.VerdictExact && founded)
@@ -388,13 +388,13 @@ func (s *Scorer) entryCheck(t season.Task, p Parsed) error {
 	sub := p.Submission
 	switch {
 	case sub.Season != s.Tasks.Season:
-		return entryErr("/season", "season %s, want %s", sub.Season, s.Tasks.Season)
+		return entryErr("/season", "saison %s, attendue %s", sub.Season, s.Tasks.Season)
 	case sub.Track != s.Tasks.Track:
-		return entryErr("/track", "track %q, want %q", sub.Track, s.Tasks.Track)
+		return entryErr("/track", "piste %q, attendue %q", sub.Track, s.Tasks.Track)
 	case !s.rules.ValidVerdict(sub.Verdict):
-		return entryErr("/verdict", "%q is not a verdict of the track %s", sub.Verdict, s.Tasks.Track)
+		return entryErr("/verdict", "%q n'est pas un verdict de la piste %s", sub.Verdict, s.Tasks.Track)
 	case len(sub.Assertions) > t.AssertionsMax:
-		return entryErr("/assertions", "%d assertions, above the ceiling of %d for %s", len(sub.Assertions), t.AssertionsMax, t.ID)
+		return entryErr("/assertions", "%d assertions, au-delà du plafond de %d pour %s", len(sub.Assertions), t.AssertionsMax, t.ID)
 	}
 	return nil
 }
@@ -407,13 +407,13 @@ func (s *Scorer) closeCheck(sub *Submission, g *season.Graph) string {
 		at := fmt.Sprintf("/assertions/%d/claim", i)
 		switch {
 		case !g.Contains(a.Resource):
-			return fmt.Sprintf("%s/resource: %s is outside the task's graph", at, a.Resource)
+			return fmt.Sprintf("%s/resource: %s est hors du graphe de la tâche", at, a.Resource)
 		case a.Field == "":
-			return fmt.Sprintf("%s/field: an assertion on the whole document is refused", at)
+			return fmt.Sprintf("%s/field: une assertion sur le document entier est refusée", at)
 		case !season.Probative(a.Resource, a.Field):
-			return fmt.Sprintf("%s/field: %s is not a probative field of %s (no rule consumes it)", at, a.Field, a.Resource)
+			return fmt.Sprintf("%s/field: %s n'est pas un champ probant de %s (aucune règle ne le lit)", at, a.Field, a.Resource)
 		case g.Common[a.Resource] && !g.Own[a.Resource] && !g.Concerns(a.Resource, a.Field):
-			return fmt.Sprintf("%s/field: %s of the common list %s is not an entry concerning the task (its entity, or a candidate)", at, a.Field, a.Resource)
+			return fmt.Sprintf("%s/field: %s de la liste commune %s n'est pas une entrée qui concerne la tâche (son entité, ou un candidat)", at, a.Field, a.Resource)
 		}
 	}
 	return ""
@@ -592,15 +592,15 @@ func (r *Report) Text() string {
 			fmt.Fprintf(&b, "         fait manquant: %s %s = %s\n", f.Resource, f.Field, value)
 		}
 	}
-	taux := "-"
+	rate := "-"
 	if r.Overclaim.Rate != nil {
-		taux = fmt.Sprintf("%.4f", *r.Overclaim.Rate)
+		rate = fmt.Sprintf("%.4f", *r.Overclaim.Rate)
 	}
 	fondes := "-"
 	if r.Success.Founded != nil {
 		fondes = fmt.Sprint(*r.Success.Founded)
 	}
-	fmt.Fprintf(&b, "\noverclaim  %d / %d = %s\n", r.Overclaim.Unsupported, r.Overclaim.Rendered, taux)
+	fmt.Fprintf(&b, "\noverclaim  %d / %d = %s\n", r.Overclaim.Unsupported, r.Overclaim.Rendered, rate)
 	fmt.Fprintf(&b, "reussite   %s / %d\n", fondes, r.Success.OutOf)
 	fmt.Fprintf(&b, "meilleure reponse constante  %s: %d / %d\n", r.Constant.Verdict, r.Constant.Success, r.Success.OutOf)
 	return b.String()

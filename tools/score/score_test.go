@@ -122,22 +122,22 @@ func TestParseSubmissionSchema(t *testing.T) {
 	tests := []struct {
 		name, doc, pointer, rule string
 	}{
-		{"not JSON", `{"season": 1,`, "", "not JSON as Python reads it"},
+		{"not JSON", `{"season": 1,`, "", "pas du JSON tel que Python le lit"},
 		{"duplicate key", `{"season": 1, "season": 1}`, "", "duplicate"},
-		{"not an object", `[]`, "(root)", "want a JSON object"},
-		{"unknown field", strings.Replace(valid, `"season":1`, `"season":1,"score":10`, 1), "/score", "unknown field"},
-		{"missing field", strings.Replace(valid, `"agent_did":"did:key:z6MkTest",`, ``, 1), "(root)", `missing field "agent_did"`},
-		{"season as a string", strings.Replace(valid, `"season":1`, `"season":"1"`, 1), "/season", "integer"},
-		{"empty verdict", strings.Replace(valid, `"verdict":"conforme"`, `"verdict":""`, 1), "/verdict", "non-empty string"},
-		{"narrative not a string", strings.Replace(valid, `"season":1`, `"season":1,"narrative":null`, 1), "/narrative", "want a string"},
-		{"claim field", strings.Replace(valid, `"field":"/statut",`, `"field":"/statut","note":"x",`, 1), "/assertions/0/claim/note", "unknown field"},
-		{"repeated claim", strings.Replace(valid, `"field":"/date_fin_validite","resource":"/agrements/AGR-4417","value":"2027-02-28"`, `"field":"/statut","resource":"/agrements/AGR-4417","value":"actif"`, 1), "/assertions/2/claim", "unique"},
-		{"repeated id", strings.Replace(valid, `"id":"a2"`, `"id":"a1"`, 1), "/assertions/1/id", "already names /assertions/0"},
-		{"no proof", strings.Replace(valid, `"proof_ids":["prf_conf-01_0"]`, `"proof_ids":[]`, 1), "/assertions/0/proof_ids", "non-empty array"},
-		{"missing disclosure", strings.Replace(valid, `"prf_conf-01_0":{`, `"prf_9":{`, 1), "/assertions/0/proof_ids/0", `"prf_conf-01_0" is cited but`},
-		{"uncited disclosure", strings.Replace(valid, `"disclosures":{`, `"disclosures":{"prf_x":{"request_hash":{"nonce":"n","value":"v"},"response_hash":{"nonce":"n","value":"v"}},`, 1), "/disclosures/prf_x", "no assertion cites"},
-		{"extra opening", strings.Replace(valid, `"prf_conf-01_0":{`, `"prf_conf-01_0":{"chain":{},`, 1), "/disclosures/prf_conf-01_0/chain", "unknown field"},
-		{"opening not a string", strings.Replace(valid, `"prf_conf-01_0":{"request_hash":{"nonce":"n"`, `"prf_conf-01_0":{"request_hash":{"nonce":1`, 1), "/disclosures/prf_conf-01_0/request_hash/nonce", "want a string"},
+		{"not an object", `[]`, "(root)", "un objet JSON attendu"},
+		{"unknown field", strings.Replace(valid, `"season":1`, `"season":1,"score":10`, 1), "/score", "champ inconnu"},
+		{"missing field", strings.Replace(valid, `"agent_did":"did:key:z6MkTest",`, ``, 1), "(root)", `champ "agent_did" manquant`},
+		{"season as a string", strings.Replace(valid, `"season":1`, `"season":"1"`, 1), "/season", "en entier"},
+		{"empty verdict", strings.Replace(valid, `"verdict":"conforme"`, `"verdict":""`, 1), "/verdict", "chaîne non vide"},
+		{"narrative not a string", strings.Replace(valid, `"season":1`, `"season":1,"narrative":null`, 1), "/narrative", "une chaîne attendue"},
+		{"claim field", strings.Replace(valid, `"field":"/statut",`, `"field":"/statut","note":"x",`, 1), "/assertions/0/claim/note", "champ inconnu"},
+		{"repeated claim", strings.Replace(valid, `"field":"/date_fin_validite","resource":"/agrements/AGR-4417","value":"2027-02-28"`, `"field":"/statut","resource":"/agrements/AGR-4417","value":"actif"`, 1), "/assertions/2/claim", "est unique"},
+		{"repeated id", strings.Replace(valid, `"id":"a2"`, `"id":"a1"`, 1), "/assertions/1/id", "nomme déjà /assertions/0"},
+		{"no proof", strings.Replace(valid, `"proof_ids":["prf_conf-01_0"]`, `"proof_ids":[]`, 1), "/assertions/0/proof_ids", "tableau non vide"},
+		{"missing disclosure", strings.Replace(valid, `"prf_conf-01_0":{`, `"prf_9":{`, 1), "/assertions/0/proof_ids/0", `"prf_conf-01_0" est citée mais`},
+		{"uncited disclosure", strings.Replace(valid, `"disclosures":{`, `"disclosures":{"prf_x":{"request_hash":{"nonce":"n","value":"v"},"response_hash":{"nonce":"n","value":"v"}},`, 1), "/disclosures/prf_x", "aucune assertion ne cite"},
+		{"extra opening", strings.Replace(valid, `"prf_conf-01_0":{`, `"prf_conf-01_0":{"chain":{},`, 1), "/disclosures/prf_conf-01_0/chain", "champ inconnu"},
+		{"opening not a string", strings.Replace(valid, `"prf_conf-01_0":{"request_hash":{"nonce":"n"`, `"prf_conf-01_0":{"request_hash":{"nonce":1`, 1), "/disclosures/prf_conf-01_0/request_hash/nonce", "une chaîne attendue"},
 	}
 	_, err := ParseSubmission("sub.json", []byte(valid))
 	require.NoError(t, err, valid)
@@ -164,9 +164,9 @@ func TestEntryChecks(t *testing.T) {
 		alter func(string) string
 		motif string
 	}{
-		{"season", func(d string) string { return strings.Replace(d, `"season":1`, `"season":2`, 1) }, "/season: season 2, want 1"},
-		{"track", func(d string) string { return strings.Replace(d, `"track":"conformite"`, `"track":"generique"`, 1) }, `/track: track "generique"`},
-		{"verdict", func(d string) string { return strings.Replace(d, `"verdict":"conforme"`, `"verdict":"Conforme"`, 1) }, `/verdict: "Conforme" is not a verdict`},
+		{"season", func(d string) string { return strings.Replace(d, `"season":1`, `"season":2`, 1) }, "/season: saison 2, attendue 1"},
+		{"track", func(d string) string { return strings.Replace(d, `"track":"conformite"`, `"track":"generique"`, 1) }, `/track: piste "generique"`},
+		{"verdict", func(d string) string { return strings.Replace(d, `"verdict":"conforme"`, `"verdict":"Conforme"`, 1) }, `/verdict: "Conforme" n'est pas un verdict`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -318,7 +318,7 @@ func TestCloseChecks(t *testing.T) {
 		other := append(append([]season.Fact(nil), conf06...), season.Fact{Resource: "/mesures-restrictives/MR-2026-p2", Field: "/entrees/0/nom", Value: mustValue(t, "/mesures-restrictives/MR-2026-p2", "/entrees/0/nom")})
 		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", other))
 		assert.Equal(t, RejectedAtClose, tr.Status)
-		assert.Contains(t, *tr.Reason, "not an entry concerning the task (its entity, or a candidate)")
+		assert.Contains(t, *tr.Reason, "n'est pas une entrée qui concerne la tâche (son entité, ou un candidat)")
 	})
 	t.Run("too few on own resources", func(t *testing.T) {
 		var common []season.Fact
@@ -330,7 +330,7 @@ func TestCloseChecks(t *testing.T) {
 		common = append(common, conf06[0])
 		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", common))
 		assert.Equal(t, RejectedAtClose, tr.Status)
-		assert.Contains(t, *tr.Reason, "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2")
+		assert.Contains(t, *tr.Reason, "1 assertions sur les ressources propres de la tâche (celles de l'entité, ou des candidats), au moins 2 attendues")
 	})
 }
 
@@ -589,7 +589,7 @@ func TestPurchasingChecks(t *testing.T) {
 			tr := scoreOne(t, s, submission(t, s, gen01.ID, tt.verdict, claims(t, s, gen01)))
 			if !tt.valid {
 				assert.Equal(t, RejectedEntry, tr.Status)
-				assert.Contains(t, deref(tr.Reason), "/verdict: "+strconv.Quote(tt.verdict)+" is not a verdict of the track generique")
+				assert.Contains(t, deref(tr.Reason), "/verdict: "+strconv.Quote(tt.verdict)+" n'est pas un verdict de la piste generique")
 				return
 			}
 			assert.Equal(t, Rendered, tr.Status, deref(tr.Reason))
@@ -607,17 +607,17 @@ func TestPurchasingChecks(t *testing.T) {
 		motif string
 	}{
 		{"no such catalogue entry", season.Fact{Resource: "/catalogues/onduleurs", Field: "/entrees/99/produit", Value: json.RawMessage(`"/produits/OND-2000"`)},
-			"/entrees/99/produit of the common list /catalogues/onduleurs is not an entry concerning"},
+			"/entrees/99/produit de la liste commune /catalogues/onduleurs n'est pas une entrée qui concerne"},
 		{"another category's catalogue", season.Fact{Resource: "/catalogues/ecrans", Field: "/entrees/0/produit", Value: json.RawMessage(`"/produits/ECR-2701"`)},
-			"/catalogues/ecrans is outside the task's graph"},
+			"/catalogues/ecrans est hors du graphe de la tâche"},
 		{"another category's product", season.Fact{Resource: "/produits/ECR-2701", Field: "/existe", Value: json.RawMessage(`true`)},
-			"/produits/ECR-2701 is outside the task's graph"},
+			"/produits/ECR-2701 est hors du graphe de la tâche"},
 		{"a field no rule consumes", season.Fact{Resource: "/produits/OND-2000", Field: "/marque", Value: json.RawMessage(`"x"`)},
-			"/marque is not a probative field of /produits/OND-2000"},
+			"/marque n'est pas un champ probant de /produits/OND-2000"},
 		// A common list's link to its next page is true of every task:
 		// no free assertion towards the minimum (specification 8).
 		{"a catalogue's next page", season.Fact{Resource: "/catalogues/onduleurs", Field: "/page_suivante", Value: valueOf(t, s, "/catalogues/onduleurs", "/page_suivante")},
-			"/page_suivante is not a probative field of /catalogues/onduleurs"},
+			"/page_suivante n'est pas un champ probant de /catalogues/onduleurs"},
 	}
 	t.Run("too few on the candidates' own resources", func(t *testing.T) {
 		catalogue := "/catalogues/onduleurs"
@@ -627,7 +627,7 @@ func TestPurchasingChecks(t *testing.T) {
 		}
 		tr := scoreOne(t, s, submission(t, s, gen05.ID, gen05.Verdict, facts))
 		assert.Equal(t, RejectedAtClose, tr.Status)
-		assert.Contains(t, deref(tr.Reason), "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2 (half the minimum 4")
+		assert.Contains(t, deref(tr.Reason), "1 assertions sur les ressources propres de la tâche (celles de l'entité, ou des candidats), au moins 2 attendues (la moitié du minimum 4")
 	})
 	for _, tt := range closeChecks {
 		t.Run(tt.name, func(t *testing.T) {
@@ -739,7 +739,7 @@ func TestInstrumentFaultIsNotOwn(t *testing.T) {
 	faulty := strings.Replace(string(data), entity.ResponseHash, refused.ResponseHash, 1)
 	tr = scoreOne(t, s, []byte(faulty))
 	assert.Equal(t, RejectedAtClose, tr.Status)
-	assert.Contains(t, deref(tr.Reason), "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2")
+	assert.Contains(t, deref(tr.Reason), "1 assertions sur les ressources propres de la tâche (celles de l'entité, ou des candidats), au moins 2 attendues")
 }
 
 // The verifier's input is read as strictly as a submission.
