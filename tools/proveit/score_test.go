@@ -312,7 +312,7 @@ func (c *chain) alterations(t *testing.T) []alteration {
 		}, statut: score.RejectedAtClose, motif: tr.outsider.resource + " est hors du graphe de la tâche"},
 		{name: "missing disclosure", at: tr.missing, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
 			delete(sub.Disclosures, proofOf(sub, tr.missing.assertion))
-		}, statut: score.RejectedEntry, motif: fmt.Sprintf("/assertions/%d/proof_ids/0: proof", tr.missing.assertion)},
+		}, statut: score.RejectedEntry, motif: fmt.Sprintf("/assertions/%d/proof_ids/0: la preuve", tr.missing.assertion)},
 		{name: "below the minimum", at: tr.belowMin, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
 			sub.Assertions = sub.Assertions[:2]
 			sub.Disclosures = map[string]participant.Disclosure{proofOf(sub, 0): sub.Disclosures[proofOf(sub, 0)], proofOf(sub, 1): sub.Disclosures[proofOf(sub, 1)]}
@@ -612,7 +612,7 @@ func TestScoreBadInput(t *testing.T) {
 	assert.Equal(t, score.Anchored, r.Anchoring)
 	tr := taskReport(t, &r, "conf-01")
 	assert.Equal(t, score.RejectedEntry, tr.Status)
-	assert.Contains(t, deref(tr.Reason), sub+` (root): missing field "track"`)
+	assert.Contains(t, deref(tr.Reason), sub+` (root): champ "track" manquant`)
 	assert.Equal(t, score.NotRendered, taskReport(t, &r, "conf-02").Status)
 
 	for _, track := range chainTracks {
