@@ -460,15 +460,27 @@ func digestOf(value string) [sha256.Size]byte {
 	return sha256.Sum256([]byte(value))
 }
 
+// hostAllowed reports whether a Host header names a served host, with or
+// without a port. net.SplitHostPort takes any text after the last colon for
+// the port ("127.0.0.1:8443 x" splits), so the port must be digits: over
+// HTTP/3 such a Host reaches the handler unparsed.
 func (h *Handler) hostAllowed(hostport string) bool {
 	if len(h.hosts) == 0 {
 		return true
 	}
 	host := hostport
-	if hst, _, err := net.SplitHostPort(hostport); err == nil {
+	if hst, port, err := net.SplitHostPort(hostport); err == nil {
+		if !isPort(port) {
+			return false
+		}
 		host = hst
 	}
 	return h.hosts[strings.ToLower(strings.Trim(host, "[]"))]
+}
+
+// isPort reports whether s is a TCP port written in decimal, 1 to 5 digits.
+func isPort(s string) bool {
+	return len(s) >= 1 && len(s) <= 5 && strings.Trim(s, "0123456789") == ""
 }
 
 // fixedHeaders go on every response. Each value is a shared slice, never

@@ -241,6 +241,11 @@ func TestHostsRefusesOtherHosts(t *testing.T) {
 		{"evil.example", 400},
 		{"corpus.arkforge.tech.evil.example", 400},
 		{"", 400},
+		{"corpus.arkforge.tech:443 x", 400},
+		{"corpus.arkforge.tech:", 400},
+		{"corpus.arkforge.tech:4430000", 400},
+		{"[::1]:80a", 400},
+		{"corpus.arkforge.tech x", 400},
 	}
 	for _, tt := range tests {
 		t.Run(tt.host, func(t *testing.T) {
