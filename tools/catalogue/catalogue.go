@@ -1,5 +1,5 @@
 // Package catalogue builds a track's public catalogue (specification 2.4,
-// CONTRACT.md section 7): for each collection the canonical URL, character
+// docs/contract.md section 9): for each collection the canonical URL, character
 // for character, as a template with its id grammar; the call every resource
 // takes through Trust Layer; the exact request_data and its hash with worked
 // examples; and the forms of a URL that change the hash. It is built from

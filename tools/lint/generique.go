@@ -9,7 +9,7 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// Closed vocabularies of the purchasing track (CONTRACT.md section 6).
+// Closed vocabularies of the purchasing track (docs/contract.md section 3).
 var (
 	supplierStatus    = []string{"actif", "suspendu", "radie"}
 	availabilityState = []string{"en_stock", "rupture", "sur_commande"}

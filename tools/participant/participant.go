@@ -7,7 +7,7 @@
 //
 // Relay plays Trust Layer: a GET of the exact canonical path with no query
 // (params={}), the secret header, the body parsed as Python parses it, and
-// request_hash and response_hash computed as CONTRACT.md section 1 states.
+// request_hash and response_hash computed as docs/contract.md section 1 states.
 // The nonces are random: no signature, timestamp or anchoring is simulated,
 // which is why a replay takes conditions 1 and 2 as input.
 package participant

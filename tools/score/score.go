@@ -1,5 +1,5 @@
 // Package score replays the part of a season's scoring that depends on the
-// corpus (specification 4, 4.1 and 5.7; README.md, "Replaying a score"),
+// corpus (specification 4, 4.1 and 5.7; docs/contract.md section 6),
 // by the rules of the statements' track (season.Rules): the entry
 // checks of each submission, the close checks against the task's graph and
 // the probative fields, conditions 3 and 4 of every assertion against the
