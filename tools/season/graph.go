@@ -76,24 +76,26 @@ func conformityGraph(rules *Rules, task Task, fetch Fetcher) (*Graph, error) {
 			return nil, err
 		}
 	}
-	stated, err := g.read(rules.Track.Rules, fetch)
-	if err != nil {
-		return nil, err
-	}
-	list, err := StringAt(stated, rules.Track.Rules, Pointer("listes_agrees", task.Activity))
-	if err != nil {
-		return nil, err
-	}
-	measures, err := StringAt(stated, rules.Track.Rules, "/mesures_restrictives")
-	if err != nil {
-		return nil, err
-	}
-	for _, first := range []string{list, measures} {
+	for _, at := range []string{Pointer("listes_agrees", task.Activity), "/mesures_restrictives"} {
+		first, err := g.stated(at, fetch)
+		if err != nil {
+			return nil, err
+		}
 		if err := g.pages(first, fetch, g.Common, nil); err != nil {
 			return nil, err
 		}
 	}
 	return g, nil
+}
+
+// stated returns the path at ptr in the resource that states the track's
+// rules: the first page of a common list.
+func (g *Graph) stated(ptr string, fetch Fetcher) (string, error) {
+	doc, err := g.read(g.Rules.Track.Rules, fetch)
+	if err != nil {
+		return "", err
+	}
+	return StringAt(doc, g.Rules.Track.Rules, ptr)
 }
 
 // ownResources adds what the entity lists: agréments, attestations and their

@@ -14,11 +14,7 @@ import (
 // exist.
 func purchaseGraph(rules *Rules, task Task, fetch Fetcher) (*Graph, error) {
 	g := newGraph(rules, "")
-	stated, err := g.read(rules.Track.Rules, fetch)
-	if err != nil {
-		return nil, err
-	}
-	first, err := StringAt(stated, rules.Track.Rules, Pointer("catalogues", task.Category))
+	first, err := g.stated(Pointer("catalogues", task.Category), fetch)
 	if err != nil {
 		return nil, err
 	}
