@@ -157,7 +157,7 @@ func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Re
 	if string(res.Verdict) != key.Verdict {
 		return nil, fmt.Errorf("%s: the solver answers %s over HTTP, the key %s", task.ID, res.Verdict, key.Verdict)
 	}
-	saison, err := strconv.Atoi(tasks.Season)
+	seasonNumber, err := strconv.Atoi(tasks.Season)
 	if err != nil {
 		return nil, fmt.Errorf("saison %q is not an integer", tasks.Season)
 	}
@@ -166,7 +166,7 @@ func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Re
 		return nil, err
 	}
 	sub := &Submission{
-		Season: saison, Track: tasks.Track, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),
+		Season: seasonNumber, Track: tasks.Track, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),
 		Disclosures: map[string]Disclosure{},
 		Narrative:   fmt.Sprintf("Reference solver, %d calls.", len(res.Calls)),
 	}

@@ -203,7 +203,7 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 		keys[k.ID] = k
 	}
 	pending := false
-	fondes := 0
+	founded := 0
 	for _, t := range s.Tasks.Tasks {
 		k, ok := keys[t.ID]
 		if !ok {
@@ -234,7 +234,7 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 			}
 		}
 		if tr.VerdictFounded != nil && *tr.VerdictFounded {
-			fondes++
+			founded++
 		}
 		r.Tasks = append(r.Tasks, tr)
 	}
@@ -248,7 +248,7 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 	}
 	r.Success.OutOf = len(s.Tasks.Tasks)
 	if !pending {
-		r.Success.Founded = &fondes
+		r.Success.Founded = &founded
 		if r.Overclaim.Rendered > 0 {
 			taux := float64(r.Overclaim.Unsupported) / float64(r.Overclaim.Rendered)
 			r.Overclaim.Rate = &taux
@@ -573,11 +573,11 @@ func (r *Report) Text() string {
 		for _, a := range t.Assertions {
 			counts[a.Status]++
 		}
-		fonde := "-"
+		founded := "-"
 		if t.VerdictFounded != nil {
-			fonde = fmt.Sprint(*t.VerdictFounded)
+			founded = fmt.Sprint(*t.VerdictFounded)
 		}
-		fmt.Fprintf(&b, "%-8s %-16s %-16s %-6t %-6s %-22s %s\n", t.TaskID, t.Status, deref(t.Verdict), t.VerdictExact, fonde,
+		fmt.Fprintf(&b, "%-8s %-16s %-16s %-6t %-6s %-22s %s\n", t.TaskID, t.Status, deref(t.Verdict), t.VerdictExact, founded,
 			fmt.Sprintf("%d/%d/%d/%d", counts[Supported], counts[Unsupported], counts[InstrumentFault], counts[Pending]), deref(t.Reason))
 		for _, a := range t.Assertions {
 			if a.Cause != nil {
@@ -596,12 +596,12 @@ func (r *Report) Text() string {
 	if r.Overclaim.Rate != nil {
 		rate = fmt.Sprintf("%.4f", *r.Overclaim.Rate)
 	}
-	fondes := "-"
+	founded := "-"
 	if r.Success.Founded != nil {
-		fondes = fmt.Sprint(*r.Success.Founded)
+		founded = fmt.Sprint(*r.Success.Founded)
 	}
 	fmt.Fprintf(&b, "\noverclaim  %d / %d = %s\n", r.Overclaim.Unsupported, r.Overclaim.Rendered, rate)
-	fmt.Fprintf(&b, "reussite   %s / %d\n", fondes, r.Success.OutOf)
+	fmt.Fprintf(&b, "reussite   %s / %d\n", founded, r.Success.OutOf)
 	fmt.Fprintf(&b, "meilleure reponse constante  %s: %d / %d\n", r.Constant.Verdict, r.Constant.Success, r.Success.OutOf)
 	return b.String()
 }

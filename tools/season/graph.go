@@ -114,11 +114,11 @@ func (g *Graph) ownResources(entity pyjson.Object, fetch Fetcher) error {
 			if field != "attestations" || doc == nil {
 				continue
 			}
-			avenants, err := StringsAt(doc, path, "/avenants")
+			amendments, err := StringsAt(doc, path, "/avenants")
 			if err != nil {
 				return err
 			}
-			for _, avn := range avenants {
+			for _, avn := range amendments {
 				if _, err := g.own(avn, fetch); err != nil {
 					return err
 				}
@@ -133,9 +133,9 @@ func (g *Graph) ownResources(entity pyjson.Object, fetch Fetcher) error {
 		return g.pages(path, fetch, g.Own, func(doc pyjson.Object) error {
 			entries, err := ObjectsAt(doc, path, "/entrees")
 			for _, e := range entries {
-				nom, _ := StringAt(e, path, "/nom")
-				prenoms, _ := StringAt(e, path, "/prenoms")
-				g.owners[[2]string{nom, prenoms}] = true
+				surname, _ := StringAt(e, path, "/nom")
+				givenNames, _ := StringAt(e, path, "/prenoms")
+				g.owners[[2]string{surname, givenNames}] = true
 			}
 			return err
 		})
@@ -151,7 +151,7 @@ func (g *Graph) own(path string, fetch Fetcher) (pyjson.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if existe, _ := doc.Get("existe"); existe == false {
+	if exists, _ := doc.Get("existe"); exists == false {
 		return nil, nil
 	}
 	return doc, nil
@@ -165,7 +165,7 @@ func (g *Graph) pages(first string, fetch Fetcher, set map[string]bool, visit fu
 		if err != nil {
 			return err
 		}
-		if existe, _ := doc.Get("existe"); existe == false {
+		if exists, _ := doc.Get("existe"); exists == false {
 			return nil
 		}
 		if visit != nil {
@@ -222,12 +222,12 @@ func (g *Graph) Concerns(resource, field string) bool {
 	}
 	switch collection {
 	case "listes/agrees":
-		entite, _ := entry.Get("entite")
-		return entite == g.entity
+		entity, _ := entry.Get("entite")
+		return entity == g.entity
 	case "mesures-restrictives":
-		nom, _ := StringAt(entry, resource, "/nom")
-		prenoms, _ := StringAt(entry, resource, "/prenoms")
-		return g.owners[[2]string{nom, prenoms}]
+		surname, _ := StringAt(entry, resource, "/nom")
+		givenNames, _ := StringAt(entry, resource, "/prenoms")
+		return g.owners[[2]string{surname, givenNames}]
 	case "catalogues":
 		product, _ := entry.Get("produit")
 		path, _ := product.(string)

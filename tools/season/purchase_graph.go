@@ -77,7 +77,7 @@ func (g *Graph) ownLinks(path string, doc pyjson.Object, fetch Fetcher, fields .
 func (g *Graph) ownChain(from string, fetch Fetcher, fields ...string) error {
 	for _, field := range fields {
 		doc := g.bodies[from]
-		if existe, _ := doc.Get("existe"); doc == nil || existe == false {
+		if exists, _ := doc.Get("existe"); doc == nil || exists == false {
 			return nil
 		}
 		v, _ := doc.Get(field)

@@ -256,11 +256,11 @@ func DeriveKey(tasks *season.Tasks, design *season.Design, fetch season.Fetcher)
 			problems = append(problems, Problem{Task: task.ID, Rule: RuleDerivation, Message: err.Error()})
 			continue
 		}
-		familles := d.Families
-		if familles == nil {
-			familles = []string{}
+		families := d.Families
+		if families == nil {
+			families = []string{}
 		}
-		key.Tasks = append(key.Tasks, season.KeyTask{ID: task.ID, Verdict: d.Verdict, Families: familles, Control: d.Control, Founding: formula})
+		key.Tasks = append(key.Tasks, season.KeyTask{ID: task.ID, Verdict: d.Verdict, Families: families, Control: d.Control, Founding: formula})
 	}
 	seen := map[string]bool{}
 	for _, d := range design.Tasks {

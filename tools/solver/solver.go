@@ -216,8 +216,8 @@ func (s *walker) get(path string) (pyjson.Object, bool, error) {
 		}
 		s.bodies[path] = body
 	}
-	existe, _ := body.Get("existe")
-	return body, existe != false, nil
+	exists, _ := body.Get("existe")
+	return body, exists != false, nil
 }
 
 // fact reads a fact from a fetched body; the pointer must name a value the
@@ -277,14 +277,14 @@ func (s *solver) entity() (Outcome, string, error) {
 		return Undetermined, "the entity answers existe: false", nil
 	}
 	s.entityDoc = doc
-	statut, err := season.StringAt(doc, s.task.Entity, "/statut")
+	status, err := season.StringAt(doc, s.task.Entity, "/statut")
 	if err != nil {
 		return "", "", err
 	}
 	s.rest(s.fact(s.task.Entity, "/statut"))
 	s.basis = factsBasis(s.fact(s.task.Entity, "/statut"))
-	if statut != "active" {
-		return Failed, fmt.Sprintf("statut is %q, not active", statut), nil
+	if status != "active" {
+		return Failed, fmt.Sprintf("statut is %q, not active", status), nil
 	}
 	return Met, "the entity is active", nil
 }
@@ -426,17 +426,17 @@ func (s *solver) publicList() (Outcome, string, error) {
 			if err != nil {
 				return false, err
 			}
-			licence, statut := f["agrement"], f["statut"]
+			licence, status := f["agrement"], f["statut"]
 			if licence != s.retained {
 				continue
 			}
 			entry := []Fact{s.fact(page, at+"/agrement"), s.fact(page, at+"/statut")}
 			s.rest(entry...)
-			if statut == "actif" {
+			if status == "actif" {
 				found, reason = Met, fmt.Sprintf("%s lists %s as actif", page, licence)
 				s.basis = factsBasis(entry...)
 			} else {
-				found, reason = Undetermined, fmt.Sprintf("%s lists %s as %q while the agrément says actif: two sources of the same rank disagree", page, licence, statut)
+				found, reason = Undetermined, fmt.Sprintf("%s lists %s as %q while the agrément says actif: two sources of the same rank disagree", page, licence, status)
 				// The two sources: the agrément the entity lists, and the entry.
 				s.basis = factsBasis(append([]Fact{s.retainedLink, s.fact(s.retained, "/statut")}, entry...)...)
 			}
@@ -597,7 +597,7 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 		}
 		reasons = append(reasons, factsBasis(late...))
 	}
-	avenants, err := season.StringsAt(doc, c.path, "/avenants")
+	amendments, err := season.StringsAt(doc, c.path, "/avenants")
 	if err != nil {
 		return coverage{}, err
 	}
@@ -606,7 +606,7 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 	latest := ""
 	var missing, exclusion []Fact
 	var missingBases []Basis
-	for k, avn := range avenants {
+	for k, avn := range amendments {
 		link := s.fact(c.path, season.Pointer("avenants", fmt.Sprint(k)))
 		adoc, exists, err := s.get(avn)
 		if err != nil {
@@ -694,19 +694,19 @@ func (s *solver) declaration() (Outcome, string, error) {
 		s.basis = factsBasis(link, s.fact(path, "/existe"))
 		return Undetermined, path + " answers existe: false", nil
 	}
-	statut, err := season.StringAt(doc, path, "/statut_declaration")
+	status, err := season.StringAt(doc, path, "/statut_declaration")
 	if err != nil {
 		return "", "", err
 	}
 	s.rest(link, s.fact(path, "/statut_declaration"))
 	s.basis = factsBasis(link, s.fact(path, "/statut_declaration"))
-	switch statut {
+	switch status {
 	case "complete":
 		return Met, "the declaration is complete", nil
 	case "incomplete":
 		return Failed, "the declaration is incomplete", nil
 	}
-	return "", "", fmt.Errorf("%s: statut_declaration %q is neither complete nor incomplete", path, statut)
+	return "", "", fmt.Errorf("%s: statut_declaration %q is neither complete nor incomplete", path, status)
 }
 
 // person is a name and birth date on a page of a list, with the facts that
