@@ -83,8 +83,8 @@ type Composition struct {
 // purchasing track's answer when no candidate is a valid option (any other
 // verdict of that track is a product's canonical path).
 const (
-	Conforme       = "conforme"
-	NonConforme    = "non_conforme"
+	Compliant      = "conforme"
+	NonCompliant   = "non_conforme"
 	Indeterminable = "indeterminable"
 	NoValidOption  = "aucune_option_valide"
 )
@@ -115,12 +115,12 @@ var (
 	// README.md): criteria R1..R6 stated at /referentiel.
 	Conformity = &Rules{
 		Track:    corpus.Conformite,
-		Verdicts: []string{Conforme, NonConforme, Indeterminable},
+		Verdicts: []string{Compliant, NonCompliant, Indeterminable},
 		Decisions: map[string]Decision{
-			NonConforme:    AnyFailed,
+			NonCompliant:   AnyFailed,
 			Indeterminable: AnyUndetermined,
 		},
-		Composition: Composition{Exactly: map[string]int{Conforme: 3, NonConforme: 4, Indeterminable: 3}},
+		Composition: Composition{Exactly: map[string]int{Compliant: 3, NonCompliant: 4, Indeterminable: 3}},
 		Fields:      []string{"entite", "activite", "date_examen"},
 		Probative: map[string][]string{
 			"entites":              {"/existe", "/statut", "/agrements", "/agrements/<n>", "/attestations", "/attestations/<n>", "/beneficiaires"},

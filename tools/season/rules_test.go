@@ -87,7 +87,7 @@ func TestValidVerdict(t *testing.T) {
 		verdict string
 		want    bool
 	}{
-		{Conformity, Conforme, true},
+		{Conformity, Compliant, true},
 		{Conformity, "Conforme", false},
 		{Conformity, NoValidOption, false},
 		{Conformity, "/produits/ECR-2701", false},
@@ -95,7 +95,7 @@ func TestValidVerdict(t *testing.T) {
 		{Purchasing, "/produits/ECR-2701", true},
 		{Purchasing, "produits/ECR-2701", false},
 		{Purchasing, "/fournisseurs/FRN-101", false},
-		{Purchasing, Conforme, false},
+		{Purchasing, Compliant, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rules.Name()+" "+tt.verdict, func(t *testing.T) {

@@ -26,8 +26,8 @@ type Verdict string
 
 // The verdicts the criteria come to, as season declares them.
 const (
-	Conforme       Verdict = season.Conforme
-	NonConforme    Verdict = season.NonConforme
+	Compliant      Verdict = season.Compliant
+	NonCompliant   Verdict = season.NonCompliant
 	Indeterminable Verdict = season.Indeterminable
 	NoValidOption  Verdict = season.NoValidOption
 )
@@ -154,11 +154,11 @@ func verdictOf(criteria []Criterion) Verdict {
 	}
 	switch {
 	case slices.Contains(outcomes, Failed):
-		return NonConforme
+		return NonCompliant
 	case slices.Contains(outcomes, Undetermined):
 		return Indeterminable
 	}
-	return Conforme
+	return Compliant
 }
 
 // walker fetches a task's resources one canonical path at a time, as an
