@@ -35,7 +35,7 @@ const (
 	RuleFormat     = "format"     // the bytes are json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
 	RuleDates      = "dates"      // YYYY-MM-DD calendar dates, null only where allowed
 	RuleReferences = "references" // canonical paths into the right collection, that resolve
-	RuleRessource  = "ressource"  // ressource is the file's own path
+	RuleResource   = "ressource"  // ressource is the file's own path
 	RuleVocabulary = "vocabulary" // closed vocabularies and activity/type words
 	RuleSchema     = "schema"     // required fields with the right types
 	RuleLinks      = "links"      // two resources that name each other agree
