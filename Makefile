@@ -9,6 +9,9 @@ CADDY := $(BIN)/caddy
 PROVEIT := $(BIN)/proveit
 CORPUS_LISTEN ?= localhost:8080
 RUN_DIR := .run
+# The version both binaries report (caddy version, proveit -version).
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+GO_LDFLAGS := -X github.com/arkforge/proveit-corpus.stamped=$(VERSION)
 # Fuzzing budgets are counts of executions, not durations: a duration races
 # Go 1.26's fuzz coordinator at its deadline (golang/go#75804) and fails
 # with "context deadline exceeded" on a loaded machine. About 10 s each here.
@@ -18,22 +21,27 @@ FUZZ_JSON_EXECS ?= 100000x
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.run/*') go.mod go.sum
 CORPUS_FILES := $(shell find corpus manifest -type f -not -name '*.go')
 
-.PHONY: all build run test vet unit fuzz lint solve verify manifest catalogue catalogue-check bench clean
+.PHONY: all build run test vet cross unit fuzz lint solve verify manifest catalogue catalogue-check bench clean
 
 all: build
 
 build: $(CADDY) $(PROVEIT)
 
 $(CADDY): $(GO_SOURCES) $(CORPUS_FILES)
-	$(GO) build -o $@ ./tools/caddy
+	$(GO) build -ldflags '$(GO_LDFLAGS)' -o $@ ./tools/caddy
 
 $(PROVEIT): $(GO_SOURCES) $(CORPUS_FILES)
-	$(GO) build -o $@ ./tools/proveit
+	$(GO) build -ldflags '$(GO_LDFLAGS)' -o $@ ./tools/proveit
 
-# Serve the embedded corpus locally. The secret comes from
-# CORPUS_CHALLENGE_SECRET; when unset, one is generated once into
+# Serve the embedded corpus locally, on CORPUS_LISTEN only. The secret comes
+# from CORPUS_CHALLENGE_SECRET; when unset, one is generated once into
 # $(RUN_DIR)/secret (ignored by git) and reused. Nothing here prints a
-# secret: the curl line names where it is, never its value.
+# secret: the curl line names where it is, never its value. Caddy's
+# autosaved configuration and its local CA stay in $(RUN_DIR), not in the
+# user's home, and the secrets folder is $(RUN_DIR)/secrets (secret.next,
+# the pins), never the production one.
+RUN_PORT = $(lastword $(subst :, ,$(CORPUS_LISTEN)))
+
 run: build
 	@mkdir -p $(RUN_DIR)
 	@if [ -z "$$CORPUS_CHALLENGE_SECRET" ]; then \
@@ -47,19 +55,30 @@ run: build
 	echo "Try:  curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/referentiel"; \
 	echo "      curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/regles-achat"; \
 	echo "Telemetry: $(RUN_DIR)/telemetry.log"
-	@port=$${CORPUS_LISTEN##*:}; \
-	 CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
-	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$$port \
+	@CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
+	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$(RUN_PORT) \
 	 CORPUS_HOSTS="$${CORPUS_HOSTS:-localhost 127.0.0.1 ::1}" CORPUS_BIND=$${CORPUS_BIND:-127.0.0.1} \
 	 CORPUS_ADMIN=$${CORPUS_ADMIN:-localhost:2019} \
 	 CORPUS_TELEMETRY_OUTPUT="proveit_file $(abspath $(RUN_DIR))/telemetry.log" CORPUS_ACCESS_OUTPUT="file $(RUN_DIR)/access.log" \
-	 CORPUS_PROTOCOLS="h1 h2c" \
+	 CORPUS_PROTOCOLS="h1 h2c" CORPUS_SECRETS_DIR=$${CORPUS_SECRETS_DIR:-$(abspath $(RUN_DIR))/secrets} \
+	 XDG_CONFIG_HOME=$(abspath $(RUN_DIR))/config XDG_DATA_HOME=$(abspath $(RUN_DIR))/data \
 	 exec $(CADDY) run --config Caddyfile --adapter caddyfile
 
-# Every test: static checks, unit and integration tests (which start the real
-# binary, the end-to-end scoring chain among them), the manifest, catalogue
-# and corpus checks, then each fuzz target briefly.
-test: vet verify catalogue-check lint solve unit fuzz
+# Every test: static checks, the cross builds, unit and integration tests
+# (which start the real binary, the end-to-end scoring chain among them), the
+# manifest, catalogue and corpus checks, then each fuzz target briefly.
+test: vet cross verify catalogue-check lint solve unit fuzz
+
+# The handler and the tools build wherever Caddy does: each is compiled for
+# every target, and nothing is written.
+CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64 freebsd/arm64
+CROSS_PACKAGES := ./tools/caddy ./tools/proveit ./caddy-module
+
+cross:
+	@for target in $(CROSS_TARGETS); do \
+	  echo "GOOS=$${target%/*} GOARCH=$${target#*/} $(GO) build $(CROSS_PACKAGES)"; \
+	  GOOS=$${target%/*} GOARCH=$${target#*/} $(GO) build $(CROSS_PACKAGES) || exit 1; \
+	done
 
 vet:
 	$(GO) vet ./...
@@ -98,9 +117,10 @@ catalogue-check: $(PROVEIT)
 
 # Benchmarks, written to docs/performance.md: the corpus server against
 # Caddy's respond and file_server and nginx, the manifest tool against a
-# Python reference and sha256sum (tools/bench). Needs wrk and nginx from
-# Debian's packages: installed when run as root, named otherwise. About ten
-# minutes; run it on an idle machine. BENCH_FLAGS passes flags to tools/bench.
+# Python reference and sha256sum, the tree reader against the system-call
+# reader it replaced (tools/bench). Needs wrk and nginx from Debian's
+# packages: installed when run as root, named otherwise. About ten minutes;
+# run it on an idle machine. BENCH_FLAGS passes flags to tools/bench.
 BENCH_TOOLS := wrk nginx
 
 $(BIN)/bench: $(GO_SOURCES) tools/bench/mix.lua

@@ -80,6 +80,7 @@ type Handler struct {
 	notFound    *response
 	unavailable *response
 	telemetry   *zap.Logger
+	startup     *startupRecords
 }
 
 // Corpus is one track's tree, served beside the others by the same handler.
@@ -122,20 +123,20 @@ type loadedCorpus struct {
 
 // load resolves a corpus's placeholders, reads its manifest and checks its
 // tree against it, byte for byte.
-func (c *Corpus) load(repl *caddy.Replacer) (*loadedCorpus, error) {
+func (c *Corpus) load(repl *settingsReplacer) (*loadedCorpus, error) {
 	track, err := corpus.TrackNamed(c.Track)
 	if err != nil {
 		return nil, err
 	}
-	root, err := repl.ReplaceOrErr(c.Root, false, true)
+	root, err := repl.resolve(c.Root)
 	if err != nil {
 		return nil, fmt.Errorf("root: %w", err)
 	}
-	manifestPath, err := repl.ReplaceOrErr(c.Manifest, false, true)
+	manifestPath, err := repl.resolve(c.Manifest)
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	pin, err := repl.ReplaceOrErr(c.ManifestSHA256, false, true)
+	pin, err := repl.resolve(c.ManifestSHA256)
 	if err != nil {
 		return nil, fmt.Errorf("manifest_sha256: %w", err)
 	}
@@ -204,7 +205,8 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // server on its previous configuration.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.telemetry = ctx.Logger()
-	repl := caddy.NewReplacer()
+	h.startup = &startupRecords{telemetry: h.telemetry}
+	repl := newSettingsReplacer()
 	if err := h.provisionSecrets(repl); err != nil {
 		return err
 	}
@@ -240,22 +242,25 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		if err := h.add(c, system); err != nil {
 			return err
 		}
-		ctx.Logger().Info("corpus verified against its manifest",
+		h.startup.corpora = append(h.startup.corpora, []zap.Field{
 			zap.String("track", c.track.Name),
 			zap.Int("resources", c.resources),
 			zap.Int("manifest_entries", len(c.answers)),
 			zap.String("manifest_sha256", c.sha256),
-			zap.Bool("manifest_pinned", c.pinned))
+			zap.Bool("manifest_pinned", c.pinned),
+		})
 	}
 	h.badRequest = system[corpus.SystemBadRequest]
 	h.forbidden = system[corpus.SystemForbidden]
 	h.notFound = system[corpus.SystemNotFound]
 	h.unavailable = system[corpus.SystemUnavailable]
-	ctx.Logger().Info("corpora served",
+	h.startup.served = []zap.Field{
 		zap.Int("corpora", len(corpora)),
 		zap.Int("resources", len(h.resources)),
 		zap.Int("secret_slots", len(h.digests)),
-		zap.Bool("maintenance", h.Maintenance))
+		zap.Bool("maintenance", h.Maintenance),
+	}
+	h.startup.write(caddy.Log().Named(journalLogger))
 	// Loading leaves the index of the tree as read, the listing of its
 	// manifest and the checks' work as garbage, half the corpus's size:
 	// hand it back to the system now rather than hold it for the life of
@@ -314,10 +319,10 @@ var systemOutcomes = map[string]string{
 	corpus.SystemUnavailable: outcomeUnavailable,
 }
 
-func (h *Handler) provisionSecrets(repl *caddy.Replacer) error {
+func (h *Handler) provisionSecrets(repl *settingsReplacer) error {
 	h.digests = nil
 	for slot, configured := range h.Secrets {
-		value, err := repl.ReplaceOrErr(configured, false, true)
+		value, err := repl.resolve(configured)
 		if err != nil {
 			return fmt.Errorf("secret slot %d: %w", slot, err)
 		}
@@ -366,6 +371,7 @@ func (h *Handler) Validate() error {
 // ServeHTTP answers every request itself with one of the contract's bodies.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
 	start := time.Now()
+	h.startup.once.Do(h.startup.writeTelemetry)
 	resp, slot := h.unavailable, -1
 	defer func() {
 		if p := recover(); p != nil {
@@ -478,9 +484,10 @@ func (h *Handler) hostAllowed(hostport string) bool {
 	return h.hosts[strings.ToLower(strings.Trim(host, "[]"))]
 }
 
-// isPort reports whether s is a TCP port written in decimal, 1 to 5 digits.
+// isPort reports whether s is a port as a URI writes it: up to 5 decimal
+// digits, possibly none ("host:" is a Host with an empty port).
 func isPort(s string) bool {
-	return len(s) >= 1 && len(s) <= 5 && strings.Trim(s, "0123456789") == ""
+	return len(s) <= 5 && strings.Trim(s, "0123456789") == ""
 }
 
 // fixedHeaders go on every response. Each value is a shared slice, never

@@ -242,7 +242,7 @@ func TestHostsRefusesOtherHosts(t *testing.T) {
 		{"corpus.arkforge.tech.evil.example", 400},
 		{"", 400},
 		{"corpus.arkforge.tech:443 x", 400},
-		{"corpus.arkforge.tech:", 400},
+		{"corpus.arkforge.tech:", 200}, // an empty port, as a URI allows
 		{"corpus.arkforge.tech:4430000", 400},
 		{"[::1]:80a", 400},
 		{"corpus.arkforge.tech x", 400},
@@ -410,6 +410,46 @@ func TestSecretsFromPlaceholders(t *testing.T) {
 	assert.Equal(t, 200, serve(h, request{target: "/referentiel", headers: withSecret(secretA)}).Code)
 	assert.Equal(t, 200, serve(h, request{target: "/referentiel", headers: withSecret(secretB)}).Code)
 	assert.Equal(t, 403, serve(h, request{target: "/referentiel", headers: withSecret("{env.PROVEIT_TEST_SECRET}")}).Code)
+}
+
+// A {file.PATH} that does not exist leaves its setting unused (secret.next
+// before a rotation, a pin not yet written); one that exists but cannot be
+// read refuses the configuration instead of leaving it silently empty.
+func TestSettingFiles(t *testing.T) {
+	dir := t.TempDir()
+	secretFile := filepath.Join(dir, "secret")
+	require.NoError(t, os.WriteFile(secretFile, []byte(secretA+"\r\n"), 0o600))
+	missing := filepath.Join(dir, "secret.next")
+	unreadable := filepath.Join(dir, "manifest.sha256")
+	require.NoError(t, os.Mkdir(unreadable, 0o700)) // opens, and cannot be read
+	tests := []struct {
+		name    string
+		secrets []string
+		pin     string
+		err     string
+	}{
+		{name: "a missing file is an unused slot", secrets: []string{"{file." + secretFile + "}", "{file." + missing + "}"}},
+		{name: "a missing pin is no pin", secrets: []string{"{file." + secretFile + "}"}, pin: "{file." + missing + "}"},
+		{name: "an unreadable secret file", secrets: []string{"{file." + unreadable + "}"}, err: "secret slot 0: read " + unreadable},
+		{name: "an unreadable pin", secrets: []string{"{file." + secretFile + "}"}, pin: "{file." + unreadable + "}", err: "manifest_sha256: read " + unreadable},
+		{name: "only missing files", secrets: []string{"{file." + missing + "}"}, err: "no challenge secret configured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tree, manifestPath := newFixtureTree(t)
+			c := fixtureCorpus(tree, manifestPath)
+			c.ManifestSHA256 = tt.pin
+			h := &Handler{Secrets: tt.secrets, Corpora: []Corpus{c}}
+			_, err := provision(t, h)
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Len(t, h.digests, 1)
+			assert.Equal(t, 200, serve(h, request{target: "/referentiel", headers: withSecret(secretA)}).Code, "the trailing line ending is not the secret's")
+		})
+	}
 }
 
 // With no corpus configured, the handler serves every track embedded in

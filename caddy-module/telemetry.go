@@ -83,3 +83,37 @@ func knownProto(proto string) string {
 	}
 	return "other"
 }
+
+// journalLogger names the handler's records in Caddy's own log (the
+// journal under systemd). The telemetry's logger, the module's, is kept out
+// of that log by the shipped Caddyfile: a record a call is not for the
+// journal.
+const journalLogger = "proveit_corpus"
+
+// startupRecords name what a configuration serves: each corpus with its
+// manifest's SHA-256 and whether it is pinned, then the totals. The
+// journal gets them when the configuration is provisioned; the telemetry
+// gets them just before the first call it records, so that each run of
+// records opens on the manifests that answered it, and so that validating a
+// configuration (`caddy validate`), which provisions it but serves nothing,
+// writes no telemetry.
+type startupRecords struct {
+	telemetry *zap.Logger
+	corpora   [][]zap.Field
+	served    []zap.Field
+	once      sync.Once
+}
+
+const (
+	msgCorpusVerified = "corpus verified against its manifest"
+	msgCorporaServed  = "corpora served"
+)
+
+func (s *startupRecords) write(logger *zap.Logger) {
+	for _, fields := range s.corpora {
+		logger.Info(msgCorpusVerified, fields...)
+	}
+	logger.Info(msgCorporaServed, s.served...)
+}
+
+func (s *startupRecords) writeTelemetry() { s.write(s.telemetry) }

@@ -1,17 +1,21 @@
 package corpushandler
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/DeRuina/timberjack"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/dustin/go-humanize"
+	"go.uber.org/zap"
 )
 
 func init() {
@@ -23,11 +27,23 @@ func init() {
 // writer. The telemetry writes one record a call: written one by one, each
 // costs a system call, a good part of a call's time (docs/performance.md).
 //
-// Records reach the file in order, never interleaved. Nothing is lost
-// on a reload, which keeps the writer open as long as a configuration uses
-// the same file, nor on a clean exit, which writes the buffer out after the
-// servers have stopped; a crash loses at most the last FlushInterval of
-// records.
+// Records reach the file in order, never interleaved, and never split: a
+// record that does not fit in what is left of the buffer waits for the
+// next write-out, so that a roll (below) falls between two records. Nothing
+// is lost on a reload, which keeps the writer open as long as a
+// configuration uses the same file, nor on a clean exit, which writes the
+// buffer out after the servers have stopped; a crash loses at most the last
+// FlushInterval of records.
+//
+// The file is rolled as Caddy's own file writer rolls its logs, with the
+// same library and options: when it reaches RollSizeMB it is renamed aside
+// with the time in its name, compressed, and a new one is started; the
+// oldest rolled files beyond RollKeep, or older than RollKeepDays, are
+// deleted. Unlike Caddy's, it deletes nothing unless told to: the
+// telemetry is the season's journal of calls, archived at its close.
+//
+// Nothing is created before the first record is written out: validating a
+// configuration (`caddy validate`) touches no file.
 type TelemetryFile struct {
 	// Filename is the file records are appended to, created with mode 0600
 	// (and its folder with 0700) when missing.
@@ -39,12 +55,28 @@ type TelemetryFile struct {
 	// BufferSize is the buffer's size in bytes; a larger record is written
 	// directly. Default: 64 KiB.
 	BufferSize int `json:"buffer_size,omitempty"`
+
+	// Roll toggles rolling, on by default.
+	Roll *bool `json:"roll,omitempty"`
+
+	// RollSizeMB is the size, in MiB, at which the file is rolled. Default: 100.
+	RollSizeMB int `json:"roll_size_mb,omitempty"`
+
+	// RollCompress compresses rolled files with gzip. Default: true.
+	RollCompress *bool `json:"roll_gzip,omitempty"`
+
+	// RollKeep is how many rolled files are kept. Default: all.
+	RollKeep int `json:"roll_keep,omitempty"`
+
+	// RollKeepDays is how many days a rolled file is kept. Default: all.
+	RollKeepDays int `json:"roll_keep_days,omitempty"`
 }
 
-// Defaults of a TelemetryFile.
+// Defaults of a TelemetryFile; the roll size is that of Caddy's file writer.
 const (
 	defaultFlushInterval = 100 * time.Millisecond
 	defaultBufferSize    = 64 << 10
+	defaultRollSizeMB    = 100
 )
 
 // CaddyModule returns the Caddy module information.
@@ -63,6 +95,9 @@ func (f *TelemetryFile) Provision(caddy.Context) error {
 	if f.BufferSize <= 0 {
 		f.BufferSize = defaultBufferSize
 	}
+	if f.RollSizeMB <= 0 {
+		f.RollSizeMB = defaultRollSizeMB
+	}
 	return nil
 }
 
@@ -71,25 +106,31 @@ func (f *TelemetryFile) Validate() error {
 	if f.Filename == "" {
 		return fmt.Errorf("proveit_file: no filename")
 	}
+	// A write-out larger than the roll size could not be written at all.
+	if f.rolls() && int64(f.BufferSize) > int64(f.RollSizeMB)<<20 {
+		return fmt.Errorf("proveit_file: buffer_size %d exceeds roll_size", f.BufferSize)
+	}
 	return nil
 }
 
 func (f TelemetryFile) String() string { return "proveit_file:" + f.Filename }
 
+func (f TelemetryFile) rolls() bool { return f.Roll == nil || *f.Roll }
+
 // WriterKey identifies the file: configurations that name the same one
 // share one open writer, which a reload therefore never closes.
 func (f TelemetryFile) WriterKey() string { return "proveit_file:" + f.Filename }
 
-// OpenWriter opens the file for appending and starts the periodic flush.
+// OpenWriter starts the periodic write-out; the file itself is opened with
+// the first write-out that holds a record.
 func (f TelemetryFile) OpenWriter() (io.WriteCloser, error) {
-	if err := os.MkdirAll(filepath.Dir(f.Filename), 0o700); err != nil {
-		return nil, err
+	w := &bufferedFile{
+		name: f.Filename,
+		open: f.open,
+		buf:  make([]byte, 0, f.BufferSize),
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
 	}
-	file, err := os.OpenFile(f.Filename, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	w := &bufferedFile{file: file, buf: bufio.NewWriterSize(file, f.BufferSize), stop: make(chan struct{}), done: make(chan struct{})}
 	go w.flushEvery(time.Duration(f.FlushInterval))
 	// A clean exit writes the buffer out once the servers have stopped:
 	// Caddy does not close every log writer before the process ends.
@@ -97,12 +138,43 @@ func (f TelemetryFile) OpenWriter() (io.WriteCloser, error) {
 	return w, nil
 }
 
+// open creates the file's folder and opens the file for appending, or the
+// rolling logger that does.
+func (f TelemetryFile) open() (io.WriteCloser, error) {
+	if err := os.MkdirAll(filepath.Dir(f.Filename), 0o700); err != nil {
+		return nil, err
+	}
+	if !f.rolls() {
+		return os.OpenFile(f.Filename, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	}
+	compression := "gzip"
+	if f.RollCompress != nil && !*f.RollCompress {
+		compression = "none"
+	}
+	return &timberjack.Logger{
+		Filename:    f.Filename,
+		MaxSize:     f.RollSizeMB,
+		MaxBackups:  f.RollKeep,
+		MaxAge:      f.RollKeepDays,
+		Compression: compression,
+		FileMode:    0o600,
+	}, nil
+}
+
 // UnmarshalCaddyfile sets up the writer from Caddyfile tokens. Syntax:
 //
 //	output proveit_file <filename> {
-//	    flush_interval <duration>
-//	    buffer_size    <bytes>
+//	    flush_interval    <duration>
+//	    buffer_size       <bytes>
+//	    roll_disabled
+//	    roll_size         <size>
+//	    roll_uncompressed
+//	    roll_keep         <num>
+//	    roll_keep_for     <duration>
 //	}
+//
+// The rolling subdirectives are those of Caddy's file writer: roll_size
+// is rounded up to whole MiB, roll_keep_for up to whole days.
 func (f *TelemetryFile) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the writer's name
 	if !d.NextArg() {
@@ -119,6 +191,19 @@ func (f *TelemetryFile) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("%s: already specified", name)
 		}
 		seen[name] = true
+		switch name {
+		case "roll_disabled", "roll_uncompressed":
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			off := false
+			if name == "roll_disabled" {
+				f.Roll = &off
+			} else {
+				f.RollCompress = &off
+			}
+			continue
+		}
 		var value string
 		if !d.AllArgs(&value) {
 			return d.ArgErr()
@@ -131,11 +216,29 @@ func (f *TelemetryFile) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			f.FlushInterval = caddy.Duration(interval)
 		case "buffer_size":
-			var size int
-			if _, err := fmt.Sscan(value, &size); err != nil || size <= 0 {
+			size, err := strconv.Atoi(value)
+			if err != nil || size <= 0 {
 				return d.Errf("buffer_size: %q is not a positive number of bytes", value)
 			}
 			f.BufferSize = size
+		case "roll_size":
+			size, err := humanize.ParseBytes(value)
+			if err != nil || size == 0 {
+				return d.Errf("roll_size: %q is not a positive size", value)
+			}
+			f.RollSizeMB = int(math.Ceil(float64(size) / humanize.MiByte))
+		case "roll_keep":
+			keep, err := strconv.Atoi(value)
+			if err != nil || keep <= 0 {
+				return d.Errf("roll_keep: %q is not a positive number of files", value)
+			}
+			f.RollKeep = keep
+		case "roll_keep_for":
+			keepFor, err := caddy.ParseDuration(value)
+			if err != nil || keepFor <= 0 {
+				return d.Errf("roll_keep_for: %q is not a positive duration", value)
+			}
+			f.RollKeepDays = int(math.Ceil(keepFor.Hours() / 24))
 		default:
 			return d.Errf("unrecognized subdirective %q", name)
 		}
@@ -147,17 +250,36 @@ func (f *TelemetryFile) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 // Write, from any goroutine.
 type bufferedFile struct {
 	mu   sync.Mutex
-	file *os.File
-	buf  *bufio.Writer
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	name string
+	open func() (io.WriteCloser, error)
+	out  io.WriteCloser // nil until the first write-out
+	// buf holds whole records not yet written out; its capacity is the
+	// buffer's size. What a failed write-out left is retried with the next.
+	buf []byte
+	// failing is set while write-outs fail, so that a failure is reported
+	// once, and its end once.
+	failing bool
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
 }
 
 func (w *bufferedFile) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.buf.Write(p)
+	// A record that does not fit waits for a write-out of its own (or is
+	// written directly when larger than the buffer): a write-out holds
+	// whole records only, and a roll between two write-outs never splits one.
+	if len(w.buf)+len(p) > cap(w.buf) {
+		if err := w.flushLocked(); err != nil {
+			return 0, err
+		}
+		if len(p) > cap(w.buf) {
+			return w.writeOut(p)
+		}
+	}
+	w.buf = append(w.buf, p...)
+	return len(p), nil
 }
 
 // Sync writes out what the buffer holds; zap calls it after a record of
@@ -165,7 +287,47 @@ func (w *bufferedFile) Write(p []byte) (int, error) {
 func (w *bufferedFile) Sync() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.buf.Flush()
+	return w.flushLocked()
+}
+
+func (w *bufferedFile) flushLocked() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	n, err := w.writeOut(w.buf)
+	w.buf = w.buf[:copy(w.buf, w.buf[n:])]
+	return err
+}
+
+// writeOut writes p to the file, opening it first if need be, and reports
+// to Caddy's log when writing starts or stops failing.
+func (w *bufferedFile) writeOut(p []byte) (int, error) {
+	var n int
+	var err error
+	if w.out == nil {
+		w.out, err = w.open()
+		if err != nil {
+			w.out = nil
+		}
+	}
+	if err == nil {
+		n, err = w.out.Write(p)
+	}
+	if failing := err != nil; failing != w.failing {
+		w.failing = failing
+		// Not under w.mu: Caddy's own log could be routed to this writer.
+		go reportWriteOut(w.name, err)
+	}
+	return n, err
+}
+
+func reportWriteOut(name string, err error) {
+	journal := caddy.Log().Named(journalLogger)
+	if err != nil {
+		journal.Error("telemetry not written, retried at every write-out", zap.String("file", name), zap.Error(err))
+		return
+	}
+	journal.Info("telemetry written again", zap.String("file", name))
 }
 
 func (w *bufferedFile) flushEvery(interval time.Duration) {
@@ -175,7 +337,7 @@ func (w *bufferedFile) flushEvery(interval time.Duration) {
 	for {
 		select {
 		case <-ticker.C:
-			_ = w.Sync() // a failed write is retried with the next flush
+			_ = w.Sync() // a failed write-out is retried with the next
 		case <-w.stop:
 			return
 		}
@@ -188,9 +350,13 @@ func (w *bufferedFile) Close() error {
 	w.once.Do(func() {
 		close(w.stop)
 		<-w.done
-		err = w.Sync()
-		if cerr := w.file.Close(); err == nil {
-			err = cerr
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		err = w.flushLocked()
+		if w.out != nil {
+			if cerr := w.out.Close(); err == nil {
+				err = cerr
+			}
 		}
 	})
 	return err

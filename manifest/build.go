@@ -9,15 +9,16 @@ import (
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest/tree"
 )
 
 // Build makes the manifest of the tree of the track named piste. Every file
 // becomes a document or systeme entry; every reference cited by a file, or
 // in citations (a task statement's entity and references), that has no file
-// becomes an absent entry with the exact body the server answers. The
-// result depends only on the tree's content, never on the order the file
-// system lists it in.
-func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, error) {
+// becomes an absent entry with the exact body the server answers. A file
+// larger than MaxFileSize is refused. The result depends only on the
+// tree's content, never on the order the file system lists it in.
+func Build(fsys fs.FS, piste, origin string, citations []string) (*Manifest, error) {
 	track, err := corpus.TrackNamed(piste)
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
@@ -30,10 +31,10 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 		path string
 		err  error
 	}
-	hashers := make([]hasher, readers(tree))
+	hashers := make([]hasher, tree.Readers(fsys))
 	cited := make([][]string, len(hashers))
 	refused := make([][]refusal, len(hashers))
-	files, entries, err := scanTree(tree, track, func(r int, name, path string, body []byte) Entry {
+	files, entries, err := tree.Scan(fsys, track.PathOf, MaxFileSize, func(r int, name, path string, body []byte) Entry {
 		h := &hashers[r]
 		if err := h.check(body); err != nil {
 			refused[r] = append(refused[r], refusal{path, fmt.Errorf("%s: %w", name, err)})
@@ -45,7 +46,7 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 	if err != nil {
 		return nil, err
 	}
-	if err := errors.Join(files.refused...); err != nil {
+	if err := errors.Join(files.Refused...); err != nil {
 		return nil, err
 	}
 	if all := slices.Concat(refused...); len(all) > 0 {
@@ -56,8 +57,8 @@ func Build(tree fs.FS, piste, origin string, citations []string) (*Manifest, err
 		}
 		return nil, errors.Join(errs...)
 	}
-	isFile := make(map[string]bool, len(files.paths))
-	for _, path := range files.paths {
+	isFile := make(map[string]bool, len(files.Keys))
+	for _, path := range files.Keys {
 		isFile[path] = true
 	}
 	parallel(len(cited), func(r int) {

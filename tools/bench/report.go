@@ -32,6 +32,8 @@ type corpusRun struct {
 	StartupAllCPUs time.Duration
 	// Paired is the corpus server and the floor driven in turn.
 	Paired *pairedRun
+	// Readers is the tree reader timed, on a corpus on disk.
+	Readers *readerRun
 }
 
 func (c *corpusRun) server(key string) *serverRun {
@@ -94,6 +96,7 @@ func (r *report) markdown() []byte {
 	r.pairedSection(&w)
 	r.profileSection(&w)
 	r.toolsSection(&w)
+	r.readersSection(&w)
 	r.growthSection(&w)
 	r.targetsSection(&w)
 	if len(r.GoBench) > 0 {

@@ -9,8 +9,9 @@
 // It also holds the faults the corpus must survive, each a test that
 // measures and serves nothing wrong: a bounded load, reloads under that load
 // (a new secret list, then a tampered tree that must be refused), the corpus
-// killed and restarted behind nginx, slow clients, and hostile targets next
-// to a canary file that must never come back.
+// killed and restarted behind nginx, slow clients, hostile targets next
+// to a canary file that must never come back, and the HTTP/2 window attack
+// with the replies Go's HTTP/2 server writes itself.
 //
 // The tests record their figures. With PROVEIT_RELIABILITY_REPORT naming a
 // file (make reliability sets docs/reliability.md), a passing run writes

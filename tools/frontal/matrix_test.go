@@ -334,21 +334,18 @@ type leftOpen struct {
 }
 
 // insideCaddyOnly are the cells Caddy alone leaves open, all of them over
-// HTTP/2 or HTTP/3, which the shipped configuration does not serve over TLS:
+// HTTP/3, which the shipped configuration does not serve:
 // each replied with its documented status when it does not hold (some hold
 // on some runs, the client's frames racing the server's reply), and closed by
 // the nginx frontal, which terminates TLS and speaks HTTP/1.x only (README).
 // Every HTTP/1.x cell, in clear and inside TLS, must hold.
 var insideCaddyOnly = map[string]leftOpen{
-	caddyAlone + ", h2c (" + probe.HTTP2 + ") × unknown transfer-coding":     {400, h2ConnectionHeader},
-	caddyAllProtocols + ", " + probe.HTTP2 + " × unknown transfer-coding":    {400, h2ConnectionHeader},
 	caddyAllProtocols + ", " + probe.HTTP3 + " × oversized headers (64 KiB)": {431, h3FieldSectionSize},
 }
 
-const (
-	h2ConnectionHeader = "the HTTP/2 server's plain-text 400 for a connection-specific header field, in frames no listener wrapper can rewrite"
-	h3FieldSectionSize = "quic-go's empty 431 for a field section over the limit, in QUIC streams no listener wrapper sees"
-)
+// Every HTTP/2 cell holds: proveit_h2_guard closes the connection instead of
+// sending the HTTP/2 server's own replies (TestH2ServerRepliesClosed).
+const h3FieldSectionSize = "quic-go's empty 431 for a field section over the limit, in QUIC streams no listener wrapper sees"
 
 func TestPreHandlerMatrix(t *testing.T) {
 	c := newCorpusCopy(t)

@@ -48,6 +48,8 @@ type reportFigures struct {
 	beforeCaddy  map[string]int
 	faults       []fault
 	matrix       []matrixCell
+	flood        []floodFigures
+	h2Replies    []h2ReplyRow
 }
 
 var figures = &reportFigures{beforeCaddy: map[string]int{}}
@@ -107,7 +109,7 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 		recorded[x.Name] = true
 	}
 	for _, name := range faultsRecorded {
-		if !recorded[name] || len(f.probes) < 3 || f.differential == "" || f.hostile == "" || len(f.matrix) == 0 {
+		if !recorded[name] || len(f.probes) < 3 || f.differential == "" || f.hostile == "" || len(f.matrix) == 0 || len(f.flood) < len(floodChannels) || len(f.h2Replies) == 0 {
 			return fmt.Errorf("the run did not measure everything (%q, the probe, the differential): run the whole package", name)
 		}
 	}
@@ -157,6 +159,10 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 		p("- **%s, %s.** %s", x.Name, x.Topology, x.Sentence)
 	}
 	p("")
+	f.writeFlood(p)
+	p("")
+	f.writeH2Replies(p)
+	p("")
 	p("## What nginx cannot match")
 	p("")
 	p("Each difference below is allowed by the differential test only where its rule holds, and counted there.")
@@ -181,11 +187,11 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 	f.writeMatrix(p)
 	p("")
 	p("A cell marked *left open* is a reply of the protocol stack's own that no code of this project's can rewrite " +
-		"(in HTTP/2 frames, in QUIC streams; README, \"What comes before the handler\"): the shipped configuration " +
-		"serves neither protocol over TLS. Over HTTP/1.x, in clear and inside TLS, the listener wrapper " +
-		"`proveit_guard` closes the connection on every reply Go writes by itself. Trust Layer, which builds its " +
-		"requests with an HTTP/1.1 library, sends none of these requests; the nginx frontal, which terminates TLS " +
-		"and speaks HTTP/1.x only, answers every one of them with a contract body.")
+		"(in QUIC streams; README, \"What comes before the handler\"): the shipped configuration serves no HTTP/3. " +
+		"Over HTTP/1.x, in clear and inside TLS, the listener wrapper `proveit_guard` closes the connection on every " +
+		"reply Go writes by itself, and over HTTP/2 `proveit_h2_guard` on every reply of the HTTP/2 server's own. " +
+		"Trust Layer, which builds its requests with an HTTP/1.1 library, sends none of these requests; the nginx " +
+		"frontal, which terminates TLS and speaks HTTP/1.x only, answers every one of them with a contract body.")
 	if len(f.beforeCaddy) > 0 {
 		p("")
 		p("Among the hostile requests of the differential, Caddy alone answered before its handler:")

@@ -52,7 +52,7 @@ func hostPattern(hosts []string) string {
 	for i, h := range hosts {
 		quoted[i] = regexp.QuoteMeta(h)
 	}
-	return `^(?:` + strings.Join(quoted, "|") + `)(?::[^:\[\]]*)?$`
+	return `^(?:` + strings.Join(quoted, "|") + `)(?::[0-9]{0,5})?$`
 }
 
 // validHost accepts a DNS name or an IPv4 address. An IPv6 literal is refused:

@@ -108,6 +108,9 @@ func TestHostPattern(t *testing.T) {
 		{"evil.example:corpus.arkforge.tech", false},
 		{"corpus.arkforge.tech:80:80", false},
 		{"corpus.arkforge.tech:]", false},
+		{"corpus.arkforge.tech:abc", false},
+		{"corpus.arkforge.tech:443 x", false},
+		{"corpus.arkforge.tech:443000", false},
 		{"", false},
 	}
 	for _, tt := range tests {

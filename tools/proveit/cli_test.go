@@ -169,7 +169,7 @@ func TestProbeStopsEarly(t *testing.T) {
 	assertOneLine(t, []string{"probe", "-url", s.URL, "-secret-files", wrong}, 1, "refuses the secret from "+wrong)
 
 	t.Setenv("CORPUS_CHALLENGE_SECRET", held)
-	tls := servertest.Start(t, servertest.Options{Secrets: []string{held}, TLS: true})
+	tls := servertest.Start(t, servertest.Options{Secrets: []string{held}, TLS: true, Protocols: "h1 h2 h3"}) // -protocols below checks all three
 	assertOneLine(t, []string{"probe", "-url", tls.URL}, 1, "certificate signed by unknown authority (a private CA: give its root certificate with -cacert)")
 
 	rootCA := filepath.Join(tls.Dir, "data", "caddy", "pki", "authorities", "local", "root.crt")

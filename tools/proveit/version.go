@@ -1,12 +1,9 @@
 package main
 
-import "runtime/debug"
+import proveitcorpus "github.com/arkforge/proveit-corpus"
 
-// version is the module version the binary was built from, as Go records
-// it: a tag, a pseudo-version, or "(devel)" for a build of a work tree.
+// version names the module version the binary was built from
+// (proveitcorpus.Version: the one `make build` stamps, else Go's record).
 func version() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return "proveit " + info.Main.Version
-	}
-	return "proveit (unknown version)"
+	return "proveit " + proveitcorpus.Version()
 }

@@ -1,0 +1,111 @@
+package manifest_test
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/tree"
+)
+
+// unopenable is a tree whose named files cannot be opened.
+type unopenable struct {
+	fstest.MapFS
+	files []string
+}
+
+func (u unopenable) Open(name string) (fs.File, error) {
+	if slices.Contains(u.files, name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return u.MapFS.Open(name)
+}
+
+// TestReadTreeFailsOnTheFirstFile: of the files that cannot be read, the
+// one fs.WalkDir meets first is reported, by ReadTree as by Build.
+func TestReadTreeFailsOnTheFirstFile(t *testing.T) {
+	file := &fstest.MapFile{Data: []byte(`{"a": "b"}`)}
+	files := fstest.MapFS{"referentiel.json": file}
+	for i := range 3000 {
+		files[fmt.Sprintf("agrements/AGR-%d.json", i)] = file
+		files[fmt.Sprintf("entites/ENT-%d.json", i)] = file
+	}
+	broken := unopenable{files, []string{"entites/ENT-7.json", "agrements/AGR-2999.json", "referentiel.json"}}
+	_, err := manifest.ReadTree(broken, corpus.Conformite)
+	require.ErrorIs(t, err, fs.ErrPermission)
+	assert.Contains(t, err.Error(), "agrements/AGR-2999.json")
+	_, err = manifest.Build(broken, corpus.Conformite.Name, manifest.DefaultOrigin, nil)
+	assert.ErrorContains(t, err, "agrements/AGR-2999.json")
+
+	contents, err := manifest.ReadTree(files, corpus.Conformite)
+	require.NoError(t, err)
+	assert.Len(t, contents, 6001)
+	assert.Equal(t, "entites/ENT-42.json", contents["/entites/ENT-42"].Name)
+}
+
+// TestLargeFileIsRefusedUnread puts a sparse file of 1 GiB in the place of
+// a file of the season's tree on disk: start-up (Load, as at a reload),
+// Check and Build each refuse it by name, having read no more of it than
+// MaxFileSize, and the other files are checked as ever.
+func TestLargeFileIsRefusedUnread(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.CopyFS(root, corpus.Conformite.Embedded()))
+	data := manifest.Embedded(corpus.Conformite)
+	m, err := manifest.Decode(data)
+	require.NoError(t, err)
+	huge := *m.Resources[len(m.Resources)-1].File
+	require.NoError(t, os.Truncate(filepath.Join(root, huge), 1<<30))
+	refusal := fmt.Sprintf("%s: larger than a file of the tree may be (%d bytes)", huge, manifest.MaxFileSize)
+
+	for name, run := range map[string]func() error{
+		"Load": func() error {
+			_, _, err := manifest.Load(bytes.NewReader(data), manifest.Dir(root), corpus.Conformite, func(s manifest.Served) []byte { return s.Body })
+			return err
+		},
+		"Check": func() error {
+			_, err := m.Check(manifest.Dir(root), manifest.Full)
+			return err
+		},
+		"Build": func() error {
+			_, err := manifest.Build(manifest.Dir(root), corpus.Conformite.Name, manifest.DefaultOrigin, nil)
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			err := run()
+			runtime.ReadMemStats(&after)
+			require.Error(t, err)
+			assert.ErrorContains(t, err, refusal)
+			assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "allocated while loading a tree of 100 KiB and a file of 1 GiB")
+		})
+	}
+	_, err = m.Check(manifest.Dir(root), manifest.Bytes)
+	var mismatch *manifest.MismatchError
+	require.ErrorAs(t, err, &mismatch)
+	assert.Equal(t, []manifest.Problem{
+		{What: "extra or unreadable: " + refusal},
+		{Path: m.Resources[len(m.Resources)-1].Path, File: huge, What: "missing from the tree"},
+	}, mismatch.Problems, "the file too large is named, and no other")
+	assert.ErrorIs(t, errorsOf(t, root), tree.ErrTooLarge)
+}
+
+// errorsOf is ReadTree's error on the tree at root.
+func errorsOf(t *testing.T, root string) error {
+	t.Helper()
+	_, err := manifest.ReadTree(manifest.Dir(root), corpus.Conformite)
+	return err
+}
