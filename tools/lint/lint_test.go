@@ -576,3 +576,11 @@ func TestDates(t *testing.T) {
 		})
 	}
 }
+
+// Every track's statements have their checks here.
+func TestEveryTrackHasItsTaskChecks(t *testing.T) {
+	require.Len(t, taskChecks, len(season.Tracks))
+	for _, r := range season.Tracks {
+		assert.NotNil(t, taskChecks[r], r.Name())
+	}
+}

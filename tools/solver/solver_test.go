@@ -350,3 +350,12 @@ func initials(criteria []Criterion) string {
 	}
 	return string(out)
 }
+
+// Every track's rulebook has its criteria here: a new track without them
+// would have no reference solver.
+func TestEveryTrackHasItsCriteria(t *testing.T) {
+	require.Len(t, solvers, len(season.Tracks))
+	for _, r := range season.Tracks {
+		assert.NotNil(t, solvers[r], r.Name())
+	}
+}
