@@ -446,7 +446,7 @@ func (l *linter) checkQuestionCites(file, at string, task season.Task) {
 	named := map[string]bool{}
 	for _, p := range citedPath.FindAllString(task.Question, -1) {
 		named[p] = true
-		if _, _, ok := corpus.SplitReference(p); ok && p != task.Entite && !slices.Contains(task.References, p) {
+		if _, _, ok := corpus.SplitReference(p); ok && p != task.Entity && !slices.Contains(task.References, p) {
 			l.report(file, child(at, "question"), RuleReferences, "the question names %s, which references does not list", p)
 		}
 	}

@@ -271,7 +271,7 @@ func (d document) checkField(f field, at string, v pyjson.Value) {
 		if !ok {
 			d.wrongType(at, "a string", v)
 		} else if s != d.path {
-			d.l.report(d.file, at, RuleRessource, "ressource %q is not the file's own path %s", s, d.path)
+			d.l.report(d.file, at, RuleResource, "ressource %q is not the file's own path %s", s, d.path)
 		}
 	case ref:
 		s, ok := v.(string)

@@ -157,16 +157,16 @@ func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Re
 	if string(res.Verdict) != key.Verdict {
 		return nil, fmt.Errorf("%s: the solver answers %s over HTTP, the key %s", task.ID, res.Verdict, key.Verdict)
 	}
-	saison, err := strconv.Atoi(tasks.Saison)
+	seasonNumber, err := strconv.Atoi(tasks.Season)
 	if err != nil {
-		return nil, fmt.Errorf("saison %q is not an integer", tasks.Saison)
+		return nil, fmt.Errorf("saison %q is not an integer", tasks.Season)
 	}
 	claims, err := solver.FoundingClaims(task, key, relay.Fetch)
 	if err != nil {
 		return nil, err
 	}
 	sub := &Submission{
-		Season: saison, Track: tasks.Piste, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),
+		Season: seasonNumber, Track: tasks.Track, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),
 		Disclosures: map[string]Disclosure{},
 		Narrative:   fmt.Sprintf("Reference solver, %d calls.", len(res.Calls)),
 	}

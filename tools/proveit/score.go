@@ -71,10 +71,6 @@ func runScore(args []string, stdout io.Writer) error {
 			return badInput(err)
 		}
 	}
-	track, err := score.NewTrack(t.tasks, files.tasks)
-	if err != nil {
-		return badInput(err)
-	}
 	var key season.Key
 	if err := season.DecodeStrict(t.key, files.Key.Data, &key); err != nil {
 		return badInput(err)
@@ -83,7 +79,7 @@ func runScore(args []string, stdout io.Writer) error {
 		return bad("%s against %s: %w", t.tree, t.manifest, err)
 	}
 	scorer := &score.Scorer{
-		Track:          track,
+		Tasks:          files.tasks,
 		Key:            &key,
 		Manifest:       files.manifest,
 		ManifestSHA256: manifest.SHA256(files.Manifest.Data),
