@@ -1,4 +1,4 @@
-// Package catalogue builds a track's public catalogue (specification 2.4,
+// Package catalogue builds a track's public catalogue (spec §2.4,
 // docs/contract.md section 9): for each collection the canonical URL, character
 // for character, as a template with its id grammar; the call every resource
 // takes through Trust Layer; the exact request_data and its hash with worked

@@ -15,7 +15,7 @@ import (
 )
 
 // The realism rules: the corpus is fictional, and must read like the real
-// thing without naming anything real (specification 2.5). What a machine can
+// thing without naming anything real (docs/contract.md, section 3; spec §2.5). What a machine can
 // check of that is checked here; the names and prose are the authors'.
 
 // fictionalAddress is the one shape of a siege: "<numéro> <voie>, 00NNN

@@ -47,7 +47,7 @@ type field struct {
 	sub      []field  // schema of each object of an entries array
 }
 
-// Closed vocabularies of the contract and the authoring plan.
+// Closed vocabularies of the conformity track (docs/contract.md, section 3).
 var (
 	entityStatus      = []string{"active", "radiee", "en_liquidation"}
 	licenceStatus     = []string{"actif", "suspendu", "retire"}

@@ -2,7 +2,7 @@
 // chain's end-to-end test: the reference solver answers each task, of
 // either track, through a live corpus server reached as Trust Layer's proxy
 // reaches it, every call is recorded as a proof with the two hash openings
-// a participant discloses (specification 4), and each task's answer is
+// a participant discloses (docs/contract.md, section 6; spec §4), and each task's answer is
 // written as a submission.
 //
 // Relay plays Trust Layer: a GET of the exact canonical path with no query
@@ -109,7 +109,7 @@ func nonce() string {
 	return hex.EncodeToString(b)
 }
 
-// Submission is a task's submission in the format of specification 4.
+// Submission is a task's submission in the format of docs/contract.md, section 6 (spec §4).
 type Submission struct {
 	Season      int                   `json:"season"`
 	Track       string                `json:"track"`

@@ -124,7 +124,7 @@ func runScore(args []string, stdout io.Writer) error {
 }
 
 // checkAnchoring refuses files the track's record does not anchor: the
-// manifest, the statements, and the key with the salt (specification 8.5).
+// manifest, the statements, and the key with the salt (docs/contract.md, section 8; spec §8.5).
 func checkAnchoring(recordFile, saltFile string, t trackFiles, files sealedFiles) error {
 	rec, err := seal.ReadRecord(recordFile)
 	if err != nil {

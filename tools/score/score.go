@@ -1,5 +1,5 @@
 // Package score replays the part of a season's scoring that depends on the
-// corpus (specification 4, 4.1 and 5.7; docs/contract.md section 6),
+// corpus (spec §4, 4.1 and 5.7; docs/contract.md section 6),
 // by the rules of the statements' track (season.Rules): the entry
 // checks of each submission, the close checks against the task's graph and
 // the probative fields, conditions 3 and 4 of every assertion against the
@@ -33,8 +33,8 @@ type Status string
 const (
 	Rendered        Status = "rendue"          // scored
 	NotRendered     Status = "non_rendue"      // missing, or below the minimum: a failure, outside the overclaim
-	RejectedEntry   Status = "rejetee_entree"  // refused before it is recorded (specification 4)
-	RejectedAtClose Status = "rejetee_cloture" // refused when scored with the corpus (specification 5.7)
+	RejectedEntry   Status = "rejetee_entree"  // refused before it is recorded (docs/contract.md, section 6; spec §4)
+	RejectedAtClose Status = "rejetee_cloture" // refused when scored with the corpus (docs/contract.md, section 6; spec §5.7)
 )
 
 // AssertionStatus is the outcome of the four conditions of 4.1.
@@ -265,7 +265,7 @@ type Parsed struct {
 }
 
 // oneParticipant refuses submissions of more than one agent_did: a replay
-// scores one participant (specification 9.1).
+// scores one participant (docs/contract.md, section 7; spec §9.1).
 func oneParticipant(subs []Parsed) error {
 	var first *Submission
 	for _, p := range subs {

@@ -114,7 +114,7 @@ func scoreOne(t *testing.T, s *Scorer, data []byte) TaskReport {
 	return TaskReport{}
 }
 
-// Every way a submission breaks the schema of specification 4 is named by
+// Every way a submission breaks the schema of docs/contract.md, section 6 (spec §4), is named by
 // its JSON pointer.
 func TestParseSubmissionSchema(t *testing.T) {
 	s, _ := newScorer(t)
@@ -615,7 +615,7 @@ func TestPurchasingChecks(t *testing.T) {
 		{"a field no rule consumes", season.Fact{Resource: "/produits/OND-2000", Field: "/marque", Value: json.RawMessage(`"x"`)},
 			"/marque n'est pas un champ probant de /produits/OND-2000"},
 		// A common list's link to its next page is true of every task:
-		// no free assertion towards the minimum (specification 8).
+		// no free assertion towards the minimum (docs/contract.md, section 3; spec §8).
 		{"a catalogue's next page", season.Fact{Resource: "/catalogues/onduleurs", Field: "/page_suivante", Value: valueOf(t, s, "/catalogues/onduleurs", "/page_suivante")},
 			"/page_suivante n'est pas un champ probant de /catalogues/onduleurs"},
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
-// Submission is one task's submission in the format of specification 4,
+// Submission is one task's submission in the format of docs/contract.md, section 6 (spec §4),
 // read as Python reads JSON.
 type Submission struct {
 	File        string // where it was read from, for messages

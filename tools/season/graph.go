@@ -13,7 +13,7 @@ import (
 // Fetcher answers a canonical path with the body the server would send.
 type Fetcher func(path string) ([]byte, error)
 
-// Graph is a task's graph (specification 5.2 and 6.6): the resources an
+// Graph is a task's graph (docs/contract.md, section 6; spec §5.2 and 6.6): the resources an
 // assertion on the task may name, split into its own resources and the
 // common lists.
 type Graph struct {
@@ -205,7 +205,7 @@ func (g *Graph) Contains(resource string) bool {
 }
 
 // Concerns reports whether an assertion on a common list is on an entry that
-// concerns the task (specification 5.2 and 6.6): on the public list, an entry
+// concerns the task (docs/contract.md, section 6; spec §5.2 and 6.6): on the public list, an entry
 // whose entite is the entity; on the restrictive-measures list, an entry
 // whose nom and prenoms are those of one of its beneficial owners; on a
 // catalogue page, a candidate's entry.

@@ -39,7 +39,7 @@ type Rules struct {
 	FileSuffix string
 
 	// Probative are the pointers an assertion may name, by collection of
-	// the track (specification 5.7; docs/contract.md section 3): "<n>" is
+	// the track (spec §5.7; docs/contract.md section 3): "<n>" is
 	// an array index, "<name>" any member name.
 	Probative map[string][]string
 	// CommonLists are the collections whose pages are a task's common
@@ -71,7 +71,7 @@ const (
 )
 
 // Composition is the published balance of a track's expected verdicts
-// (specification 5.3 to 5.5, and 6 for the purchasing track).
+// (docs/contract.md, section 5; spec §5.3 to 5.5, and 6 for the purchasing track).
 type Composition struct {
 	// Exactly is the number of tasks that expect each of these verdicts.
 	Exactly map[string]int
@@ -89,13 +89,13 @@ const (
 	NoValidOption  = "aucune_option_valide"
 )
 
-// What every track shares (specification 5.3 to 5.6).
+// What every track shares (docs/contract.md, section 5; spec §5.3 to 5.6).
 const (
 	// MinCalls and MaxCalls bound the calls answering a task takes.
 	MinCalls = 2
 	MaxCalls = 12
 	// A statement's assertions_min is MinAssertions to MaxAssertionsMin,
-	// its assertions_max twice it (specification 5.5).
+	// its assertions_max twice it (docs/contract.md, section 5; spec §5.5).
 	MinAssertions    = 2
 	MaxAssertionsMin = 4
 	// MinP5 is the number of tasks that must carry P5, the family guessing
@@ -149,7 +149,7 @@ var (
 		Probative: map[string][]string{
 			// A catalogue is a common list: its /page_suivante is not
 			// probative, as the conformity track's lists' are not
-			// (specification 8).
+			// (docs/contract.md, section 3; spec §8).
 			"catalogues":     {"/entrees/<n>/produit", "/entrees/<n>/prix_affiche_ttc", "/entrees/<n>/etat_affiche"},
 			"produits":       {"/existe", "/categorie", "/fournisseur", "/caracteristiques/<name>", "/tarif", "/disponibilite"},
 			"fournisseurs":   {"/existe", "/statut", "/conditions_livraison"},

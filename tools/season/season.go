@@ -115,7 +115,7 @@ type Fact struct {
 	// EquivalentForms are other triples that state the same fact (one
 	// element of an array rather than the whole array, for instance): an
 	// assertion of any of them carries the fact as the fact itself would
-	// (specification 5.5 and 5.7).
+	// (docs/contract.md, section 5; spec §5.5 and 5.7).
 	EquivalentForms []Fact `json:"formes_equivalentes,omitempty"`
 }
 

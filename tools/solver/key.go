@@ -18,8 +18,8 @@ const (
 	RuleComposition  = "composition"  // the season's balance of verdicts and trap families
 	RuleBounds       = "bounds"       // a task's assertion bounds are the track's
 	RuleServed       = "served"       // a fact's value is exactly what the corpus serves
-	RuleProbative    = "probative"    // a fact's field is a probative pointer (specification 5.7)
-	RuleGraph        = "graph"        // a fact's resource is in the task's graph (specification 5.2)
+	RuleProbative    = "probative"    // a fact's field is a probative pointer (docs/contract.md, section 3; spec §5.7)
+	RuleGraph        = "graph"        // a fact's resource is in the task's graph (docs/contract.md, section 6; spec §5.2)
 	RuleOwn          = "own-resource" // enough facts are on the entity's own resources
 	RuleCommonList   = "common-list"  // a fact on a common list is on an entry concerning the entity
 	RuleForms        = "forms"        // a fact lists every equivalent form of the task's graph

@@ -55,7 +55,7 @@ func TestSeasonKeyMeetsTheTrackRules(t *testing.T) {
 // Task by task, the same guarantees stated directly, so that a failure names
 // the task and the broken promise.
 func TestSeasonTaskByTask(t *testing.T) {
-	// Assertion bounds of the specification's 5.5, which taches.json restates;
+	// Assertion bounds of spec §5.5 (docs/contract.md, section 5), which taches.json restates;
 	// the purchasing statements publish their own, checked by CheckKey.
 	bounds := map[string][2]int{
 		"conf-01": {2, 4}, "conf-02": {3, 6}, "conf-03": {2, 4}, "conf-04": {3, 6}, "conf-05": {4, 8},
