@@ -2,7 +2,7 @@
 // chain's end-to-end test: the reference solver answers each task, of
 // either track, through a live corpus server reached as Trust Layer's proxy
 // reaches it, every call is recorded as a proof with the two hash openings
-// a participant discloses (specification 4), and each task's answer is
+// a participant discloses (docs/contract.md, section 6; spec §4), and each task's answer is
 // written as a submission.
 //
 // Relay plays Trust Layer: a GET of the exact canonical path with no query
@@ -109,7 +109,7 @@ func nonce() string {
 	return hex.EncodeToString(b)
 }
 
-// Submission is a task's submission in the format of specification 4.
+// Submission is a task's submission in the format of docs/contract.md, section 6 (spec §4).
 type Submission struct {
 	Season      int                   `json:"season"`
 	Track       string                `json:"track"`
@@ -157,16 +157,16 @@ func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Re
 	if string(res.Verdict) != key.Verdict {
 		return nil, fmt.Errorf("%s: the solver answers %s over HTTP, the key %s", task.ID, res.Verdict, key.Verdict)
 	}
-	saison, err := strconv.Atoi(tasks.Saison)
+	seasonNumber, err := strconv.Atoi(tasks.Season)
 	if err != nil {
-		return nil, fmt.Errorf("saison %q is not an integer", tasks.Saison)
+		return nil, fmt.Errorf("saison %q is not an integer", tasks.Season)
 	}
 	claims, err := solver.FoundingClaims(task, key, relay.Fetch)
 	if err != nil {
 		return nil, err
 	}
 	sub := &Submission{
-		Season: saison, Track: tasks.Piste, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),
+		Season: seasonNumber, Track: tasks.Track, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),
 		Disclosures: map[string]Disclosure{},
 		Narrative:   fmt.Sprintf("Reference solver, %d calls.", len(res.Calls)),
 	}

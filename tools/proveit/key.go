@@ -87,12 +87,12 @@ func runKey(args []string, stdout io.Writer) error {
 			return err
 		}
 		if *verbose {
-			for _, k := range key.Taches {
-				smallest, err := k.Fondement.Smallest()
+			for _, k := range key.Tasks {
+				smallest, err := k.Founding.Smallest()
 				if err != nil {
 					return err
 				}
-				alternatives, err := k.Fondement.Alternatives()
+				alternatives, err := k.Founding.Alternatives()
 				if err != nil {
 					return err
 				}
@@ -117,7 +117,7 @@ func runKey(args []string, stdout io.Writer) error {
 		if err := os.WriteFile(t.key, data, 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s from %s (%d tasks)\n", t.key, path, len(key.Taches))
+		fmt.Fprintf(stdout, "wrote %s from %s (%d tasks)\n", t.key, path, len(key.Tasks))
 		return nil
 	})
 }

@@ -132,8 +132,8 @@ func (c *comparer) Write(p []byte) (int, error) {
 // readTasks reads a track's statements and checks they are that track's.
 func readTasks(t trackFiles) (*season.Tasks, error) {
 	tasks, err := season.ReadTasks(t.tasks)
-	if err == nil && tasks.Piste != t.track.Name {
-		err = fmt.Errorf("%s: piste %q, want %q", t.tasks, tasks.Piste, t.track.Name)
+	if err == nil && tasks.Track != t.track.Name {
+		err = fmt.Errorf("%s: piste %q, want %q", t.tasks, tasks.Track, t.track.Name)
 	}
 	return tasks, err
 }

@@ -72,10 +72,6 @@ func runScore(args []string, stdout io.Writer) error {
 			return badInput(err)
 		}
 	}
-	track, err := score.NewTrack(t.tasks, files.tasks)
-	if err != nil {
-		return badInput(err)
-	}
 	var key season.Key
 	if err := season.DecodeStrict(t.key, files.Key.Data, &key); err != nil {
 		return badInput(err)
@@ -84,7 +80,7 @@ func runScore(args []string, stdout io.Writer) error {
 		return bad("%s against %s: %w", t.tree, t.manifest, err)
 	}
 	scorer := &score.Scorer{
-		Track:          track,
+		Tasks:          files.tasks,
 		Key:            &key,
 		Manifest:       files.manifest,
 		ManifestSHA256: anchor.SHA256(files.Manifest.Data),
@@ -129,7 +125,7 @@ func runScore(args []string, stdout io.Writer) error {
 }
 
 // checkAnchoring refuses files the track's record does not anchor: the
-// manifest, the statements, and the key with the salt (specification 8.5).
+// manifest, the statements, and the key with the salt (docs/contract.md, section 8; spec §8.5).
 func checkAnchoring(recordFile, saltFile string, t trackFiles, files sealedFiles) error {
 	rec, err := seal.ReadRecord(recordFile)
 	if err != nil {

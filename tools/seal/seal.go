@@ -1,5 +1,5 @@
 // Package seal makes and checks the pre-registration record of each track of
-// a season (specification section 8), one record per track since the tracks
+// a season (docs/contract.md, section 8; spec §8), one record per track since the tracks
 // are never aggregated. The record is public and lives in the repository; it
 // anchors the SHA-256 of the manifest (the corpus's identity), of the task
 // statements (whose bounds, entities, activities and categories build the
