@@ -1,6 +1,8 @@
 package verify_test
 
 import (
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -13,7 +15,49 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/internal/testcorpus"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
+
+// TestTreeCitations: at Full depth, what the statements cite has an entry,
+// and, when they are given, every absent entry is cited by the tree or by
+// them, as Build writes the manifest.
+func TestTreeCitations(t *testing.T) {
+	track := corpus.Generique
+	tasks, err := season.ReadTasks(filepath.Join("..", "..", season.TasksFile(track)))
+	require.NoError(t, err)
+	citations := tasks.Citations()
+	const uncited = "/produits/CSQ-0815" // cited by a statement alone
+	tests := []struct {
+		name      string
+		citations []string
+		breakIt   func(m *manifest.Manifest)
+		want      string
+	}{
+		{"as built", citations, func(*manifest.Manifest) {}, ""},
+		{"citations not given", nil, func(*manifest.Manifest) {}, ""},
+		{"no statement", []string{}, func(*manifest.Manifest) {}, uncited + ": absent entry that neither the corpus nor a statement cites"},
+		{"a statement's citation without its entry", citations, func(m *manifest.Manifest) {
+			m.Resources = slices.DeleteFunc(m.Resources, func(e manifest.Entry) bool { return e.Path == uncited })
+		}, uncited + ": cited by the corpus but has neither a file nor an absent entry"},
+		{"an absent entry naming a file", citations, func(m *manifest.Manifest) {
+			i := slices.IndexFunc(m.Resources, func(e manifest.Entry) bool { return e.Path == uncited })
+			file := corpus.FileOf(uncited)
+			m.Resources[i].File = &file
+		}, uncited + ": an absent entry names no file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := testcorpus.CheckedIn(t, track)
+			tt.breakIt(m)
+			_, err := verify.Tree(m, track.Embedded(), verify.Full, tt.citations)
+			if tt.want == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tt.want)
+			}
+		})
+	}
+}
 
 func checkedIn(t *testing.T) *manifest.Manifest {
 	t.Helper()
