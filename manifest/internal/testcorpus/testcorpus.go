@@ -11,7 +11,6 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
-	"github.com/arkforge/proveit-corpus/tools/gencorpus"
 )
 
 // CheckedIn decodes the manifest of a track compiled into the binary.
@@ -38,26 +37,4 @@ func TreeCopy(t testing.TB, track *corpus.Track) fstest.MapFS {
 	})
 	require.NoError(t, err)
 	return tree
-}
-
-// GeneratedResources is the size of the synthetic tree the benchmarks
-// build and check: large enough for per-file costs to dominate, small enough
-// to generate in a fraction of a second. `make bench` times 100,000.
-const GeneratedResources = 10_000
-
-// Generated generates the tree in memory and builds its manifest; size
-// is the total of the files' bytes.
-func Generated(b *testing.B) (tree fstest.MapFS, m *manifest.Manifest, size int64) {
-	b.Helper()
-	tree, err := gencorpus.Tree(gencorpus.Options{Resources: GeneratedResources, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if m, err = manifest.Build(tree, corpus.Conformite.Name, manifest.DefaultOrigin, nil); err != nil {
-		b.Fatal(err)
-	}
-	for _, f := range tree {
-		size += int64(len(f.Data))
-	}
-	return tree, m, size
 }
