@@ -61,9 +61,8 @@ type Handler struct {
 	Secrets []string `json:"secrets,omitempty"`
 
 	// Corpora are the trees served together, one per track (docs/contract.md,
-	// section 3), each checked byte for byte against its own
-	// manifest. None means every track's tree and manifest embedded in the
-	// binary.
+	// section 3), each checked byte for byte against its own manifest. None
+	// means every track's tree and manifest embedded in the binary.
 	Corpora []Corpus `json:"corpora,omitempty"`
 
 	// Hosts, when set, are the only Host names answered; any other gets the
