@@ -24,6 +24,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
@@ -115,11 +116,11 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 		Format:         Format,
 		Track:          m.Piste,
 		Season:         saison,
-		ManifestSHA256: manifest.SHA256(manifestBytes),
+		ManifestSHA256: anchor.SHA256(manifestBytes),
 		Origin:         m.Origin,
 		Call:           Call{Method: manifest.Request.Method, Amount: manifest.Request.Amount, Currency: manifest.Request.Currency},
 		RequestData: RequestData{
-			Template: string(pyjson.Canonical(manifest.RequestData("{target}"))),
+			Template: string(pyjson.Canonical(anchor.RequestData("{target}"))),
 			Hashing:  "sha256(canonical_json(request_data)), canonical_json = json.dumps(request_data, sort_keys=True, separators=(\",\", \":\")), ensure_ascii=True",
 		},
 		IDGrammar:     corpus.IDGrammar,
@@ -139,7 +140,7 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 		}
 		if collections[name] == nil {
 			template := m.Origin + "/" + name + "/" + idPlaceholder
-			collections[name] = &Collection{Collection: name, Template: template, RequestData: string(pyjson.Canonical(manifest.RequestData(template))), Examples: []Example{}}
+			collections[name] = &Collection{Collection: name, Template: template, RequestData: string(pyjson.Canonical(anchor.RequestData(template))), Examples: []Example{}}
 		}
 	}
 	refs := slices.Clone(named)
@@ -166,7 +167,7 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 
 func example(m *manifest.Manifest, path string) Example {
 	target := m.Target(path)
-	return Example{Path: path, Target: target, CanonicalJSON: string(pyjson.Canonical(manifest.RequestData(target))), RequestHash: manifest.RequestHash(target)}
+	return Example{Path: path, Target: target, CanonicalJSON: string(pyjson.Canonical(anchor.RequestData(target))), RequestHash: anchor.RequestHash(target)}
 }
 
 // refusedForms lists the forms of a canonical path's URL that are not it,
@@ -186,10 +187,10 @@ func refusedForms(m *manifest.Manifest, path string) ([]Refused, error) {
 		{"port explicite", m.Origin + ":443" + path, "l'origine fait partie de la cible hachée, caractère pour caractère"},
 		{"schéma http", "http://" + host + path, "l'origine est " + m.Origin + ", caractère pour caractère"},
 	}
-	canonical := manifest.RequestHash(m.Target(path))
+	canonical := anchor.RequestHash(m.Target(path))
 	out := make([]Refused, 0, len(forms))
 	for _, f := range forms {
-		r := Refused{Form: f.forme, Target: f.target, RequestHash: manifest.RequestHash(f.target), Why: f.pourquoi}
+		r := Refused{Form: f.forme, Target: f.target, RequestHash: anchor.RequestHash(f.target), Why: f.pourquoi}
 		if r.RequestHash == canonical {
 			return nil, fmt.Errorf("the form %q of %s gives the canonical request_hash", f.forme, path)
 		}

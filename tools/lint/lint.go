@@ -24,7 +24,9 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/manifest/verify"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
@@ -221,7 +223,7 @@ func (l *linter) readTree() {
 			l.report(name, "", RuleFileName, "cannot be read: %v", err)
 			return nil
 		}
-		doc, err := manifest.CheckBody(data)
+		doc, err := anchor.CheckBody(data)
 		if err != nil {
 			var syntax *pyjson.SyntaxError
 			if errors.As(err, &syntax) {
@@ -260,8 +262,8 @@ func (l *linter) readActivities() {
 
 // checkManifest compares the tree with the manifest, hash for hash.
 func (l *linter) checkManifest() {
-	_, err := l.opts.Manifest.Check(l.tree, manifest.Full)
-	var mismatch *manifest.MismatchError
+	_, err := verify.Tree(l.opts.Manifest, l.tree, verify.Full, nil)
+	var mismatch *verify.MismatchError
 	switch {
 	case errors.As(err, &mismatch):
 		for _, p := range mismatch.Problems {

@@ -29,6 +29,8 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/verify"
 )
 
 // Options describe the server to generate. Exactly one of Upstream and Root
@@ -128,7 +130,7 @@ func Generate(o Options) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		sums = append(sums, manifest.SHA256(c.Manifest))
+		sums = append(sums, anchor.SHA256(c.Manifest))
 		d.Entries += len(m.Resources)
 		for _, lit := range []struct {
 			path string
@@ -193,7 +195,7 @@ func (c Corpus) check() (*manifest.Manifest, map[string][]byte, error) {
 	if c.Root != "" {
 		tree = os.DirFS(c.Root)
 	}
-	bodies, err := m.Check(tree, manifest.Full)
+	bodies, err := verify.Tree(m, tree, verify.Full, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", m.Piste, err)
 	}
@@ -222,7 +224,7 @@ func absentTemplate(m *manifest.Manifest) (head, tail string, err error) {
 	}
 	head, tail, _ = strings.Cut(body, absentMarker)
 	for _, e := range m.Resources {
-		if e.Kind == manifest.Absent && manifest.SHA256([]byte(head+e.Path+tail)) != e.BytesSHA256 {
+		if e.Kind == manifest.Absent && anchor.SHA256([]byte(head+e.Path+tail)) != e.BytesSHA256 {
 			return "", "", fmt.Errorf("%s: the absent body nginx would build differs from the manifest", e.Path)
 		}
 	}

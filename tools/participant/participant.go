@@ -20,7 +20,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -67,7 +67,7 @@ func (r *Relay) Call(path string) (*Proof, error) {
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", path, err)
 	}
-	responseHash, err := manifest.ResponseHash(resp.Body)
+	responseHash, err := anchor.ResponseHash(resp.Body)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: the body is not JSON as Python reads it: %w", path, err)
 	}
@@ -77,7 +77,7 @@ func (r *Relay) Call(path string) (*Proof, error) {
 		Status: resp.Status,
 		Body:   resp.Body,
 		Disclosure: Disclosure{
-			RequestHash:  Opening{Nonce: nonce(), Value: manifest.RequestHash(r.Origin + path)},
+			RequestHash:  Opening{Nonce: nonce(), Value: anchor.RequestHash(r.Origin + path)},
 			ResponseHash: Opening{Nonce: nonce(), Value: responseHash},
 		},
 	}

@@ -7,7 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/verify"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -75,14 +76,14 @@ func runScore(args []string, stdout io.Writer) error {
 	if err := season.DecodeStrict(t.key, files.Key.Data, &key); err != nil {
 		return badInput(err)
 	}
-	if _, err := files.manifest.Check(os.DirFS(t.tree), manifest.Full); err != nil {
+	if _, err := verify.Tree(files.manifest, os.DirFS(t.tree), verify.Full, nil); err != nil {
 		return bad("%s against %s: %w", t.tree, t.manifest, err)
 	}
 	scorer := &score.Scorer{
 		Tasks:          files.tasks,
 		Key:            &key,
 		Manifest:       files.manifest,
-		ManifestSHA256: manifest.SHA256(files.Manifest.Data),
+		ManifestSHA256: anchor.SHA256(files.Manifest.Data),
 		Fetch:          solver.ServeTree(os.DirFS(t.tree)),
 		Anchored:       !*dryRun,
 	}

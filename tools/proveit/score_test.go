@@ -18,6 +18,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/participant"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 	"github.com/arkforge/proveit-corpus/tools/score"
@@ -284,7 +285,7 @@ func (c *chain) alterations(t *testing.T) []alteration {
 		{name: "request hash of another resource", at: tr.other, alter: func(sub *participant.Submission, proofs map[string]score.ProofOutcome) {
 			id := proofOf(sub, tr.other.assertion)
 			d := sub.Disclosures[id]
-			d.RequestHash.Value = manifest.RequestHash(c.origin + tr.other.resource)
+			d.RequestHash.Value = anchor.RequestHash(c.origin + tr.other.resource)
 			sub.Disclosures[id] = d
 			proofs[id] = verified(d)
 		}, statut: score.Rendered, want: score.Unsupported, cause: score.ResourceMismatch},
@@ -327,7 +328,7 @@ func (c *chain) alterations(t *testing.T) []alteration {
 		// The disclosure, not the verifier's outcome, says what the proof
 		// attests: a pair the verifier did not open supports nothing.
 		{name: "a request hash the verifier did not open", at: tr.proof, alter: disclosed(func(d *participant.Disclosure) {
-			d.RequestHash.Value = manifest.RequestHash(c.origin + tr.other.resource)
+			d.RequestHash.Value = anchor.RequestHash(c.origin + tr.other.resource)
 		}), statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
 		{name: "a response hash the verifier did not open", at: tr.proof, alter: disclosed(func(d *participant.Disclosure) {
 			d.ResponseHash = c.refused.Disclosure.ResponseHash

@@ -16,6 +16,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
@@ -38,7 +39,7 @@ func newTrackScorer(t *testing.T, track *corpus.Track) (*Scorer, *season.Key) {
 	m, data, err := manifest.ReadFile(filepath.Join(root, "manifest", track.Name+".json"))
 	require.NoError(t, err)
 	fetch := solver.ServeTree(os.DirFS(filepath.Join(root, "corpus", track.Name)))
-	return &Scorer{Tasks: tasks, Key: key, Manifest: m, ManifestSHA256: manifest.SHA256(data), Fetch: fetch}, key
+	return &Scorer{Tasks: tasks, Key: key, Manifest: m, ManifestSHA256: anchor.SHA256(data), Fetch: fetch}, key
 }
 
 // submission writes a task's submission asserting the given facts, each

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
@@ -187,7 +187,7 @@ func (g *Graph) read(path string, fetch Fetcher) (pyjson.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := manifest.CheckBody(data)
+	doc, err := anchor.CheckBody(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

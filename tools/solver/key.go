@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -296,7 +296,7 @@ func served(f season.Fact, fetch season.Fetcher) string {
 	if err != nil {
 		return err.Error()
 	}
-	body, err := manifest.CheckBody(data)
+	body, err := anchor.CheckBody(data)
 	if err != nil {
 		return err.Error()
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -405,7 +405,7 @@ func TestServeTree(t *testing.T) {
 
 	got, err = fetch("/avenants/AVN-3412")
 	require.NoError(t, err)
-	hash, err := manifest.ResponseHash(got)
+	hash, err := anchor.ResponseHash(got)
 	require.NoError(t, err)
 	assert.NotEmpty(t, hash)
 	assert.Contains(t, string(got), `"existe": false`)

@@ -16,7 +16,7 @@ import (
 	"slices"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -211,7 +211,7 @@ func (s *walker) get(path string) (pyjson.Object, bool, error) {
 			return nil, false, err
 		}
 		s.res.Calls = append(s.res.Calls, path)
-		if body, err = manifest.CheckBody(data); err != nil {
+		if body, err = anchor.CheckBody(data); err != nil {
 			return nil, false, fmt.Errorf("%s: %w", path, err)
 		}
 		s.bodies[path] = body
