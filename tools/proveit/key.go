@@ -76,11 +76,8 @@ func runKey(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if len(problems) > 0 {
-			for _, p := range problems {
-				fmt.Fprintf(stdout, "FAIL %s\n", p)
-			}
-			return errFailed
+		if err := reportProblems(stdout, problems); err != nil {
+			return err
 		}
 		data, err := key.Encode()
 		if err != nil {
