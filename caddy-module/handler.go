@@ -31,6 +31,9 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/tree"
+	"github.com/arkforge/proveit-corpus/manifest/verify"
 )
 
 func init() {
@@ -57,10 +60,9 @@ type Handler struct {
 	// one secret of 32 bytes or more is required.
 	Secrets []string `json:"secrets,omitempty"`
 
-	// Corpora are the trees served together, one per track (CONTRACT.md
-	// sections 3 and 6), each checked byte for byte against its own
-	// manifest. None means every track's tree and manifest embedded in the
-	// binary.
+	// Corpora are the trees served together, one per track (docs/contract.md,
+	// section 3), each checked byte for byte against its own manifest. None
+	// means every track's tree and manifest embedded in the binary.
 	Corpora []Corpus `json:"corpora,omitempty"`
 
 	// Hosts, when set, are the only Host names answered; any other gets the
@@ -141,7 +143,7 @@ func (c *Corpus) load(repl *settingsReplacer) (*loadedCorpus, error) {
 		return nil, fmt.Errorf("manifest_sha256: %w", err)
 	}
 	pin = strings.TrimSpace(pin)
-	if pin != "" && !manifest.IsSHA256(pin) {
+	if pin != "" && !anchor.IsSHA256(pin) {
 		return nil, fmt.Errorf("manifest_sha256: %q is not a SHA-256 in lowercase hex", pin)
 	}
 	src, err := openManifest(track, manifestPath)
@@ -149,7 +151,7 @@ func (c *Corpus) load(repl *settingsReplacer) (*loadedCorpus, error) {
 		return nil, err
 	}
 	defer src.Close()
-	answers, served, err := manifest.Load(src, c.fs(track, root), track, answerOf)
+	answers, served, err := verify.Load(src, c.fs(track, root), track, answerOf)
 	// A manifest other than the pinned one is refused as such, whatever
 	// else is wrong with it or with the tree.
 	if served != "" && pin != "" && served != pin {
@@ -169,7 +171,7 @@ func (c *Corpus) load(repl *settingsReplacer) (*loadedCorpus, error) {
 
 // answerOf is the answer to an entry whose bytes matched the manifest.
 // Its resource names the entry's path until add files it.
-func answerOf(e manifest.Served) response {
+func answerOf(e verify.Served) response {
 	switch e.Kind {
 	case manifest.System:
 		return makeResponse(corpus.SystemStatus[e.Path], systemOutcomes[e.Path], e.Path, e.Body, e.SHA256)
@@ -187,7 +189,7 @@ func (c *Corpus) fs(track *corpus.Track, root string) fs.FS {
 	case c.tree != nil:
 		return afero.NewIOFS(c.tree)
 	case root != "":
-		return manifest.Dir(root)
+		return tree.Dir(root)
 	}
 	return track.Embedded()
 }
@@ -412,7 +414,7 @@ func (h *Handler) answer(r *http.Request) (*response, int) {
 		// Telemetry names the path only when the manifest lists it: any
 		// other is free text of the caller's.
 		body := corpus.AbsentBody(path)
-		return newResponse(http.StatusOK, outcomeAbsent, "", body, manifest.SHA256(body)), slot
+		return newResponse(http.StatusOK, outcomeAbsent, "", body, anchor.SHA256(body)), slot
 	case corpus.NotFound:
 		return h.notFound, slot
 	}

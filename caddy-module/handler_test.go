@@ -26,6 +26,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/gencorpus"
 )
 
@@ -281,7 +282,7 @@ func TestTelemetryRecord(t *testing.T) {
 	assert.Equal(t, "/agrements/AGR-4417", hit["resource"])
 	assert.NotContains(t, hit, "target_sha256", "a resource's target is its path")
 	assert.Equal(t, int64(len(fixtureDocs["agrements/AGR-4417.json"])), hit["bytes"])
-	assert.Equal(t, manifest.SHA256([]byte(fixtureDocs["agrements/AGR-4417.json"])), hit["sha256"])
+	assert.Equal(t, anchor.SHA256([]byte(fixtureDocs["agrements/AGR-4417.json"])), hit["sha256"])
 	assert.Equal(t, int64(1), hit["secret_slot"])
 	assert.Equal(t, "GET", hit["method"])
 	assert.Equal(t, "HTTP/1.1", hit["proto"])
@@ -295,7 +296,7 @@ func TestTelemetryRecord(t *testing.T) {
 	uncited := entries[2].ContextMap()
 	assert.Equal(t, "absent", uncited["outcome"])
 	assert.Equal(t, "", uncited["resource"], "any other absent path is the caller's text")
-	assert.Equal(t, manifest.SHA256([]byte("/attestations/ATT-0405")), uncited["target_sha256"])
+	assert.Equal(t, anchor.SHA256([]byte("/attestations/ATT-0405")), uncited["target_sha256"])
 
 	assert.Equal(t, int64(-1), entries[3].ContextMap()["secret_slot"])
 	assert.Equal(t, "forbidden", entries[3].ContextMap()["outcome"])
@@ -365,15 +366,15 @@ func TestProvisionRefuses(t *testing.T) {
 		}, "notes.txt: not a .json file"},
 		{"missing manifest", func(t *testing.T, h *Handler) { h.Corpora[0].Manifest = filepath.Join(t.TempDir(), "none.json") }, "reading manifest"},
 		{"another manifest than the pinned one", func(t *testing.T, h *Handler) {
-			h.Corpora[0].ManifestSHA256 = manifest.SHA256(manifest.Embedded(corpus.Conformite))
-		}, "the pinned one is " + manifest.SHA256(manifest.Embedded(corpus.Conformite))},
+			h.Corpora[0].ManifestSHA256 = anchor.SHA256(manifest.Embedded(corpus.Conformite))
+		}, "the pinned one is " + anchor.SHA256(manifest.Embedded(corpus.Conformite))},
 		{"another manifest than the pinned one, and a changed file", func(t *testing.T, h *Handler) {
-			h.Corpora[0].ManifestSHA256 = manifest.SHA256(manifest.Embedded(corpus.Conformite))
+			h.Corpora[0].ManifestSHA256 = anchor.SHA256(manifest.Embedded(corpus.Conformite))
 			require.NoError(t, afero.WriteFile(h.Corpora[0].tree, "referentiel.json", []byte(`{"ressource": "/referentiel"}`), 0o644))
-		}, "the pinned one is " + manifest.SHA256(manifest.Embedded(corpus.Conformite))},
+		}, "the pinned one is " + anchor.SHA256(manifest.Embedded(corpus.Conformite))},
 		{"a pin that is no SHA-256", func(t *testing.T, h *Handler) { h.Corpora[0].ManifestSHA256 = "sha256:abc" }, "is not a SHA-256"},
 		{"a pin in upper case", func(t *testing.T, h *Handler) {
-			h.Corpora[0].ManifestSHA256 = strings.ToUpper(manifest.SHA256(manifest.Embedded(corpus.Conformite)))
+			h.Corpora[0].ManifestSHA256 = strings.ToUpper(anchor.SHA256(manifest.Embedded(corpus.Conformite)))
 		}, "is not a SHA-256"},
 		{"a manifest without its fixed bodies", func(t *testing.T, h *Handler) {
 			m, _, err := manifest.ReadFile(h.Corpora[0].Manifest)
@@ -468,7 +469,7 @@ func TestEmbeddedCorporaMatchEmbeddedManifests(t *testing.T) {
 				continue
 			}
 			assert.Equal(t, 200, resp.Code, e.Path)
-			assert.Equal(t, e.BytesSHA256, manifest.SHA256(resp.Body.Bytes()), e.Path)
+			assert.Equal(t, e.BytesSHA256, anchor.SHA256(resp.Body.Bytes()), e.Path)
 		}
 	}
 	for _, path := range []string{"/produits/PRD-0000", "/entites/ENT-0000", "/livraisons/x.y"} {
@@ -490,7 +491,7 @@ func TestServesAGeneratedCorpusFromDisk(t *testing.T) {
 	require.NoError(t, os.CopyFS(root, files))
 	manifestPath := filepath.Join(t.TempDir(), "manifest.json")
 	require.NoError(t, os.WriteFile(manifestPath, data, 0o644))
-	h := &Handler{Secrets: []string{secretA}, Corpora: []Corpus{{Track: corpus.Conformite.Name, Root: root, Manifest: manifestPath, ManifestSHA256: manifest.SHA256(data)}}}
+	h := &Handler{Secrets: []string{secretA}, Corpora: []Corpus{{Track: corpus.Conformite.Name, Root: root, Manifest: manifestPath, ManifestSHA256: anchor.SHA256(data)}}}
 	logs, err := provision(t, h)
 	require.NoError(t, err)
 	served := 0
@@ -584,7 +585,7 @@ func newGenericFixtureTree(t *testing.T, edit func(afero.Fs) []string) (afero.Fs
 	require.NoError(t, err)
 	// A manifest that lists another track's path, as no build would write it.
 	for _, path := range citations {
-		m.Resources = append(m.Resources, manifest.Entry{Path: path, Kind: manifest.Absent, Status: 200, BytesSHA256: manifest.SHA256(corpus.AbsentBody(path))})
+		m.Resources = append(m.Resources, manifest.Entry{Path: path, Kind: manifest.Absent, Status: 200, BytesSHA256: anchor.SHA256(corpus.AbsentBody(path))})
 	}
 	slices.SortFunc(m.Resources, func(a, b manifest.Entry) int { return strings.Compare(a.Path, b.Path) })
 	manifestPath := filepath.Join(t.TempDir(), "generique.json")
@@ -621,9 +622,9 @@ func TestManifestPin(t *testing.T) {
 	data, err := os.ReadFile(manifestPath)
 	require.NoError(t, err)
 	pinFile := filepath.Join(t.TempDir(), "manifest.sha256")
-	require.NoError(t, os.WriteFile(pinFile, []byte(manifest.SHA256(data)+"\n"), 0o644))
-	t.Setenv("PROVEIT_TEST_PIN", manifest.SHA256(data))
-	for _, pin := range []string{manifest.SHA256(data), "{env.PROVEIT_TEST_PIN}", "{file." + pinFile + "}", "{env.PROVEIT_TEST_UNSET_PIN}"} {
+	require.NoError(t, os.WriteFile(pinFile, []byte(anchor.SHA256(data)+"\n"), 0o644))
+	t.Setenv("PROVEIT_TEST_PIN", anchor.SHA256(data))
+	for _, pin := range []string{anchor.SHA256(data), "{env.PROVEIT_TEST_PIN}", "{file." + pinFile + "}", "{env.PROVEIT_TEST_UNSET_PIN}"} {
 		t.Run(pin, func(t *testing.T) {
 			c := fixtureCorpus(tree, manifestPath)
 			c.ManifestSHA256 = pin

@@ -7,7 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 )
 
 // Outcomes name what a call was answered with, in telemetry.
@@ -37,7 +37,7 @@ func (h *Handler) log(r *http.Request, resp *response, slot int, start time.Time
 	}
 	target := zap.Skip()
 	if resp.resource == "" {
-		target = zap.String("target_sha256", manifest.SHA256([]byte(r.RequestURI)))
+		target = zap.String("target_sha256", anchor.SHA256([]byte(r.RequestURI)))
 	}
 	// Cores encode fields before Write returns, so the array can be reused:
 	// a call then costs no allocation.

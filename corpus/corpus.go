@@ -19,7 +19,7 @@ import (
 // Track is one track of the season, as data: the folder of its served tree
 // (also the manifest's "piste"), the single resource that states its rules,
 // and the collections its references point into. No collection belongs to
-// two tracks, so a path names at most one track (CONTRACT.md section 6).
+// two tracks, so a path names at most one track (docs/contract.md, section 3).
 type Track struct {
 	Name        string
 	Rules       string
@@ -28,7 +28,7 @@ type Track struct {
 
 // The season's tracks.
 var (
-	// Conformite is the conformity track (CONTRACT.md section 3).
+	// Conformite is the conformity track (docs/contract.md, section 3).
 	Conformite = &Track{
 		Name:  "conformite",
 		Rules: Referentiel,
@@ -42,7 +42,7 @@ var (
 			"mesures-restrictives",
 		},
 	}
-	// Generique is the purchasing track (CONTRACT.md section 6).
+	// Generique is the purchasing track (docs/contract.md, section 3).
 	Generique = &Track{
 		Name:  "generique",
 		Rules: ReglesAchat,

@@ -7,7 +7,7 @@ import (
 )
 
 // The purchasing track writes amounts and quantities as decimal strings
-// (CONTRACT.md section 6), never as JSON numbers, so that Python and Go read
+// (docs/contract.md, section 3), never as JSON numbers, so that Python and Go read
 // the same value. One spelling per value: no sign, no exponent, no leading
 // zero. Amounts are euros with two decimals, so two equal amounts are the
 // same string; counts are whole numbers; a characteristic compared with >=

@@ -163,6 +163,12 @@ func FileOf(path string) string {
 	return strings.TrimPrefix(path, "/") + ".json"
 }
 
+// IsFileOf reports whether file is FileOf(path), without writing it.
+func IsFileOf(file, path string) bool {
+	name, isJSON := strings.CutSuffix(file, ".json")
+	return isJSON && name == strings.TrimPrefix(path, "/")
+}
+
 // Outcome is what the contract answers for a request target that passed the
 // secret gate, the method and body checks.
 type Outcome int

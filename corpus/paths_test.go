@@ -115,7 +115,27 @@ func TestPathOf(t *testing.T) {
 			assert.NoError(t, err)
 			assert.Equal(t, tt.path, path)
 			assert.Equal(t, tt.file, FileOf(path))
+			assert.True(t, IsFileOf(tt.file, path))
 		})
+	}
+}
+
+func TestIsFileOf(t *testing.T) {
+	tests := []struct {
+		file, path string
+		want       bool
+	}{
+		{"agrements/AGR-4417.json", "/agrements/AGR-4417", true},
+		{"referentiel.json", "/referentiel", true},
+		{"agrements/AGR-4417.json", "/agrements/AGR-4418", false},
+		{"agrements/AGR-4417", "/agrements/AGR-4417", false},
+		{"/agrements/AGR-4417.json", "/agrements/AGR-4417", false},
+		{".json", "/", true},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, IsFileOf(tt.file, tt.path), "%q %q", tt.file, tt.path)
+		assert.Equal(t, tt.want, tt.file == FileOf(tt.path), "as FileOf: %q %q", tt.file, tt.path)
 	}
 }
 

@@ -15,16 +15,3 @@ func BenchmarkBuild(b *testing.B) {
 		}
 	}
 }
-
-func BenchmarkCheck(b *testing.B) {
-	m, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := m.Check(corpus.Conformite.Embedded(), manifest.Full); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

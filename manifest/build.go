@@ -5,12 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/internal/parallel"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 )
+
+// MaxFileSize is the most bytes a file of a corpus tree may hold, far
+// above any body of the season (a few KiB): Build lists no larger file,
+// and a server refuses a tree that holds one, that file read no further
+// than this, so that a huge or sparse file put in the tree costs no
+// memory at start-up or reload.
+const MaxFileSize = 1 << 20
 
 // Build makes the manifest of the tree of the track named piste. Every file
 // becomes a document or systeme entry; every reference cited by a file, or
@@ -31,17 +41,17 @@ func Build(fsys fs.FS, piste, origin string, citations []string) (*Manifest, err
 		path string
 		err  error
 	}
-	hashers := make([]hasher, tree.Readers(fsys))
+	hashers := make([]anchor.Hasher, tree.Readers(fsys))
 	cited := make([][]string, len(hashers))
 	refused := make([][]refusal, len(hashers))
 	files, entries, err := tree.Scan(fsys, track.PathOf, MaxFileSize, func(r int, name, path string, body []byte) Entry {
 		h := &hashers[r]
-		if err := h.check(body); err != nil {
+		if err := h.Check(body); err != nil {
 			refused[r] = append(refused[r], refusal{path, fmt.Errorf("%s: %w", name, err)})
 			return Entry{}
 		}
-		cited[r] = h.appendCandidates(cited[r], path)
-		return m.entry(h, path, name, body)
+		cited[r] = AppendCited(cited[r], h, path)
+		return m.EntryFor(h, path, name, body)
 	})
 	if err != nil {
 		return nil, err
@@ -61,7 +71,7 @@ func Build(fsys fs.FS, piste, origin string, citations []string) (*Manifest, err
 	for _, path := range files.Keys {
 		isFile[path] = true
 	}
-	parallel(len(cited), func(r int) {
+	parallel.For(len(cited), func(r int) {
 		cited[r] = slices.DeleteFunc(cited[r], func(ref string) bool { return isFile[ref] || !corpus.IsReference(ref) })
 	})
 	absent := map[string]bool{}
@@ -77,7 +87,7 @@ func Build(fsys fs.FS, piste, origin string, citations []string) (*Manifest, err
 	}
 	// A file's path is its track's (the listing checks it): only a path
 	// with no file can be another track's.
-	paths := sortedKeys(absent)
+	paths := slices.Sorted(maps.Keys(absent))
 	var errs []error
 	for _, path := range paths {
 		if !track.Owns(path) {
@@ -119,21 +129,21 @@ func mergeByPath(a, b []Entry) []Entry {
 
 // absentEntry is the entry of a reference with no file.
 func (m *Manifest) absentEntry(path string) Entry {
-	h := hashers.Get().(*hasher)
-	defer h.release()
+	h := anchor.Pooled()
+	defer h.Release()
 	body := corpus.AbsentBody(path)
-	if err := h.check(body); err != nil {
+	if err := h.Check(body); err != nil {
 		panic(fmt.Sprintf("manifest: the absent body of %s is not a corpus body: %v", path, err))
 	}
-	return m.entry(h, path, "", body)
+	return m.EntryFor(h, path, "", body)
 }
 
-// entry computes the manifest entry of a path served with body, which h
-// has just checked. file is the file of the tree it comes from, empty for
-// an absent reference. The entry's strings share one allocation, and its
-// optional ones another: on a large tree, allocating each is a good part of
-// the time spent building.
-func (m *Manifest) entry(h *hasher, path, file string, body []byte) Entry {
+// EntryFor computes the manifest entry of a path served with body, which h
+// has just checked (Hasher.Check). file is the file of the tree it comes
+// from, empty for an absent reference. The entry's strings share one
+// allocation, and its optional ones another: on a large tree, allocating
+// each is a good part of the time spent building.
+func (m *Manifest) EntryFor(h *anchor.Hasher, path, file string, body []byte) Entry {
 	e := Entry{Path: path}
 	switch {
 	case file == "":
@@ -144,11 +154,11 @@ func (m *Manifest) entry(h *hasher, path, file string, body []byte) Entry {
 		e.Kind, e.Status = Document, 200
 	}
 	var buf [3 * 2 * sha256.Size]byte
-	text := appendHex(appendHex(buf[:0], sha256.Sum256(body)), h.responseSum())
+	text := anchor.AppendHex(anchor.AppendHex(buf[:0], sha256.Sum256(body)), h.ResponseSum())
 	var target string
 	if e.Kind != System {
 		target = m.Target(path)
-		text = appendHex(text, h.requestSum(target))
+		text = anchor.AppendHex(text, h.RequestSum(target))
 	}
 	hashes := string(text)
 	const size = 2 * sha256.Size
@@ -162,4 +172,17 @@ func (m *Manifest) entry(h *hasher, path, file string, body []byte) Entry {
 		e.Target, e.RequestHash = &optional.target, &optional.requestHash
 	}
 	return e
+}
+
+// AppendCited appends every string value of the body h has just checked
+// that may be a reference into a collection, but self (the body's own
+// path): a reference starts with a slash, and most strings do not, so only
+// those are copied; corpus.IsReference decides.
+func AppendCited(refs []string, h *anchor.Hasher, self string) []string {
+	h.Strings(func(text []byte) {
+		if len(text) > 0 && text[0] == '/' && string(text) != self {
+			refs = append(refs, string(text))
+		}
+	})
+	return refs
 }

@@ -423,3 +423,39 @@ func kindOf(kind []byte) Kind {
 	}
 	return Kind(kind)
 }
+
+// LeanEntry is an entry as Stream hands it on: its kind and status, and its
+// path, file and bytes_sha256 as the manifest writes them, views of the
+// stream valid until the call returns (File nil for null). Its anchors
+// (target, request_hash, response_hash) are read, not kept.
+type LeanEntry struct {
+	Kind                    Kind
+	Status                  int
+	Path, File, BytesSHA256 []byte
+}
+
+// Stream reads a manifest from src a window at a time, never holding it
+// whole, and hands each entry in turn to each, leaving Resources nil: a
+// large corpus's manifest is as large as its tree. It checks the shape as
+// Decode does. A manifest the direct reader does not take (see decodeJSON)
+// is an error, as is a shape Decode refuses and any error each returns:
+// the caller then reads the manifest whole with Decode, whose results and
+// errors are the rule.
+func Stream(src io.Reader, each func(*LeanEntry) error) (*Manifest, error) {
+	var m Manifest
+	var sh shape
+	var lean LeanEntry
+	r := reader{src: src}
+	r.each = func(e *Entry, fields *leanFields) error {
+		addToShape(&sh, fields.path, e.Kind, e.Status)
+		lean = LeanEntry{Kind: e.Kind, Status: e.Status, Path: fields.path, File: fields.file, BytesSHA256: fields.sha256}
+		return each(&lean)
+	}
+	if err := r.manifest(&m); err != nil {
+		return nil, err
+	}
+	if err := sh.finish(m.Format); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -72,43 +70,6 @@ func TestEncodeIsEncodingJSON(t *testing.T) {
 		})
 	}
 	assert.Equal(t, manifest.Embedded(corpus.Conformite), season.Encode(), "the checked-in manifest encodes to its own bytes")
-}
-
-// TestDirReadsLikeDirFS reads a tree through Dir and through os.DirFS: the
-// same files, the same bytes, and the same refusal of a name that is not
-// a canonical resource.
-func TestDirReadsLikeDirFS(t *testing.T) {
-	root := t.TempDir()
-	require.NoError(t, os.CopyFS(root, corpus.Conformite.Embedded()))
-	want, err := manifest.ReadTree(os.DirFS(root), corpus.Conformite)
-	require.NoError(t, err)
-	got, err := manifest.ReadTree(manifest.Dir(root), corpus.Conformite)
-	require.NoError(t, err)
-	assert.Equal(t, want, got)
-	for _, f := range got {
-		assert.Equal(t, len(f.Bytes), cap(f.Bytes), "%s: read into a slice of exactly its size", f.Name)
-		_ = append(f.Bytes, '!') // files share chunks: growing one must leave its neighbours alone
-	}
-	assert.Equal(t, want, got, "after growing each file's slice")
-
-	_, err = manifest.Dir(root).ReadFile("../x.json")
-	assert.Error(t, err)
-	_, err = manifest.Dir(root).ReadFile("missing.json")
-	assert.ErrorIs(t, err, os.ErrNotExist)
-	require.NoError(t, os.Mkdir(filepath.Join(root, "folder.json"), 0o755))
-	_, err = manifest.Dir(root).ReadFile("folder.json")
-	assert.ErrorContains(t, err, "not a regular file")
-
-	// Files smaller than, as large as and larger than the buffer of one read.
-	for _, size := range []int{0, 1, 64<<10 - 1, 64 << 10, 64<<10 + 1, 300_000} {
-		want := bytes.Repeat([]byte{'x'}, size)
-		name := fmt.Sprintf("size-%d.json", size)
-		require.NoError(t, os.WriteFile(filepath.Join(root, name), want, 0o644))
-		got, err := manifest.Dir(root).ReadFile(name)
-		require.NoError(t, err, size)
-		assert.Equal(t, want, got, size)
-		assert.Equal(t, size, cap(got), "%d: read into a slice of exactly its size", size)
-	}
 }
 
 // TestDecodeIsEncodingJSON decodes documents the direct reader takes and

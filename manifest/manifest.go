@@ -1,11 +1,12 @@
-// Package manifest reads, writes, builds and checks the corpus manifest: for
-// every resource, fixed body and cited absent reference, the canonical path,
-// the status served, the SHA-256 of the exact bytes served, and the
-// request_hash and response_hash Trust Layer anchors for it. Its own SHA-256
-// is the identity of the corpus for a season.
+// Package manifest is the corpus manifest's format (docs/contract.md,
+// section 4): for every resource, fixed body and cited absent reference,
+// the canonical path, the status served, the SHA-256 of the exact bytes
+// served, and the request_hash and response_hash Trust Layer anchors for
+// it. Its own SHA-256 is the identity of the corpus for a season.
 //
-// The hashes are computed by parsing the served bytes (package pyjson), never
-// by serialising a Go value.
+// It decodes and encodes a manifest, holds the rules of its shape, and
+// builds one from a tree, its hashes computed by package anchor. Whether a
+// tree matches a manifest is package verify's to say.
 package manifest
 
 import (
@@ -22,6 +23,8 @@ import (
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/internal/parallel"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
@@ -51,6 +54,10 @@ type Manifest struct {
 	Request   RequestTemplate `json:"request"`
 	Resources []Entry         `json:"resources"`
 }
+
+// Request is the template every manifest lists: the request_data Trust
+// Layer builds for a corpus call, without its target.
+var Request = RequestTemplate{Method: anchor.Method, Amount: anchor.Amount, Currency: anchor.Currency}
 
 // RequestTemplate is request_data without its target.
 type RequestTemplate struct {
@@ -139,7 +146,7 @@ type shape struct {
 // document, copied if kept.
 func addToShape[P string | []byte](s *shape, path P, kind Kind, status int) {
 	if s.entries > 0 && s.disorder == nil && string(s.last) >= string(path) {
-		s.disorder = fmt.Errorf("manifest: resources not strictly sorted by path at %q", path)
+		s.disorder = shapeError("resources not strictly sorted by path at %q", path)
 	}
 	s.entries++
 	s.last = append(s.last[:0], path...)
@@ -154,7 +161,7 @@ func addToShape[P string | []byte](s *shape, path P, kind Kind, status int) {
 // finish returns the first rule the manifest breaks, or nil.
 func (s *shape) finish(format string) error {
 	if format != Format {
-		return fmt.Errorf("manifest: format %q, want %q", format, Format)
+		return shapeError("format %q, want %q", format, Format)
 	}
 	if s.disorder != nil {
 		return s.disorder
@@ -162,13 +169,37 @@ func (s *shape) finish(format string) error {
 	for _, path := range slices.Sorted(maps.Keys(corpus.SystemStatus)) {
 		ok, listed := s.system[path]
 		if !listed {
-			return fmt.Errorf("manifest: no entry for the fixed body %s", path)
+			return shapeError("no entry for the fixed body %s", path)
 		}
 		if !ok {
-			return fmt.Errorf("manifest: %s must be of kind %q with status %d", path, System, corpus.SystemStatus[path])
+			return shapeError("%s must be of kind %q with status %d", path, System, corpus.SystemStatus[path])
 		}
 	}
 	return nil
+}
+
+// HeaderProblems lists what is wrong with what the manifest says of every
+// entry at once: a request template other than Trust Layer's, an origin
+// that is not a scheme and host. It is empty for a manifest Build wrote.
+func (m *Manifest) HeaderProblems() []string {
+	var problems []string
+	if m.Request != Request {
+		problems = append(problems, fmt.Sprintf("request template %+v differs from Trust Layer's %+v", m.Request, Request))
+	}
+	if m.Origin == "" || strings.HasSuffix(m.Origin, "/") {
+		problems = append(problems, fmt.Sprintf("origin %q must be a scheme and host with no trailing slash", m.Origin))
+	}
+	return problems
+}
+
+// ShapeError is a rule of shape a manifest breaks (see CheckShape): a
+// manifest that is JSON of the right fields, but no server's to load.
+type ShapeError struct{ Rule string }
+
+func (e *ShapeError) Error() string { return "manifest: " + e.Rule }
+
+func shapeError(format string, args ...any) error {
+	return &ShapeError{Rule: fmt.Sprintf(format, args...)}
 }
 
 // ReadFile reads and decodes a manifest file. It returns the file's bytes
@@ -245,7 +276,7 @@ func (m *Manifest) encode(emit func(part []byte) error) error {
 	round := make([][]byte, 2*runtime.GOMAXPROCS(0))
 	for first := 0; first < chunks; first += len(round) {
 		n := min(len(round), chunks-first)
-		parallel(n, func(k int) {
+		parallel.For(n, func(k int) {
 			c := first + k
 			entries := resources[c*perChunk : min(len(resources), (c+1)*perChunk)]
 			buf := slices.Grow(round[k][:0], len(entries)*entrySize)

@@ -11,7 +11,7 @@ the manifest rebuilt from the tree and compared byte for byte.
     reference.py manifest TREE OUT [--tasks taches.json]
     reference.py verify TREE MANIFEST [--tasks taches.json]
 
-The hashes are Trust Layer's (CONTRACT.md section 1):
+The hashes are Trust Layer's (docs/contract.md, section 1):
 sha256(json.dumps(value, sort_keys=True, separators=(",", ":"))).
 """
 

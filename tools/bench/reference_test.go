@@ -14,6 +14,7 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson/pyref"
+	"github.com/arkforge/proveit-corpus/manifest/verify"
 	"github.com/arkforge/proveit-corpus/tools/gencorpus"
 )
 
@@ -76,7 +77,7 @@ func TestReferenceAgreesWithGo(t *testing.T) {
 }
 
 // TestReferenceVerify checks that the reference's verification finds what
-// manifest.Check finds, on a generated tree broken in each way.
+// verify.Tree finds, on a generated tree broken in each way.
 func TestReferenceVerify(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -113,7 +114,7 @@ func TestReferenceVerify(t *testing.T) {
 			require.NoError(t, err)
 			m, err := manifest.Decode(data)
 			require.NoError(t, err)
-			_, goErr := m.Check(os.DirFS(tree), manifest.Full)
+			_, goErr := verify.Tree(m, os.DirFS(tree), verify.Full, nil)
 			if tt.want == "" {
 				assert.Zero(t, code, out)
 				assert.NoError(t, goErr)

@@ -171,6 +171,7 @@ func startCorpus(telemetry bool) func(*bench, *corpusSet, string) (*server, erro
 // on equal terms.
 const floorOptions = `{
 	admin {$CORPUS_ADMIN}
+	metrics
 	servers {
 		protocols {$CORPUS_PROTOCOLS}
 		timeouts {
@@ -181,7 +182,16 @@ const floorOptions = `{
 		}
 		max_header_size 16KiB
 		listener_wrappers {
+			proveit_limits {
+				connections_per_address 256
+				h2_streams 16
+				h2_stream_buffer 16384
+				h2_connection_buffer 65535
+				h2_frame_size 16384
+			}
+			tls
 			proveit_guard
+			proveit_h2_guard
 		}
 	}
 }

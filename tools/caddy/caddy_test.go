@@ -20,6 +20,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
@@ -130,7 +131,7 @@ func TestContractOverHTTP(t *testing.T) {
 // absent body of a reference.
 func assertIsContractBody(t *testing.T, body []byte) {
 	t.Helper()
-	sum := manifest.SHA256(body)
+	sum := anchor.SHA256(body)
 	for _, m := range embeddedManifests(t) {
 		for _, e := range m.Resources {
 			if e.BytesSHA256 == sum {
@@ -138,7 +139,7 @@ func assertIsContractBody(t *testing.T, body []byte) {
 			}
 		}
 	}
-	obj, err := manifest.CheckBody(body)
+	obj, err := anchor.CheckBody(body)
 	require.NoError(t, err, "not a contract body: %q", body)
 	path, _ := obj.Get("ressource")
 	p, _ := path.(string)

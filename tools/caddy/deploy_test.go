@@ -19,6 +19,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
@@ -44,7 +45,7 @@ func TestHealthyStart(t *testing.T) {
 	// Written before the reload: the pins are read at every load.
 	sums := map[string]string{}
 	for _, track := range corpus.Tracks {
-		sums[track.Name] = manifest.SHA256(manifest.Embedded(track))
+		sums[track.Name] = anchor.SHA256(manifest.Embedded(track))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(s.SecretsDir, "manifest.sha256"), []byte(sums["conformite"]+"\n"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(s.SecretsDir, "manifest-generique.sha256"), []byte(sums["generique"]+"\n"), 0o600))

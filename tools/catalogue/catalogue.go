@@ -1,5 +1,5 @@
-// Package catalogue builds a track's public catalogue (specification 2.4,
-// CONTRACT.md section 7): for each collection the canonical URL, character
+// Package catalogue builds a track's public catalogue (spec §2.4,
+// docs/contract.md section 9): for each collection the canonical URL, character
 // for character, as a template with its id grammar; the call every resource
 // takes through Trust Layer; the exact request_data and its hash with worked
 // examples; and the forms of a URL that change the hash. It is built from
@@ -24,6 +24,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
@@ -36,20 +37,20 @@ const idPlaceholder = "{id}"
 // Catalogue is one track's catalogue.
 type Catalogue struct {
 	Format         string       `json:"format"`
-	Piste          string       `json:"piste"`
-	Saison         string       `json:"saison"`
+	Track          string       `json:"piste"`
+	Season         string       `json:"saison"`
 	ManifestSHA256 string       `json:"manifest_sha256"`
 	Origin         string       `json:"origin"`
-	Appel          Call         `json:"appel"`
+	Call           Call         `json:"appel"`
 	RequestData    RequestData  `json:"request_data"`
-	GrammaireID    string       `json:"grammaire_id"`
-	Ressources     []Resource   `json:"ressources"`
+	IDGrammar      string       `json:"grammaire_id"`
+	Resources      []Resource   `json:"ressources"`
 	Collections    []Collection `json:"collections"`
-	// RegleReference: a reference is called exactly as written.
-	RegleReference string `json:"regle_reference"`
-	// Exemple is the worked example: the statements' first reference.
-	Exemple        Example   `json:"exemple"`
-	FormesRefusees []Refused `json:"formes_refusees"`
+	// ReferenceRule: a reference is called exactly as written.
+	ReferenceRule string `json:"regle_reference"`
+	// Example is the worked example: the statements' first reference.
+	Example      Example   `json:"exemple"`
+	RefusedForms []Refused `json:"formes_refusees"`
 }
 
 // Call is what every corpus call sends to Trust Layer's POST /v1/proxy.
@@ -65,16 +66,16 @@ type Call struct {
 
 // RequestData is how request_data is formed and hashed.
 type RequestData struct {
-	// Gabarit is request_data in its canonical form, the target left as
+	// Template is request_data in its canonical form, the target left as
 	// {target}.
-	Gabarit string `json:"gabarit"`
-	// Hachage names the computation.
-	Hachage string `json:"hachage"`
+	Template string `json:"gabarit"`
+	// Hashing names the computation.
+	Hashing string `json:"hachage"`
 }
 
 // Example is request_data and its hash for one canonical path, computed.
 type Example struct {
-	Chemin        string `json:"chemin"`
+	Path          string `json:"chemin"`
 	Target        string `json:"target"`
 	CanonicalJSON string `json:"canonical_json"`
 	RequestHash   string `json:"request_hash"`
@@ -82,29 +83,29 @@ type Example struct {
 
 // Resource is a single resource, at a fixed path.
 type Resource struct {
-	Chemin  string  `json:"chemin"`
-	Exemple Example `json:"exemple"`
+	Path    string  `json:"chemin"`
+	Example Example `json:"exemple"`
 }
 
 // Collection is a family of resources /<collection>/<id>.
 type Collection struct {
 	Collection string `json:"collection"`
-	Gabarit    string `json:"gabarit"`
+	Template   string `json:"gabarit"`
 	// RequestData is the canonical request_data of the template.
 	RequestData string `json:"request_data"`
-	// Exemples are the statements' own references into the collection.
-	Exemples []Example `json:"exemples"`
+	// Examples are the statements' own references into the collection.
+	Examples []Example `json:"exemples"`
 }
 
 // Refused is a form of a URL that is not the canonical one.
 type Refused struct {
-	Forme       string `json:"forme"`
+	Form        string `json:"forme"`
 	Target      string `json:"target"`
 	RequestHash string `json:"request_hash"`
-	// StatutServeur is the status the server answers the path with (400),
+	// ServerStatus is the status the server answers the path with (400),
 	// or null when the server never sees the difference.
-	StatutServeur *int   `json:"statut_serveur"`
-	Pourquoi      string `json:"pourquoi"`
+	ServerStatus *int   `json:"statut_serveur"`
+	Why          string `json:"pourquoi"`
 }
 
 // Build makes the catalogue of a track from its manifest and the references
@@ -113,17 +114,17 @@ type Refused struct {
 func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []string) (*Catalogue, error) {
 	c := &Catalogue{
 		Format:         Format,
-		Piste:          m.Piste,
-		Saison:         saison,
-		ManifestSHA256: manifest.SHA256(manifestBytes),
+		Track:          m.Piste,
+		Season:         saison,
+		ManifestSHA256: anchor.SHA256(manifestBytes),
 		Origin:         m.Origin,
-		Appel:          Call{Method: manifest.Request.Method, Amount: manifest.Request.Amount, Currency: manifest.Request.Currency},
+		Call:           Call{Method: manifest.Request.Method, Amount: manifest.Request.Amount, Currency: manifest.Request.Currency},
 		RequestData: RequestData{
-			Gabarit: string(pyjson.Canonical(manifest.RequestData("{target}"))),
-			Hachage: "sha256(canonical_json(request_data)), canonical_json = json.dumps(request_data, sort_keys=True, separators=(\",\", \":\")), ensure_ascii=True",
+			Template: string(pyjson.Canonical(anchor.RequestData("{target}"))),
+			Hashing:  "sha256(canonical_json(request_data)), canonical_json = json.dumps(request_data, sort_keys=True, separators=(\",\", \":\")), ensure_ascii=True",
 		},
-		GrammaireID:    corpus.IDGrammar,
-		RegleReference: "une référence s'appelle exactement comme l'écrit un énoncé ou un document servi : l'origine suivie du chemin, sans rien ajouter, retirer ni normaliser",
+		IDGrammar:     corpus.IDGrammar,
+		ReferenceRule: "une référence s'appelle exactement comme l'écrit un énoncé ou un document servi : l'origine suivie du chemin, sans rien ajouter, retirer ni normaliser",
 	}
 	collections := map[string]*Collection{}
 	for _, e := range m.Resources {
@@ -133,13 +134,13 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 		name, _, ok := corpus.SplitReference(e.Path)
 		if !ok {
 			if e.Kind == manifest.Document {
-				c.Ressources = append(c.Ressources, Resource{Chemin: e.Path, Exemple: example(m, e.Path)})
+				c.Resources = append(c.Resources, Resource{Path: e.Path, Example: example(m, e.Path)})
 			}
 			continue
 		}
 		if collections[name] == nil {
 			template := m.Origin + "/" + name + "/" + idPlaceholder
-			collections[name] = &Collection{Collection: name, Gabarit: template, RequestData: string(pyjson.Canonical(manifest.RequestData(template))), Exemples: []Example{}}
+			collections[name] = &Collection{Collection: name, Template: template, RequestData: string(pyjson.Canonical(anchor.RequestData(template))), Examples: []Example{}}
 		}
 	}
 	refs := slices.Clone(named)
@@ -153,20 +154,20 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 		if !ok || collections[name] == nil {
 			return nil, fmt.Errorf("the statements name %s, which is in no collection of the manifest of %s", ref, m.Piste)
 		}
-		collections[name].Exemples = append(collections[name].Exemples, example(m, ref))
+		collections[name].Examples = append(collections[name].Examples, example(m, ref))
 	}
 	for _, name := range slices.Sorted(maps.Keys(collections)) {
 		c.Collections = append(c.Collections, *collections[name])
 	}
-	c.Exemple = example(m, named[0])
+	c.Example = example(m, named[0])
 	var err error
-	c.FormesRefusees, err = refusedForms(m, named[0])
+	c.RefusedForms, err = refusedForms(m, named[0])
 	return c, err
 }
 
 func example(m *manifest.Manifest, path string) Example {
 	target := m.Target(path)
-	return Example{Chemin: path, Target: target, CanonicalJSON: string(pyjson.Canonical(manifest.RequestData(target))), RequestHash: manifest.RequestHash(target)}
+	return Example{Path: path, Target: target, CanonicalJSON: string(pyjson.Canonical(anchor.RequestData(target))), RequestHash: anchor.RequestHash(target)}
 }
 
 // refusedForms lists the forms of a canonical path's URL that are not it,
@@ -186,17 +187,17 @@ func refusedForms(m *manifest.Manifest, path string) ([]Refused, error) {
 		{"port explicite", m.Origin + ":443" + path, "l'origine fait partie de la cible hachée, caractère pour caractère"},
 		{"schéma http", "http://" + host + path, "l'origine est " + m.Origin + ", caractère pour caractère"},
 	}
-	canonical := manifest.RequestHash(m.Target(path))
+	canonical := anchor.RequestHash(m.Target(path))
 	out := make([]Refused, 0, len(forms))
 	for _, f := range forms {
-		r := Refused{Forme: f.forme, Target: f.target, RequestHash: manifest.RequestHash(f.target), Pourquoi: f.pourquoi}
+		r := Refused{Form: f.forme, Target: f.target, RequestHash: anchor.RequestHash(f.target), Why: f.pourquoi}
 		if r.RequestHash == canonical {
 			return nil, fmt.Errorf("the form %q of %s gives the canonical request_hash", f.forme, path)
 		}
 		if rawPath, ok := strings.CutPrefix(f.target, m.Origin); ok && strings.HasPrefix(rawPath, "/") {
 			if _, err := corpus.CheckTarget(rawPath); err != nil {
 				status := corpus.SystemStatus[corpus.SystemBadRequest]
-				r.StatutServeur = &status
+				r.ServerStatus = &status
 			}
 		}
 		out = append(out, r)

@@ -46,20 +46,20 @@ func TestExamplesAgainstPython(t *testing.T) {
 	add := func(name string, e Example) {
 		all = append(all, shown{name, e.Target, e.CanonicalJSON, e.RequestHash})
 	}
-	add("exemple", c.Exemple)
-	for _, r := range c.Ressources {
-		add(r.Chemin, r.Exemple)
+	add("exemple", c.Example)
+	for _, r := range c.Resources {
+		add(r.Path, r.Example)
 	}
 	for _, col := range c.Collections {
-		all = append(all, shown{col.Collection + " template", col.Gabarit, col.RequestData, ""})
-		for _, e := range col.Exemples {
-			add(e.Chemin, e)
+		all = append(all, shown{col.Collection + " template", col.Template, col.RequestData, ""})
+		for _, e := range col.Examples {
+			add(e.Path, e)
 		}
 	}
-	for _, r := range c.FormesRefusees {
-		all = append(all, shown{r.Forme, r.Target, "", r.RequestHash})
+	for _, r := range c.RefusedForms {
+		all = append(all, shown{r.Form, r.Target, "", r.RequestHash})
 	}
-	all = append(all, shown{"gabarit", "{target}", c.RequestData.Gabarit, ""})
+	all = append(all, shown{"gabarit", "{target}", c.RequestData.Template, ""})
 	docs := make([][]byte, len(all))
 	for i, s := range all {
 		docs[i] = fmt.Appendf(nil, `{"target": %q, "method": "GET", "payload": {}, "amount": 0.0, "currency": "eur"}`, s.target)
@@ -84,14 +84,14 @@ func TestTemplates(t *testing.T) {
 	c, m, _ := build(t)
 	ids := []string{"A", "ENT-0007-p2", "a.b_c-D9", strings.Repeat("x", 64)}
 	outside := []string{"", "-A", ".A", "A/B", strings.Repeat("x", 65), "A%41"}
-	grammar := regexp.MustCompile("^" + c.GrammaireID + "$")
+	grammar := regexp.MustCompile("^" + c.IDGrammar + "$")
 	for _, id := range append(ids, outside...) {
 		assert.Equal(t, corpus.ValidID(id), grammar.MatchString(id), "the published grammar says of %q what ValidID says", id)
 	}
 	require.NotEmpty(t, c.Collections)
 	for _, col := range c.Collections {
-		rest, ok := strings.CutPrefix(col.Gabarit, m.Origin)
-		require.True(t, ok, col.Gabarit)
+		rest, ok := strings.CutPrefix(col.Template, m.Origin)
+		require.True(t, ok, col.Template)
 		for _, id := range ids {
 			path := strings.Replace(rest, "{id}", id, 1)
 			got, err := corpus.CheckTarget(path)
@@ -105,12 +105,12 @@ func TestTemplates(t *testing.T) {
 			assert.False(t, corpus.IsReference(strings.Replace(rest, "{id}", id, 1)), "%q is outside the grammar", id)
 		}
 	}
-	for _, r := range c.FormesRefusees {
+	for _, r := range c.RefusedForms {
 		if rest, ok := strings.CutPrefix(r.Target, m.Origin); ok && strings.HasPrefix(rest, "/") {
 			_, err := corpus.CheckTarget(rest)
-			assert.Equal(t, err != nil, r.StatutServeur != nil, r.Forme)
+			assert.Equal(t, err != nil, r.ServerStatus != nil, r.Form)
 		}
-		assert.NotEqual(t, c.Exemple.RequestHash, r.RequestHash, r.Forme)
+		assert.NotEqual(t, c.Example.RequestHash, r.RequestHash, r.Form)
 	}
 }
 

@@ -19,8 +19,8 @@ type Leak struct {
 func (l Leak) String() string { return l.File + ": " + l.What }
 
 // Opening checks the files published at a season's opening (the task
-// statements and the catalogue) against the policy of CONTRACT.md section
-// 7: no file names an absent reference that no statement names, by its path
+// statements and the catalogue) against the publication policy (docs/contract.md,
+// section 9): no file names an absent reference that no statement names, by its path
 // or by any of its hashes, and no file holds the manifest, nor the hash of
 // any body it lists beside the contract's fixed bodies, which anyone can
 // obtain. named are the references the statements name.

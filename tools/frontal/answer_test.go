@@ -13,6 +13,8 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/verify"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 )
 
@@ -34,9 +36,9 @@ func (a answer) key() string {
 	case a.Closed:
 		return "closed"
 	case a.Raw != nil:
-		return "raw " + manifest.SHA256(a.Raw)
+		return "raw " + anchor.SHA256(a.Raw)
 	}
-	return fmt.Sprintf("%d %s", a.Status, manifest.SHA256(a.Body))
+	return fmt.Sprintf("%d %s", a.Status, anchor.SHA256(a.Body))
 }
 
 func (a answer) String() string {
@@ -86,7 +88,7 @@ type contractBodies struct {
 
 func newContractBodies(m *manifest.Manifest, root string) (*contractBodies, error) {
 	c := &contractBodies{bySHA256: map[string]bool{}, fixed: map[int][]byte{}}
-	bodies, err := m.Check(os.DirFS(root), manifest.Full)
+	bodies, err := verify.Tree(m, os.DirFS(root), verify.Full, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -129,10 +131,10 @@ func (c *contractBodies) contractProblem(a answer, method string) error {
 	if a.Status != http.StatusOK {
 		return fmt.Errorf("status %d is not the contract's: %s", a.Status, a)
 	}
-	if c.bySHA256[manifest.SHA256(a.Body)] {
+	if c.bySHA256[anchor.SHA256(a.Body)] {
 		return nil
 	}
-	if obj, err := manifest.CheckBody(a.Body); err == nil {
+	if obj, err := anchor.CheckBody(a.Body); err == nil {
 		if p, _ := obj.Get("ressource"); p != nil {
 			if path, _ := p.(string); corpus.IsReference(path) && bytes.Equal(a.Body, corpus.AbsentBody(path)) {
 				return nil

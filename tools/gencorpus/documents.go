@@ -14,106 +14,106 @@ import (
 // allocated, so that an empty one is written [].
 
 type entityDoc struct {
-	Ressource           string   `json:"ressource"`
-	Existe              bool     `json:"existe"`
-	Denomination        string   `json:"denomination"`
-	Siren               string   `json:"siren"`
-	Forme               string   `json:"forme"`
-	NombreAssocies      string   `json:"nombre_associes"`
-	Siege               string   `json:"siege"`
-	DateImmatriculation string   `json:"date_immatriculation"`
-	Statut              string   `json:"statut"`
-	Agrements           []string `json:"agrements"`
-	Attestations        []string `json:"attestations"`
-	Beneficiaires       *string  `json:"beneficiaires"`
+	Resource         string   `json:"ressource"`
+	Exists           bool     `json:"existe"`
+	CompanyName      string   `json:"denomination"`
+	Siren            string   `json:"siren"`
+	LegalForm        string   `json:"forme"`
+	PartnerCount     string   `json:"nombre_associes"`
+	HeadOffice       string   `json:"siege"`
+	RegistrationDate string   `json:"date_immatriculation"`
+	Status           string   `json:"statut"`
+	Licences         []string `json:"agrements"`
+	Attestations     []string `json:"attestations"`
+	BeneficialOwners *string  `json:"beneficiaires"`
 }
 
 type licenceDoc struct {
-	Ressource       string `json:"ressource"`
-	Existe          bool   `json:"existe"`
-	Entite          string `json:"entite"`
-	Activite        string `json:"activite"`
-	Autorite        string `json:"autorite"`
-	NumeroDecision  string `json:"numero_decision"`
-	Statut          string `json:"statut"`
-	DateDebut       string `json:"date_debut"`
-	DateFinValidite string `json:"date_fin_validite"`
+	Resource       string `json:"ressource"`
+	Exists         bool   `json:"existe"`
+	Entity         string `json:"entite"`
+	Activity       string `json:"activite"`
+	Authority      string `json:"autorite"`
+	DecisionNumber string `json:"numero_decision"`
+	Status         string `json:"statut"`
+	StartDate      string `json:"date_debut"`
+	ValidUntil     string `json:"date_fin_validite"`
 }
 
 type attestationDoc struct {
-	Ressource       string   `json:"ressource"`
-	Existe          bool     `json:"existe"`
-	Entite          string   `json:"entite"`
-	Type            string   `json:"type"`
-	Emetteur        string   `json:"emetteur"`
-	DateEmission    string   `json:"date_emission"`
-	DateFinValidite string   `json:"date_fin_validite"`
-	Avenants        []string `json:"avenants"`
+	Resource   string   `json:"ressource"`
+	Exists     bool     `json:"existe"`
+	Entity     string   `json:"entite"`
+	Type       string   `json:"type"`
+	Issuer     string   `json:"emetteur"`
+	IssueDate  string   `json:"date_emission"`
+	ValidUntil string   `json:"date_fin_validite"`
+	Amendments []string `json:"avenants"`
 }
 
 type amendmentDoc struct {
-	Ressource       string  `json:"ressource"`
-	Existe          bool    `json:"existe"`
-	Attestation     string  `json:"attestation"`
-	Objet           string  `json:"objet"`
-	DateEffet       string  `json:"date_effet"`
-	NouvelleDateFin *string `json:"nouvelle_date_fin"`
-	ActiviteExclue  *string `json:"activite_exclue"`
-	Description     string  `json:"description"`
+	Resource         string  `json:"ressource"`
+	Exists           bool    `json:"existe"`
+	Attestation      string  `json:"attestation"`
+	Purpose          string  `json:"objet"`
+	EffectiveDate    string  `json:"date_effet"`
+	NewEndDate       *string `json:"nouvelle_date_fin"`
+	ExcludedActivity *string `json:"activite_exclue"`
+	Description      string  `json:"description"`
 }
 
 type listPage struct {
-	Ressource       string      `json:"ressource"`
-	Activite        string      `json:"activite"`
-	Autorite        string      `json:"autorite"`
-	DatePublication string      `json:"date_publication"`
-	Page            string      `json:"page"`
-	Entrees         []listEntry `json:"entrees"`
-	PageSuivante    *string     `json:"page_suivante"`
+	Resource    string      `json:"ressource"`
+	Activity    string      `json:"activite"`
+	Authority   string      `json:"autorite"`
+	PublishedOn string      `json:"date_publication"`
+	Page        string      `json:"page"`
+	Entries     []listEntry `json:"entrees"`
+	NextPage    *string     `json:"page_suivante"`
 }
 
 type listEntry struct {
-	Agrement     string `json:"agrement"`
-	Entite       string `json:"entite"`
-	Denomination string `json:"denomination"`
-	Statut       string `json:"statut"`
+	Licence     string `json:"agrement"`
+	Entity      string `json:"entite"`
+	CompanyName string `json:"denomination"`
+	Status      string `json:"statut"`
 }
 
 type ownersPage struct {
-	Ressource         string  `json:"ressource"`
-	Entite            string  `json:"entite"`
-	StatutDeclaration string  `json:"statut_declaration"`
-	DateDeclaration   string  `json:"date_declaration"`
+	Resource          string  `json:"ressource"`
+	Entity            string  `json:"entite"`
+	DeclarationStatus string  `json:"statut_declaration"`
+	DeclaredOn        string  `json:"date_declaration"`
 	Page              string  `json:"page"`
-	Entrees           []owner `json:"entrees"`
-	PageSuivante      *string `json:"page_suivante"`
+	Entries           []owner `json:"entrees"`
+	NextPage          *string `json:"page_suivante"`
 }
 
 type owner struct {
-	Nom                  string  `json:"nom"`
-	Prenoms              string  `json:"prenoms"`
-	DateNaissance        string  `json:"date_naissance"`
-	Nationalite          string  `json:"nationalite"`
-	Detention            string  `json:"detention"`
-	PourcentageDetention *string `json:"pourcentage_detention"`
-	ControleDeclare      bool    `json:"controle_declare"`
+	LastName          string  `json:"nom"`
+	FirstNames        string  `json:"prenoms"`
+	BirthDate         string  `json:"date_naissance"`
+	Nationality       string  `json:"nationalite"`
+	Holding           string  `json:"detention"`
+	HoldingPercentage *string `json:"pourcentage_detention"`
+	DeclaredControl   bool    `json:"controle_declare"`
 }
 
 type measuresPage struct {
-	Ressource     string    `json:"ressource"`
-	Intitule      string    `json:"intitule"`
-	DateMiseAJour string    `json:"date_mise_a_jour"`
-	Page          string    `json:"page"`
-	Entrees       []measure `json:"entrees"`
-	PageSuivante  *string   `json:"page_suivante"`
+	Resource  string    `json:"ressource"`
+	Title     string    `json:"intitule"`
+	UpdatedOn string    `json:"date_mise_a_jour"`
+	Page      string    `json:"page"`
+	Entries   []measure `json:"entrees"`
+	NextPage  *string   `json:"page_suivante"`
 }
 
 type measure struct {
-	Reference     string `json:"reference"`
-	Nom           string `json:"nom"`
-	Prenoms       string `json:"prenoms"`
-	DateNaissance string `json:"date_naissance"`
-	Motif         string `json:"motif"`
+	Reference  string `json:"reference"`
+	LastName   string `json:"nom"`
+	FirstNames string `json:"prenoms"`
+	BirthDate  string `json:"date_naissance"`
+	Reason     string `json:"motif"`
 }
 
 // entityPlan is an entity and every document it brings, drawn but not yet
@@ -150,17 +150,17 @@ func (g *generator) drawEntity() *entityPlan {
 		partners = 2 + g.rng.IntN(6)
 	}
 	e := &entityDoc{
-		Ressource:           self,
-		Existe:              true,
-		Denomination:        g.pick(companyHeads) + " " + g.pick(surnames) + " " + g.pick(companyTails),
-		Siren:               siren(g.next["ENT"]),
-		Forme:               form.name,
-		NombreAssocies:      strconv.Itoa(partners),
-		Siege:               fmt.Sprintf("%d %s, %s", 1+g.rng.IntN(120), g.pick(streets), g.pick(towns)),
-		DateImmatriculation: date(g.day("1995-01-01", 365*29)),
-		Statut:              g.pickWeighted([]string{"active", "radiee", "en_liquidation"}, 0.90, 0.05),
-		Agrements:           []string{},
-		Attestations:        []string{},
+		Resource:         self,
+		Exists:           true,
+		CompanyName:      g.pick(companyHeads) + " " + g.pick(surnames) + " " + g.pick(companyTails),
+		Siren:            siren(g.next["ENT"]),
+		LegalForm:        form.name,
+		PartnerCount:     strconv.Itoa(partners),
+		HeadOffice:       fmt.Sprintf("%d %s, %s", 1+g.rng.IntN(120), g.pick(streets), g.pick(towns)),
+		RegistrationDate: date(g.day("1995-01-01", 365*29)),
+		Status:           g.pickWeighted([]string{"active", "radiee", "en_liquidation"}, 0.90, 0.05),
+		Licences:         []string{},
+		Attestations:     []string{},
 	}
 	activities := 1
 	if g.chance(0.25) {
@@ -175,17 +175,17 @@ func (g *generator) drawEntity() *entityPlan {
 		start := g.day("2018-01-01", 365*8)
 		status := g.pickWeighted([]string{"actif", "suspendu", "retire"}, 0.85, 0.10)
 		p.add(licence, &licenceDoc{
-			Ressource:       licence,
-			Existe:          true,
-			Entite:          self,
-			Activite:        a.code,
-			Autorite:        authority,
-			NumeroDecision:  fmt.Sprintf("ASAFR-%s-%d-%04d", corpus.ActivityInitials(a.code), start.Year(), g.next["AGR"]%10000),
-			Statut:          status,
-			DateDebut:       date(start),
-			DateFinValidite: date(start.AddDate(5, 0, -1)),
+			Resource:       licence,
+			Exists:         true,
+			Entity:         self,
+			Activity:       a.code,
+			Authority:      authority,
+			DecisionNumber: fmt.Sprintf("ASAFR-%s-%d-%04d", corpus.ActivityInitials(a.code), start.Year(), g.next["AGR"]%10000),
+			Status:         status,
+			StartDate:      date(start),
+			ValidUntil:     date(start.AddDate(5, 0, -1)),
 		})
-		e.Agrements = append(e.Agrements, licence)
+		e.Licences = append(e.Licences, licence)
 		listed := status
 		if g.chance(0.03) { // the list contradicts the agrément: a trap of the real corpus
 			listed = g.pick([]string{"actif", "suspendu", "retire"})
@@ -194,7 +194,7 @@ func (g *generator) drawEntity() *entityPlan {
 			p.cost++ // the entry opens a new page of the list
 		}
 		pending[a]++
-		p.listed = append(p.listed, listing{a, listEntry{Agrement: licence, Entite: self, Denomination: e.Denomination, Statut: listed}})
+		p.listed = append(p.listed, listing{a, listEntry{Licence: licence, Entity: self, CompanyName: e.CompanyName, Status: listed}})
 		for _, t := range a.required {
 			if !slices.Contains(types, t) {
 				types = append(types, t)
@@ -209,8 +209,8 @@ func (g *generator) drawEntity() *entityPlan {
 		// Cited but never written: the manifest lists it as absent.
 		e.Attestations = append(e.Attestations, "/attestations/"+g.id("ATT"))
 	}
-	if e.Statut != "radiee" {
-		e.Beneficiaires = ptr(g.drawOwners(p, id, self, form.unipersonal))
+	if e.Status != "radiee" {
+		e.BeneficialOwners = ptr(g.drawOwners(p, id, self, form.unipersonal))
 	}
 	p.add(self, e)
 	p.cost += len(p.docs)
@@ -224,30 +224,30 @@ func (g *generator) drawAttestation(p *entityPlan, entity, t, activityCode strin
 	emission := g.day("2025-01-01", 540)
 	end := emission.AddDate(1, 0, -1)
 	doc := &attestationDoc{
-		Ressource:       self,
-		Existe:          true,
-		Entite:          entity,
-		Type:            t,
-		Emetteur:        g.pick(insurers),
-		DateEmission:    date(emission),
-		DateFinValidite: date(end),
-		Avenants:        []string{},
+		Resource:   self,
+		Exists:     true,
+		Entity:     entity,
+		Type:       t,
+		Issuer:     g.pick(insurers),
+		IssueDate:  date(emission),
+		ValidUntil: date(end),
+		Amendments: []string{},
 	}
 	if g.chance(0.12) {
 		amendment := "/avenants/" + g.id("AVN")
 		a := &amendmentDoc{
-			Ressource:   amendment,
-			Existe:      true,
-			Attestation: self,
-			DateEffet:   date(emission.AddDate(0, 0, 30+g.rng.IntN(300))),
+			Resource:      amendment,
+			Exists:        true,
+			Attestation:   self,
+			EffectiveDate: date(emission.AddDate(0, 0, 30+g.rng.IntN(300))),
 		}
 		if g.chance(0.7) {
-			a.Objet, a.NouvelleDateFin, a.Description = "prorogation", ptr(date(end.AddDate(0, 6, 0))), g.pick(extensions)
+			a.Purpose, a.NewEndDate, a.Description = "prorogation", ptr(date(end.AddDate(0, 6, 0))), g.pick(extensions)
 		} else {
-			a.Objet, a.ActiviteExclue, a.Description = "exclusion", ptr(activityCode), g.pick(exclusions)
+			a.Purpose, a.ExcludedActivity, a.Description = "exclusion", ptr(activityCode), g.pick(exclusions)
 		}
 		p.add(amendment, a)
-		doc.Avenants = append(doc.Avenants, amendment)
+		doc.Amendments = append(doc.Amendments, amendment)
 	}
 	p.add(self, doc)
 	return self
@@ -278,17 +278,17 @@ func (g *generator) drawOwners(p *entityPlan, id, entity string, unipersonal boo
 			entries = owners[split:]
 		}
 		page := &ownersPage{
-			Ressource:         pagePath(first, n),
-			Entite:            entity,
-			StatutDeclaration: status,
-			DateDeclaration:   declared,
+			Resource:          pagePath(first, n),
+			Entity:            entity,
+			DeclarationStatus: status,
+			DeclaredOn:        declared,
 			Page:              fmt.Sprint(n),
-			Entrees:           entries,
+			Entries:           entries,
 		}
 		if n < pages {
-			page.PageSuivante = ptr(pagePath(first, n+1))
+			page.NextPage = ptr(pagePath(first, n+1))
 		}
-		p.add(page.Ressource, page)
+		p.add(page.Resource, page)
 	}
 	return first
 }
@@ -299,13 +299,13 @@ func (g *generator) drawOwners(p *entityPlan, id, entity string, unipersonal boo
 func (g *generator) drawHoldings(unipersonal bool) []owner {
 	person := func(detention string, share *string, control bool) owner {
 		return owner{
-			Nom:                  g.pick(surnames),
-			Prenoms:              g.givenNames(),
-			DateNaissance:        date(g.day("1945-01-01", 365*55)),
-			Nationalite:          g.pick(nationalities),
-			Detention:            detention,
-			PourcentageDetention: share,
-			ControleDeclare:      control,
+			LastName:          g.pick(surnames),
+			FirstNames:        g.givenNames(),
+			BirthDate:         date(g.day("1945-01-01", 365*55)),
+			Nationality:       g.pick(nationalities),
+			Holding:           detention,
+			HoldingPercentage: share,
+			DeclaredControl:   control,
 		}
 	}
 	if unipersonal {
@@ -355,17 +355,17 @@ func (g *generator) writeList(a *activity) {
 	for n := 1; n <= pages; n++ {
 		entries := a.entries[min((n-1)*listPageSize, len(a.entries)):min(n*listPageSize, len(a.entries))]
 		page := &listPage{
-			Ressource:       pagePath(a.firstPage, n),
-			Activite:        a.code,
-			Autorite:        authority,
-			DatePublication: "2026-09-15",
-			Page:            fmt.Sprint(n),
-			Entrees:         append([]listEntry{}, entries...),
+			Resource:    pagePath(a.firstPage, n),
+			Activity:    a.code,
+			Authority:   authority,
+			PublishedOn: "2026-09-15",
+			Page:        fmt.Sprint(n),
+			Entries:     append([]listEntry{}, entries...),
 		}
 		if n < pages {
-			page.PageSuivante = ptr(pagePath(a.firstPage, n+1))
+			page.NextPage = ptr(pagePath(a.firstPage, n+1))
 		}
-		g.put(page.Ressource, page)
+		g.put(page.Resource, page)
 	}
 }
 
@@ -376,26 +376,26 @@ func (g *generator) writeMeasures(pages int) {
 	k := 0
 	for n := 1; n <= pages; n++ {
 		page := &measuresPage{
-			Ressource:     pagePath(g.measures, n),
-			Intitule:      measuresTitle,
-			DateMiseAJour: "2026-09-25",
-			Page:          fmt.Sprint(n),
-			Entrees:       make([]measure, measuresPageSize),
+			Resource:  pagePath(g.measures, n),
+			Title:     measuresTitle,
+			UpdatedOn: "2026-09-25",
+			Page:      fmt.Sprint(n),
+			Entries:   make([]measure, measuresPageSize),
 		}
-		for i := range page.Entrees {
+		for i := range page.Entries {
 			k++
-			page.Entrees[i] = measure{
-				Reference:     fmt.Sprintf("%s-%05d", prefix, k),
-				Nom:           g.pick(surnames),
-				Prenoms:       g.givenNames(),
-				DateNaissance: date(g.day("1945-01-01", 365*55)),
-				Motif:         g.pick(grounds),
+			page.Entries[i] = measure{
+				Reference:  fmt.Sprintf("%s-%05d", prefix, k),
+				LastName:   g.pick(surnames),
+				FirstNames: g.givenNames(),
+				BirthDate:  date(g.day("1945-01-01", 365*55)),
+				Reason:     g.pick(grounds),
 			}
 		}
 		if n < pages {
-			page.PageSuivante = ptr(pagePath(g.measures, n+1))
+			page.NextPage = ptr(pagePath(g.measures, n+1))
 		}
-		g.put(page.Ressource, page)
+		g.put(page.Resource, page)
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package gencorpus generates synthetic corpus trees of any size with the
-// schema of the conformity track (CONTRACT.md section 3), for benchmarks:
+// schema of the conformity track (docs/contract.md, section 3), for benchmarks:
 // entities, agréments, attestations, avenants, the paged public lists, pages
 // of beneficial owners and of the restrictive-measures list, in French, with
 // strings, booleans and null only, each file laid out as the real ones are
@@ -25,11 +25,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
@@ -77,17 +79,47 @@ type Result struct {
 	Entries  int   // manifest entries (files and absent references)
 }
 
+// TreeAndManifest generates a tree in memory, as Tree does, and builds its
+// manifest at the default origin.
+func TreeAndManifest(o Options) (fstest.MapFS, *manifest.Manifest, error) {
+	files, err := Tree(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := manifest.Build(files, corpus.Conformite.Name, manifest.DefaultOrigin, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gencorpus: manifest of the generated tree: %w", err)
+	}
+	return files, m, nil
+}
+
+// BenchmarkResources is the size of the synthetic tree the manifest's
+// benchmarks build and check: large enough for per-file costs to dominate,
+// small enough to generate in a fraction of a second. `make bench` times
+// 100,000.
+const BenchmarkResources = 10_000
+
+// ForBenchmark is the tree of BenchmarkResources files the manifest's
+// benchmarks share, its manifest, and the total of its files' bytes.
+func ForBenchmark(tb testing.TB) (tree fstest.MapFS, m *manifest.Manifest, size int64) {
+	tb.Helper()
+	tree, m, err := TreeAndManifest(Options{Resources: BenchmarkResources, Seed: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, f := range tree {
+		size += int64(len(f.Data))
+	}
+	return tree, m, size
+}
+
 // Write generates a corpus into dir: its tree in dir/conformite and its
 // manifest, built by manifest.Build, in dir/conformite.json. The tree folder
 // must not exist yet.
 func Write(dir string, o Options) (*Result, error) {
-	files, err := Tree(o)
+	files, m, err := TreeAndManifest(o)
 	if err != nil {
 		return nil, err
-	}
-	m, err := manifest.Build(files, corpus.Conformite.Name, manifest.DefaultOrigin, nil)
-	if err != nil {
-		return nil, fmt.Errorf("gencorpus: manifest of the generated tree: %w", err)
 	}
 	r := &Result{
 		Tree:     filepath.Join(dir, corpus.Conformite.Name),
@@ -162,7 +194,7 @@ func (g *generator) copyFixed() error {
 		}
 		g.files[name] = &fstest.MapFile{Data: data}
 	}
-	ref, err := manifest.CheckBody(g.files[corpus.FileOf(corpus.Referentiel)].Data)
+	ref, err := anchor.CheckBody(g.files[corpus.FileOf(corpus.Referentiel)].Data)
 	if err != nil {
 		return fmt.Errorf("gencorpus: referentiel: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/verify"
 	"github.com/arkforge/proveit-corpus/tools/gencorpus"
 	"github.com/arkforge/proveit-corpus/tools/lint"
 )
@@ -79,7 +80,7 @@ func TestWrite(t *testing.T) {
 	m, err := manifest.Decode(data)
 	require.NoError(t, err)
 	assert.Len(t, m.Resources, r.Entries)
-	bodies, err := m.Check(os.DirFS(r.Tree), manifest.Full)
+	bodies, err := verify.Tree(m, os.DirFS(r.Tree), verify.Full, nil)
 	require.NoError(t, err, "the tree on disk matches the manifest written beside it")
 	assert.Len(t, bodies, 200)
 

@@ -8,7 +8,8 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
-// indent is the indentation the authoring plan fixes: two spaces a level.
+// indent is the corpus files' indentation (docs/contract.md, section 3):
+// two spaces a level.
 const indent = "  "
 
 // checkLayout reports whether data is byte for byte the layout Python gives

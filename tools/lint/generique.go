@@ -9,7 +9,7 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// Closed vocabularies of the purchasing track (CONTRACT.md section 6).
+// Closed vocabularies of the purchasing track (docs/contract.md section 3).
 var (
 	supplierStatus    = []string{"actif", "suspendu", "radie"}
 	availabilityState = []string{"en_stock", "rupture", "sur_commande"}
@@ -240,31 +240,31 @@ func (l *linter) purchasingChains() []chain {
 // real dates, and product references that resolve.
 func (l *linter) checkPurchasingTasks(tasks *season.Tasks) {
 	file := l.opts.TasksFile
-	for i, task := range tasks.Taches {
+	for i, task := range tasks.Tasks {
 		at := child("/taches", i)
-		if l.categories != nil && !l.categories[task.Categorie] {
-			l.report(file, child(at, "categorie"), RuleVocabulary, "categorie %q is not a category of %s", task.Categorie, corpus.ReglesAchat)
+		if l.categories != nil && !l.categories[task.Category] {
+			l.report(file, child(at, "categorie"), RuleVocabulary, "categorie %q is not a category of %s", task.Category, corpus.ReglesAchat)
 		}
-		for j, c := range task.Contraintes {
+		for j, c := range task.Constraints {
 			cat := child(child(at, "contraintes"), j)
 			switch {
-			case !slices.Contains(season.Operators, c.Operateur):
-				l.report(file, child(cat, "operateur"), RuleVocabulary, "operateur %q is not one of >=, <=, =", c.Operateur)
-			case c.Operateur != "=" && !corpus.IsDecimal(c.Valeur):
-				l.report(file, child(cat, "valeur"), RuleDecimal, "valeur %q is compared as a number but is not a decimal string", c.Valeur)
-			case c.Operateur != "=":
-				l.checkNumericCharacteristic(file, child(cat, "caracteristique"), task.Categorie, c.Caracteristique)
+			case !slices.Contains(season.Operators, c.Operator):
+				l.report(file, child(cat, "operateur"), RuleVocabulary, "operateur %q is not one of >=, <=, =", c.Operator)
+			case c.Operator != "=" && !corpus.IsDecimal(c.Value):
+				l.report(file, child(cat, "valeur"), RuleDecimal, "valeur %q is compared as a number but is not a decimal string", c.Value)
+			case c.Operator != "=":
+				l.checkNumericCharacteristic(file, child(cat, "caracteristique"), task.Category, c.Characteristic)
 			}
 		}
-		l.checkDecimal(file, child(at, "quantite"), count, task.Quantite)
-		l.checkDecimal(file, child(at, "budget_max_ttc"), amount, task.BudgetMaxTTC)
+		l.checkDecimal(file, child(at, "quantite"), count, task.Quantity)
+		l.checkDecimal(file, child(at, "budget_max_ttc"), amount, task.MaxBudgetInclTax)
 		if !wordPattern.MatchString(task.Zone) {
 			l.report(file, child(at, "zone"), RuleVocabulary, "zone %q is not lowercase ASCII words joined by '-'", task.Zone)
 		}
-		l.checkDate(file, child(at, "date_commande"), "date_commande", task.DateCommande)
-		l.checkPublishedBefore(file, child(at, "date_commande"), "date_commande", task.DateCommande)
+		l.checkDate(file, child(at, "date_commande"), "date_commande", task.OrderDate)
+		l.checkPublishedBefore(file, child(at, "date_commande"), "date_commande", task.OrderDate)
 		l.checkQuestionCites(file, at, task)
-		l.checkDate(file, child(at, "date_livraison_max"), "date_livraison_max", task.DateLivraisonMax)
+		l.checkDate(file, child(at, "date_livraison_max"), "date_livraison_max", task.DeliveryDeadline)
 		for j, r := range task.References {
 			l.checkReference(file, child(child(at, "references"), j), r, "produits")
 		}

@@ -204,9 +204,9 @@ func TestLintBrokenPurchasingTrees(t *testing.T) {
 // The statements of the purchasing track are checked like its files.
 func TestLintPurchasingTasks(t *testing.T) {
 	good := season.Task{
-		ID: "gen-01", Categorie: "ecrans",
-		Contraintes: []season.Constraint{{Caracteristique: "diagonale_pouces", Operateur: ">=", Valeur: "27"}},
-		Quantite:    "12", Zone: "occitanie", DateCommande: "2026-10-06", DateLivraisonMax: "2026-10-16", BudgetMaxTTC: "6000.00",
+		ID: "gen-01", Category: "ecrans",
+		Constraints: []season.Constraint{{Characteristic: "diagonale_pouces", Operator: ">=", Value: "27"}},
+		Quantity:    "12", Zone: "occitanie", OrderDate: "2026-10-06", DeliveryDeadline: "2026-10-16", MaxBudgetInclTax: "6000.00",
 		References: []string{"/produits/ECR-1"},
 		Question:   "Douze écrans ; le client a communiqué la référence /produits/ECR-1.",
 	}
@@ -216,11 +216,11 @@ func TestLintPurchasingTasks(t *testing.T) {
 		want []string
 	}{
 		{"clean", func(*season.Task, *world) {}, nil},
-		{"an unknown category", func(task *season.Task, _ *world) { task.Categorie = "tablettes" },
+		{"an unknown category", func(task *season.Task, _ *world) { task.Category = "tablettes" },
 			[]string{`taches-generique.json /taches/0/categorie: categorie "tablettes" is not a category of /regles-achat (rule: vocabulary)`}},
-		{"an unknown operator", func(task *season.Task, _ *world) { task.Contraintes[0].Operateur = ">" },
+		{"an unknown operator", func(task *season.Task, _ *world) { task.Constraints[0].Operator = ">" },
 			[]string{`taches-generique.json /taches/0/contraintes/0/operateur: operateur ">" is not one of >=, <=, = (rule: vocabulary)`}},
-		{"a numeric comparison with a word", func(task *season.Task, _ *world) { task.Contraintes[0].Valeur = "grand" },
+		{"a numeric comparison with a word", func(task *season.Task, _ *world) { task.Constraints[0].Value = "grand" },
 			[]string{`taches-generique.json /taches/0/contraintes/0/valeur: valeur "grand" is compared as a number but is not a decimal string (rule: decimal)`}},
 		{"a product that spells a compared characteristic as a word", func(_ *season.Task, w *world) {
 			w.set("produits/ECR-1.json", "/caracteristiques/diagonale_pouces", "vingt-sept")
@@ -228,15 +228,15 @@ func TestLintPurchasingTasks(t *testing.T) {
 			`produits/ECR-1.json /caracteristiques/diagonale_pouces: diagonale_pouces is a measure, "vingt-sept" is not a decimal string (rule: product-kind)`,
 			`taches-generique.json /taches/0/contraintes/0/caracteristique: diagonale_pouces is compared as a number, but /produits/ECR-1 spells it "vingt-sept" (rule: decimal)`,
 		}},
-		{"a quantity that is not whole", func(task *season.Task, _ *world) { task.Quantite = "1.5" },
+		{"a quantity that is not whole", func(task *season.Task, _ *world) { task.Quantity = "1.5" },
 			[]string{`taches-generique.json /taches/0/quantite: quantity "1.5" is not a whole number written in digits, like "12" (rule: decimal)`}},
-		{"a budget without cents", func(task *season.Task, _ *world) { task.BudgetMaxTTC = "6000" },
+		{"a budget without cents", func(task *season.Task, _ *world) { task.MaxBudgetInclTax = "6000" },
 			[]string{`taches-generique.json /taches/0/budget_max_ttc: amount "6000" is not euros with two decimals, like "1249.90" (rule: decimal)`}},
 		{"a zone that is not a word", func(task *season.Task, _ *world) { task.Zone = "Corse" },
 			[]string{`taches-generique.json /taches/0/zone: zone "Corse" is not lowercase ASCII words joined by '-' (rule: vocabulary)`}},
-		{"an order placed before the rules were published", func(task *season.Task, _ *world) { task.DateCommande = "2026-08-15" },
+		{"an order placed before the rules were published", func(task *season.Task, _ *world) { task.OrderDate = "2026-08-15" },
 			[]string{`taches-generique.json /taches/0/date_commande: date_commande 2026-08-15 is before /regles-achat was published (2026-09-01) (rule: rules-text)`}},
-		{"a date that is not a date", func(task *season.Task, _ *world) { task.DateLivraisonMax = "2026-11-31" },
+		{"a date that is not a date", func(task *season.Task, _ *world) { task.DeliveryDeadline = "2026-11-31" },
 			[]string{`taches-generique.json /taches/0/date_livraison_max: date "2026-11-31" is not a calendar date (rule: dates)`}},
 		{"a reference outside the products", func(task *season.Task, _ *world) {
 			task.References = []string{"/tarifs/TAR-ECR-1"}
@@ -256,9 +256,9 @@ func TestLintPurchasingTasks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w, task := newPurchaseWorld(t), good
-			task.Contraintes = append([]season.Constraint(nil), good.Contraintes...)
+			task.Constraints = append([]season.Constraint(nil), good.Constraints...)
 			tt.edit(&task, w)
-			tasks := &season.Tasks{Piste: corpus.Generique.Name, Taches: []season.Task{task}}
+			tasks := &season.Tasks{Track: corpus.Generique.Name, Tasks: []season.Task{task}}
 			report := Lint(w.tree(), Options{Track: corpus.Generique, Tasks: tasks, TasksFile: "taches-generique.json"})
 			assert.Equal(t, tt.want, findingLines(report))
 		})

@@ -177,24 +177,32 @@ func (l *linter) chains() []chain {
 	return chains
 }
 
-// checkTasks checks the statements like the corpus: the entity and each
+// taskChecks are each track's checks of its statements, by its rulebook.
+var taskChecks = map[*season.Rules]func(*linter, *season.Tasks){
+	season.Conformity: (*linter).checkConformityTasks,
+	season.Purchasing: (*linter).checkPurchasingTasks,
+}
+
+// checkTasks checks the statements like the corpus, by their track's
+// checks.
+func (l *linter) checkTasks(tasks *season.Tasks) {
+	taskChecks[season.RulesOf(l.opts.Track)](l, tasks)
+}
+
+// checkConformityTasks checks conformity statements: the entity and each
 // cited reference resolve (to a file or an absent entry, which the server
 // must answer), the examination date is a date, the activity is one of
 // /referentiel's.
-func (l *linter) checkTasks(tasks *season.Tasks) {
-	if l.opts.Track == corpus.Generique {
-		l.checkPurchasingTasks(tasks)
-		return
-	}
+func (l *linter) checkConformityTasks(tasks *season.Tasks) {
 	file := l.opts.TasksFile
-	for i, task := range tasks.Taches {
+	for i, task := range tasks.Tasks {
 		at := child("/taches", i)
-		l.checkReference(file, child(at, "entite"), task.Entite, "entites")
-		if l.activities != nil && !l.activities[task.Activite] {
-			l.report(file, child(at, "activite"), RuleVocabulary, "activite %q is not an activity of /referentiel", task.Activite)
+		l.checkReference(file, child(at, "entite"), task.Entity, "entites")
+		if l.activities != nil && !l.activities[task.Activity] {
+			l.report(file, child(at, "activite"), RuleVocabulary, "activite %q is not an activity of /referentiel", task.Activity)
 		}
-		l.checkDate(file, child(at, "date_examen"), "date_examen", task.DateExamen)
-		l.checkPublishedBefore(file, child(at, "date_examen"), "date_examen", task.DateExamen)
+		l.checkDate(file, child(at, "date_examen"), "date_examen", task.ExaminationDate)
+		l.checkPublishedBefore(file, child(at, "date_examen"), "date_examen", task.ExaminationDate)
 		l.checkQuestionCites(file, at, task)
 		for j, r := range task.References {
 			collection, _, ok := corpus.SplitReference(r)

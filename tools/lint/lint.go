@@ -1,6 +1,6 @@
 // Package lint checks a track's tree against every file rule of the corpus
-// contract (CONTRACT.md sections 3 and 6) and the authoring plan: strict JSON in the
-// exact layout Python writes, canonical file names, calendar dates, references
+// (docs/contract.md section 3, the corpus trees): strict JSON in the exact
+// layout Python writes, canonical file names, calendar dates, references
 // that are canonical paths and resolve, each collection's schema and closed
 // vocabularies, links that agree in both directions, page chains without
 // loops or orphans, a tree that is exactly what its manifest lists, and
@@ -24,7 +24,9 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/manifest/verify"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
@@ -35,7 +37,7 @@ const (
 	RuleFormat     = "format"     // the bytes are json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
 	RuleDates      = "dates"      // YYYY-MM-DD calendar dates, null only where allowed
 	RuleReferences = "references" // canonical paths into the right collection, that resolve
-	RuleRessource  = "ressource"  // ressource is the file's own path
+	RuleResource   = "ressource"  // ressource is the file's own path
 	RuleVocabulary = "vocabulary" // closed vocabularies and activity/type words
 	RuleSchema     = "schema"     // required fields with the right types
 	RuleLinks      = "links"      // two resources that name each other agree
@@ -73,7 +75,8 @@ func (f Finding) String() string {
 
 // Options says what, besides the tree, the linter checks against.
 type Options struct {
-	// Track is the track the tree serves; nil is the conformity track.
+	// Track is the track the tree serves; nil is the first of
+	// corpus.Tracks.
 	Track *corpus.Track
 	// Manifest, when set, must list exactly the tree, and its absent entries
 	// are the only references allowed to have no file. Without it, every
@@ -135,7 +138,7 @@ type linter struct {
 // Lint checks every file of tree and the tree as a whole.
 func Lint(tree fs.FS, opts Options) *Report {
 	if opts.Track == nil {
-		opts.Track = corpus.Conformite
+		opts.Track = corpus.Tracks[0]
 	}
 	l := &linter{
 		opts:   opts,
@@ -172,11 +175,11 @@ func Lint(tree fs.FS, opts Options) *Report {
 	l.checkPages()
 	l.checkRealism()
 	if opts.Tasks != nil {
-		if opts.Tasks.Piste != opts.Track.Name {
-			l.report(opts.TasksFile, "/piste", RuleSchema, "piste %q, want %q", opts.Tasks.Piste, opts.Track.Name)
+		if opts.Tasks.Track != opts.Track.Name {
+			l.report(opts.TasksFile, "/piste", RuleSchema, "piste %q, want %q", opts.Tasks.Track, opts.Track.Name)
 		}
 		l.checkTasks(opts.Tasks)
-		report.Tasks = len(opts.Tasks.Taches)
+		report.Tasks = len(opts.Tasks.Tasks)
 	}
 	if opts.Manifest != nil {
 		l.checkManifest()
@@ -220,7 +223,7 @@ func (l *linter) readTree() {
 			l.report(name, "", RuleFileName, "cannot be read: %v", err)
 			return nil
 		}
-		doc, err := manifest.CheckBody(data)
+		doc, err := anchor.CheckBody(data)
 		if err != nil {
 			var syntax *pyjson.SyntaxError
 			if errors.As(err, &syntax) {
@@ -259,8 +262,8 @@ func (l *linter) readActivities() {
 
 // checkManifest compares the tree with the manifest, hash for hash.
 func (l *linter) checkManifest() {
-	_, err := l.opts.Manifest.Check(l.tree, manifest.Full)
-	var mismatch *manifest.MismatchError
+	_, err := verify.Tree(l.opts.Manifest, l.tree, verify.Full, nil)
+	var mismatch *verify.MismatchError
 	switch {
 	case errors.As(err, &mismatch):
 		for _, p := range mismatch.Problems {

@@ -37,7 +37,7 @@ func TestLintRealCorpus(t *testing.T) {
 			assert.True(t, report.OK())
 			assert.Equal(t, 1, report.Files[strings.TrimPrefix(track.Rules, "/")])
 			assert.Equal(t, 4, report.Files["_systeme"])
-			assert.Len(t, tasks.Taches, report.Tasks)
+			assert.Len(t, tasks.Tasks, report.Tasks)
 			assert.True(t, strings.HasPrefix(report.Summary(), "OK "), report.Summary())
 		})
 	}
@@ -461,7 +461,7 @@ func TestLintManifest(t *testing.T) {
 		if len(refs) > 0 {
 			question += " Le client a communiqué les références " + strings.Join(refs, " et ") + "."
 		}
-		return &season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05", References: refs, Question: question}}}
+		return &season.Tasks{Track: "conformite", Tasks: []season.Task{{ID: "conf-01", Entity: "/entites/ENT-1", Activity: "change-manuel", ExaminationDate: "2026-10-05", References: refs, Question: question}}}
 	}
 	tests := []struct {
 		name       string
@@ -482,17 +482,17 @@ func TestLintManifest(t *testing.T) {
 				`taches.json /taches/0/references/0: "/attestations/ATT-7" does not resolve: no file attestations/ATT-7.json and no absent entry in the manifest (rule: references)`,
 			}, nil},
 		{"a cited reference the question does not name", func(w *world) *manifest.Manifest { return build(t, w) },
-			&season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05",
+			&season.Tasks{Track: "conformite", Tasks: []season.Task{{ID: "conf-01", Entity: "/entites/ENT-1", Activity: "change-manuel", ExaminationDate: "2026-10-05",
 				References: []string{"/attestations/ATT-1"}, Question: "L'entité /entites/ENT-1 et son agrément /agrements/AGR-1 ?"}}},
 			[]string{
 				`taches.json /taches/0/question: the question names /agrements/AGR-1, which references does not list (rule: references)`,
 				`taches.json /taches/0/references/0: /attestations/ATT-1 is not named in the question (rule: references)`,
 			}, nil},
 		{"a statement dated before the referentiel", func(w *world) *manifest.Manifest { return build(t, w) },
-			&season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-08-31"}}},
+			&season.Tasks{Track: "conformite", Tasks: []season.Task{{ID: "conf-01", Entity: "/entites/ENT-1", Activity: "change-manuel", ExaminationDate: "2026-08-31"}}},
 			[]string{`taches.json /taches/0/date_examen: date_examen 2026-08-31 is before /referentiel was published (2026-09-01) (rule: rules-text)`}, nil},
 		{"a statement with a bad date and activity", func(w *world) *manifest.Manifest { return build(t, w) },
-			&season.Tasks{Piste: "conformite", Taches: []season.Task{{ID: "conf-01", Entite: "/entites/ENT-1", Activite: "change", DateExamen: "2026-10-32"}}},
+			&season.Tasks{Track: "conformite", Tasks: []season.Task{{ID: "conf-01", Entity: "/entites/ENT-1", Activity: "change", ExaminationDate: "2026-10-32"}}},
 			[]string{
 				`taches.json /taches/0/activite: activite "change" is not an activity of /referentiel (rule: vocabulary)`,
 				`taches.json /taches/0/date_examen: date "2026-10-32" is not a calendar date (rule: dates)`,
@@ -574,5 +574,13 @@ func TestDates(t *testing.T) {
 			assert.Equal(t, tt.shape, dateShape(tt.in))
 			assert.Equal(t, tt.valid, tt.shape && calendarDate(tt.in))
 		})
+	}
+}
+
+// Every track's statements have their checks here.
+func TestEveryTrackHasItsTaskChecks(t *testing.T) {
+	require.Len(t, taskChecks, len(season.Tracks))
+	for _, r := range season.Tracks {
+		assert.NotNil(t, taskChecks[r], r.Name())
 	}
 }

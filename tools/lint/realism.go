@@ -15,7 +15,7 @@ import (
 )
 
 // The realism rules: the corpus is fictional, and must read like the real
-// thing without naming anything real (specification 2.5). What a machine can
+// thing without naming anything real (docs/contract.md, section 3; spec §2.5). What a machine can
 // check of that is checked here; the names and prose are the authors'.
 
 // fictionalAddress is the one shape of a siege: "<numéro> <voie>, 00NNN
@@ -446,7 +446,7 @@ func (l *linter) checkQuestionCites(file, at string, task season.Task) {
 	named := map[string]bool{}
 	for _, p := range citedPath.FindAllString(task.Question, -1) {
 		named[p] = true
-		if _, _, ok := corpus.SplitReference(p); ok && p != task.Entite && !slices.Contains(task.References, p) {
+		if _, _, ok := corpus.SplitReference(p); ok && p != task.Entity && !slices.Contains(task.References, p) {
 			l.report(file, child(at, "question"), RuleReferences, "the question names %s, which references does not list", p)
 		}
 	}

@@ -47,7 +47,7 @@ type field struct {
 	sub      []field  // schema of each object of an entries array
 }
 
-// Closed vocabularies of the contract and the authoring plan.
+// Closed vocabularies of the conformity track (docs/contract.md, section 3).
 var (
 	entityStatus      = []string{"active", "radiee", "en_liquidation"}
 	licenceStatus     = []string{"actif", "suspendu", "retire"}
@@ -271,7 +271,7 @@ func (d document) checkField(f field, at string, v pyjson.Value) {
 		if !ok {
 			d.wrongType(at, "a string", v)
 		} else if s != d.path {
-			d.l.report(d.file, at, RuleRessource, "ressource %q is not the file's own path %s", s, d.path)
+			d.l.report(d.file, at, RuleResource, "ressource %q is not the file's own path %s", s, d.path)
 		}
 	case ref:
 		s, ok := v.(string)

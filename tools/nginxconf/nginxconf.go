@@ -1,5 +1,5 @@
 // Package nginxconf writes the nginx configuration that serves the corpus
-// under the same HTTP contract as the Caddy handler (CONTRACT.md, section 2),
+// under the same HTTP contract as the Caddy handler (docs/contract.md, section 2),
 // so that an operator may run the corpus with Caddy alone, with nginx in front
 // of Caddy, or with nginx alone, and no participant's proof can tell which.
 //
@@ -29,6 +29,8 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/verify"
 )
 
 // Options describe the server to generate. Exactly one of Upstream and Root
@@ -69,7 +71,7 @@ type Options struct {
 	Maintenance bool
 
 	// Others are the corpora of the other tracks served at the same origin
-	// (CONTRACT.md section 6), each with its own manifest; Manifest, Tree
+	// (docs/contract.md, section 3), each with its own manifest; Manifest, Tree
 	// and Root above are the first track's. Their fixed bodies must be the
 	// first's, byte for byte, and no path may belong to two of them.
 	Others []Corpus
@@ -128,7 +130,7 @@ func Generate(o Options) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		sums = append(sums, manifest.SHA256(c.Manifest))
+		sums = append(sums, anchor.SHA256(c.Manifest))
 		d.Entries += len(m.Resources)
 		for _, lit := range []struct {
 			path string
@@ -193,7 +195,7 @@ func (c Corpus) check() (*manifest.Manifest, map[string][]byte, error) {
 	if c.Root != "" {
 		tree = os.DirFS(c.Root)
 	}
-	bodies, err := m.Check(tree, manifest.Full)
+	bodies, err := verify.Tree(m, tree, verify.Full, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", m.Piste, err)
 	}
@@ -222,7 +224,7 @@ func absentTemplate(m *manifest.Manifest) (head, tail string, err error) {
 	}
 	head, tail, _ = strings.Cut(body, absentMarker)
 	for _, e := range m.Resources {
-		if e.Kind == manifest.Absent && manifest.SHA256([]byte(head+e.Path+tail)) != e.BytesSHA256 {
+		if e.Kind == manifest.Absent && anchor.SHA256([]byte(head+e.Path+tail)) != e.BytesSHA256 {
 			return "", "", fmt.Errorf("%s: the absent body nginx would build differs from the manifest", e.Path)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 )
 
 // Answer is one body a configuration answers with by itself: a return
@@ -109,11 +110,11 @@ func verifyReturn(d directive, literals map[string]string, m *manifest.Manifest)
 			if body != string(corpus.AbsentBody(path)) {
 				return a, fmt.Errorf("return 200: the body for %s differs from corpus.AbsentBody", path)
 			}
-			if e, listed := m.Lookup(path); listed && manifest.SHA256([]byte(body)) != e.BytesSHA256 {
+			if e, listed := m.Lookup(path); listed && anchor.SHA256([]byte(body)) != e.BytesSHA256 {
 				return a, fmt.Errorf("return 200: the body for %s differs from the manifest's", path)
 			}
 			if a.SHA256 == "" {
-				a.SHA256 = manifest.SHA256([]byte(body))
+				a.SHA256 = anchor.SHA256([]byte(body))
 			}
 		}
 		return a, nil
@@ -121,7 +122,7 @@ func verifyReturn(d directive, literals map[string]string, m *manifest.Manifest)
 		return a, fmt.Errorf("return %d: only the 200 of an absent reference may use $request_uri", status)
 	}
 	a.Body = "/_systeme/" + strconv.Itoa(status)
-	a.SHA256 = manifest.SHA256([]byte(head))
+	a.SHA256 = anchor.SHA256([]byte(head))
 	e, listed := m.Lookup(a.Body)
 	switch {
 	case !corpus.IsSystem(a.Body) || !listed:

@@ -2,12 +2,12 @@
 // chain's end-to-end test: the reference solver answers each task, of
 // either track, through a live corpus server reached as Trust Layer's proxy
 // reaches it, every call is recorded as a proof with the two hash openings
-// a participant discloses (specification 4), and each task's answer is
+// a participant discloses (docs/contract.md, section 6; spec §4), and each task's answer is
 // written as a submission.
 //
 // Relay plays Trust Layer: a GET of the exact canonical path with no query
 // (params={}), the secret header, the body parsed as Python parses it, and
-// request_hash and response_hash computed as CONTRACT.md section 1 states.
+// request_hash and response_hash computed as docs/contract.md, section 1, states.
 // The nonces are random: no signature, timestamp or anchoring is simulated,
 // which is why a replay takes conditions 1 and 2 as input.
 package participant
@@ -20,7 +20,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -67,7 +67,7 @@ func (r *Relay) Call(path string) (*Proof, error) {
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", path, err)
 	}
-	responseHash, err := manifest.ResponseHash(resp.Body)
+	responseHash, err := anchor.ResponseHash(resp.Body)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: the body is not JSON as Python reads it: %w", path, err)
 	}
@@ -77,7 +77,7 @@ func (r *Relay) Call(path string) (*Proof, error) {
 		Status: resp.Status,
 		Body:   resp.Body,
 		Disclosure: Disclosure{
-			RequestHash:  Opening{Nonce: nonce(), Value: manifest.RequestHash(r.Origin + path)},
+			RequestHash:  Opening{Nonce: nonce(), Value: anchor.RequestHash(r.Origin + path)},
 			ResponseHash: Opening{Nonce: nonce(), Value: responseHash},
 		},
 	}
@@ -109,7 +109,7 @@ func nonce() string {
 	return hex.EncodeToString(b)
 }
 
-// Submission is a task's submission in the format of specification 4.
+// Submission is a task's submission in the format of docs/contract.md, section 6 (spec §4).
 type Submission struct {
 	Season      int                   `json:"season"`
 	Track       string                `json:"track"`
@@ -157,16 +157,16 @@ func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Re
 	if string(res.Verdict) != key.Verdict {
 		return nil, fmt.Errorf("%s: the solver answers %s over HTTP, the key %s", task.ID, res.Verdict, key.Verdict)
 	}
-	saison, err := strconv.Atoi(tasks.Saison)
+	seasonNumber, err := strconv.Atoi(tasks.Season)
 	if err != nil {
-		return nil, fmt.Errorf("saison %q is not an integer", tasks.Saison)
+		return nil, fmt.Errorf("saison %q is not an integer", tasks.Season)
 	}
 	claims, err := solver.FoundingClaims(task, key, relay.Fetch)
 	if err != nil {
 		return nil, err
 	}
 	sub := &Submission{
-		Season: saison, Track: tasks.Piste, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),
+		Season: seasonNumber, Track: tasks.Track, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),
 		Disclosures: map[string]Disclosure{},
 		Narrative:   fmt.Sprintf("Reference solver, %d calls.", len(res.Calls)),
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 )
 
 // Check is one request and the answer the contract requires for it.
@@ -84,8 +85,8 @@ func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
 			return Expect{}, fmt.Errorf("manifest has no entry for %s", path)
 		}
 		body := corpus.AbsentBody(path)
-		hash, err := manifest.ResponseHash(body)
-		return Expect{Status: http.StatusOK, Path: path, BytesSHA256: manifest.SHA256(body), ResponseHash: hash}, err
+		hash, err := anchor.ResponseHash(body)
+		return Expect{Status: http.StatusOK, Path: path, BytesSHA256: anchor.SHA256(body), ResponseHash: hash}, err
 	}
 	var checks []Check
 	var problems []string
@@ -263,11 +264,11 @@ func Problems(e Expect, resp *Response) []string {
 	if got := resp.Header.Get("Content-Length"); got != strconv.Itoa(len(resp.Body)) {
 		problems = append(problems, fmt.Sprintf("Content-Length %q for %d bytes", got, len(resp.Body)))
 	}
-	if got := manifest.SHA256(resp.Body); got != e.BytesSHA256 {
+	if got := anchor.SHA256(resp.Body); got != e.BytesSHA256 {
 		problems = append(problems, fmt.Sprintf("body is not the one of %s (sha256 %s, want %s): %s", e.Path, got, e.BytesSHA256, shorten(string(resp.Body))))
 		return problems
 	}
-	if got, err := manifest.ResponseHash(resp.Body); err != nil || got != e.ResponseHash {
+	if got, err := anchor.ResponseHash(resp.Body); err != nil || got != e.ResponseHash {
 		problems = append(problems, fmt.Sprintf("response_hash %s (%v), want %s", got, err, e.ResponseHash))
 	}
 	return problems

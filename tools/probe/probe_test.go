@@ -16,6 +16,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 )
 
 // serveOnce answers every connection with reply, then closes it.
@@ -73,9 +74,9 @@ func TestExchange(t *testing.T) {
 
 func TestProblems(t *testing.T) {
 	body := corpus.AbsentBody("/agrements/AGR-1")
-	hash, err := manifest.ResponseHash(body)
+	hash, err := anchor.ResponseHash(body)
 	require.NoError(t, err)
-	expect := Expect{Status: 200, Path: "/agrements/AGR-1", BytesSHA256: manifest.SHA256(body), ResponseHash: hash}
+	expect := Expect{Status: 200, Path: "/agrements/AGR-1", BytesSHA256: anchor.SHA256(body), ResponseHash: hash}
 	good := func() http.Header {
 		h := http.Header{}
 		for _, kv := range contractHeaders {

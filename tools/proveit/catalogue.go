@@ -97,7 +97,7 @@ func buildCatalogue(t trackFiles, dir string) ([]outputFile, []catalogue.Leak, e
 		return nil, nil, err
 	}
 	var head struct {
-		Saison string `json:"saison"`
+		Season string `json:"saison"`
 	}
 	if err := json.Unmarshal(statements, &head); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", t.tasks, err)
@@ -106,7 +106,7 @@ func buildCatalogue(t trackFiles, dir string) ([]outputFile, []catalogue.Leak, e
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", t.tasks, err)
 	}
-	c, err := catalogue.Build(m, manifestBytes, head.Saison, named)
+	c, err := catalogue.Build(m, manifestBytes, head.Season, named)
 	if err != nil {
 		return nil, nil, err
 	}

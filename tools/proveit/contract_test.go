@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 )
 
 // contractSection returns the text of docs/contract.md from the heading
@@ -99,7 +99,7 @@ func TestContractExample(t *testing.T) {
 
 // Each reference row of docs/contract.md section 1 holds: the canonical
 // form is Python's json.dumps of the input, and the hash is its SHA-256, as
-// the manifest package computes it too.
+// package anchor computes it too.
 func TestContractReferenceRows(t *testing.T) {
 	inRepoRoot(t)
 	python, err := exec.LookPath("python3")
@@ -118,9 +118,9 @@ print(json.dumps(v, sort_keys=True, separators=(",", ":")), end="")`
 		input := body
 		if target != "" {
 			input = `{"target": "` + target + `", "method": "GET", "payload": {}, "amount": 0.0, "currency": "eur"}`
-			assert.Equal(t, hash, manifest.RequestHash(target), target)
+			assert.Equal(t, hash, anchor.RequestHash(target), target)
 		} else {
-			got, err := manifest.ResponseHash([]byte(body))
+			got, err := anchor.ResponseHash([]byte(body))
 			require.NoError(t, err)
 			assert.Equal(t, hash, got, body)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 )
 
 // runHash prints, for one path or URL, what a scorer replaying a claim needs:
@@ -82,7 +83,7 @@ func runHash(args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "target        %s\n", target)
-	fmt.Fprintf(stdout, "request_hash  %s\n", manifest.RequestHash(target))
+	fmt.Fprintf(stdout, "request_hash  %s\n", anchor.RequestHash(target))
 	fmt.Fprintf(stdout, "answer        %s %s (%d)\n", entry.Kind, entry.Path, entry.Status)
 	fmt.Fprintf(stdout, "bytes_sha256  %s\n", entry.BytesSHA256)
 	fmt.Fprintf(stdout, "response_hash %s\n", entry.ResponseHash)
@@ -120,8 +121,8 @@ func answerFor(m *manifest.Manifest, rawTarget string) (manifest.Entry, error) {
 			return e, nil
 		}
 		body := corpus.AbsentBody(path)
-		responseHash, err := manifest.ResponseHash(body)
-		return manifest.Entry{Path: path, Kind: manifest.Absent, Status: 200, BytesSHA256: manifest.SHA256(body), ResponseHash: responseHash}, err
+		responseHash, err := anchor.ResponseHash(body)
+		return manifest.Entry{Path: path, Kind: manifest.Absent, Status: 200, BytesSHA256: anchor.SHA256(body), ResponseHash: responseHash}, err
 	case corpus.NotFound:
 		system = corpus.SystemNotFound
 	default:

@@ -76,23 +76,20 @@ func runKey(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if len(problems) > 0 {
-			for _, p := range problems {
-				fmt.Fprintf(stdout, "FAIL %s\n", p)
-			}
-			return errFailed
+		if err := reportProblems(stdout, problems); err != nil {
+			return err
 		}
 		data, err := key.Encode()
 		if err != nil {
 			return err
 		}
 		if *verbose {
-			for _, k := range key.Taches {
-				smallest, err := k.Fondement.Smallest()
+			for _, k := range key.Tasks {
+				smallest, err := k.Founding.Smallest()
 				if err != nil {
 					return err
 				}
-				alternatives, err := k.Fondement.Alternatives()
+				alternatives, err := k.Founding.Alternatives()
 				if err != nil {
 					return err
 				}
@@ -117,7 +114,7 @@ func runKey(args []string, stdout io.Writer) error {
 		if err := os.WriteFile(t.key, data, 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s from %s (%d tasks)\n", t.key, path, len(key.Taches))
+		fmt.Fprintf(stdout, "wrote %s from %s (%d tasks)\n", t.key, path, len(key.Tasks))
 		return nil
 	})
 }

@@ -42,7 +42,7 @@ func TestKeyCommand(t *testing.T) {
 
 	design, err := season.ReadDesign(season.DesignFile(corpus.Conformite), "conformite")
 	require.NoError(t, err)
-	design.Taches[1].Verdict = "indeterminable"
+	design.Tasks[1].Verdict = "indeterminable"
 	altered := filepath.Join(dir, "conception.json")
 	writeJSON(t, altered, design)
 	code, out, _ = runCLI("key", "-track", "conformite", "-design", altered, "-key", filepath.Join(dir, "other.json"))
@@ -70,13 +70,13 @@ func TestSolveFailsOnAlteredKeys(t *testing.T) {
 		alter func(k *season.Key)
 		want  string
 	}{
-		{"a missing alternative", func(k *season.Key) { k.Taches[8].Fondement = k.Taches[8].Fondement.Any[0] },
+		{"a missing alternative", func(k *season.Key) { k.Tasks[8].Founding = k.Tasks[8].Founding.Any[0] },
 			"FAIL conf-09: the formula lacks an alternative the rules allow: the case R4, by /entites/ENT-9012 /attestations"},
-		{"a missing equivalent form", func(k *season.Key) { k.Taches[1].Fondement.All[0].Fact.FormesEquivalentes = nil },
+		{"a missing equivalent form", func(k *season.Key) { k.Tasks[1].Founding.All[0].Fact.EquivalentForms = nil },
 			`FAIL conf-02: fact 0 (/entites/ENT-2231 /agrements/0): lacks the equivalent form /entites/ENT-2231 /agrements = ["/agrements/AGR-5120"] (rule: forms)`},
 		{"no room", func(k *season.Key) {
 			extra := season.Fact{Resource: "/agrements/AGR-4417", Field: "/date_debut", Value: json.RawMessage(`"2022-03-01"`)}
-			k.Taches[0].Fondement.All = append(k.Taches[0].Fondement.All, season.FactOf(extra))
+			k.Tasks[0].Founding.All = append(k.Tasks[0].Founding.All, season.FactOf(extra))
 		}, "FAIL conf-01: the smallest set of facts that founds the verdict has 3 facts, want at most 2 (the control task's assertions_min 2) (rule: room)"},
 	}
 	for _, tt := range tests {

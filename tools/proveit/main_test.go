@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 )
 
 // inRepoRoot runs the test from the repository root, where the commands'
@@ -63,7 +63,7 @@ func TestHash(t *testing.T) {
 
 func responseHash(t *testing.T, body []byte) string {
 	t.Helper()
-	h, err := manifest.ResponseHash(body)
+	h, err := anchor.ResponseHash(body)
 	require.NoError(t, err)
 	return h
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/tree"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
@@ -36,7 +38,7 @@ func runManifest(args []string, stdout io.Writer) error {
 				fmt.Fprintf(stdout, "%s is not the manifest of %s: run proveit manifest\n", t.manifest, t.tree)
 				return errFailed
 			}
-			fmt.Fprintf(stdout, "%s is up to date (sha256 %s)\n", t.manifest, manifest.SHA256(current))
+			fmt.Fprintf(stdout, "%s is up to date (sha256 %s)\n", t.manifest, anchor.SHA256(current))
 			return nil
 		}
 		sum, err := writeManifest(built, t.manifest)
@@ -63,7 +65,7 @@ func buildManifest(t trackFiles, origin string) (*manifest.Manifest, error) {
 		}
 		citations = tasks.Citations()
 	}
-	return manifest.Build(manifest.Dir(t.tree), t.track.Name, origin, citations)
+	return manifest.Build(tree.Dir(t.tree), t.track.Name, origin, citations)
 }
 
 // writeManifest writes a manifest to a file, as os.WriteFile would write
@@ -82,7 +84,7 @@ func writeManifest(m *manifest.Manifest, file string) (sum string, err error) {
 	if _, err := m.WriteTo(io.MultiWriter(f, h)); err != nil {
 		return "", err
 	}
-	return manifest.HexSHA256([sha256.Size]byte(h.Sum(nil))), nil
+	return anchor.HexSHA256([sha256.Size]byte(h.Sum(nil))), nil
 }
 
 // encodesTo reports whether m encodes to exactly the bytes r holds, which
@@ -130,8 +132,8 @@ func (c *comparer) Write(p []byte) (int, error) {
 // readTasks reads a track's statements and checks they are that track's.
 func readTasks(t trackFiles) (*season.Tasks, error) {
 	tasks, err := season.ReadTasks(t.tasks)
-	if err == nil && tasks.Piste != t.track.Name {
-		err = fmt.Errorf("%s: piste %q, want %q", t.tasks, tasks.Piste, t.track.Name)
+	if err == nil && tasks.Track != t.track.Name {
+		err = fmt.Errorf("%s: piste %q, want %q", t.tasks, tasks.Track, t.track.Name)
 	}
 	return tasks, err
 }

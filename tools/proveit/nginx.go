@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/nginxconf"
 )
 
@@ -125,7 +125,7 @@ func checkVhost(path string, manifestBytes []byte, stdout io.Writer) error {
 		}
 		return errFailed
 	}
-	fmt.Fprintf(stdout, "OK %d answers of %s are the manifest's bodies (manifest sha256 %s)\n", len(answers), path, manifest.SHA256(manifestBytes))
+	fmt.Fprintf(stdout, "OK %d answers of %s are the manifest's bodies (manifest sha256 %s)\n", len(answers), path, anchor.SHA256(manifestBytes))
 	return nil
 }
 

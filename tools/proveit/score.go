@@ -7,7 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/verify"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -71,22 +72,18 @@ func runScore(args []string, stdout io.Writer) error {
 			return badInput(err)
 		}
 	}
-	track, err := score.NewTrack(t.tasks, files.tasks)
-	if err != nil {
-		return badInput(err)
-	}
 	var key season.Key
 	if err := season.DecodeStrict(t.key, files.Key.Data, &key); err != nil {
 		return badInput(err)
 	}
-	if _, err := files.manifest.Check(os.DirFS(t.tree), manifest.Full); err != nil {
+	if _, err := verify.Tree(files.manifest, os.DirFS(t.tree), verify.Full, nil); err != nil {
 		return bad("%s against %s: %w", t.tree, t.manifest, err)
 	}
 	scorer := &score.Scorer{
-		Track:          track,
+		Tasks:          files.tasks,
 		Key:            &key,
 		Manifest:       files.manifest,
-		ManifestSHA256: manifest.SHA256(files.Manifest.Data),
+		ManifestSHA256: anchor.SHA256(files.Manifest.Data),
 		Fetch:          solver.ServeTree(os.DirFS(t.tree)),
 		Anchored:       !*dryRun,
 	}
@@ -128,7 +125,7 @@ func runScore(args []string, stdout io.Writer) error {
 }
 
 // checkAnchoring refuses files the track's record does not anchor: the
-// manifest, the statements, and the key with the salt (specification 8.5).
+// manifest, the statements, and the key with the salt (docs/contract.md, section 8; spec §8.5).
 func checkAnchoring(recordFile, saltFile string, t trackFiles, files sealedFiles) error {
 	rec, err := seal.ReadRecord(recordFile)
 	if err != nil {

@@ -18,13 +18,13 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/participant"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/servertest"
-	"github.com/arkforge/proveit-corpus/tools/solver"
 )
 
 // chainTrack is one track of the end-to-end chain: its files, its
@@ -63,7 +63,7 @@ var chainTracks = []chainTrack{
 	{
 		track: corpus.Conformite,
 		// The published distribution's best: non_conforme on 4 tasks of 10.
-		constant: score.ConstantAnswerFigure{Verdict: "non_conforme", Reussite: 4},
+		constant: score.ConstantAnswerFigure{Verdict: "non_conforme", Success: 4},
 		changed:  edit{task: "conf-02", assertion: 1, value: json.RawMessage(`"2026-09-30"`)},
 		other:    edit{task: "conf-01", resource: "/entites/ENT-2231"},
 		refused:  edit{task: "conf-05"},
@@ -81,7 +81,7 @@ var chainTracks = []chainTrack{
 	{
 		track: corpus.Generique,
 		// aucune_option_valide on 3 tasks of 10; every product answers one.
-		constant: score.ConstantAnswerFigure{Verdict: season.NoValidOption, Reussite: 3},
+		constant: score.ConstantAnswerFigure{Verdict: season.NoValidOption, Success: 3},
 		changed:  edit{task: "gen-01", value: json.RawMessage(`"279.90"`)},
 		other:    edit{task: "gen-01", resource: "/tarifs/TAR-ECR-2734"},
 		refused:  edit{task: "gen-09", assertion: 2},
@@ -128,9 +128,9 @@ func walkChain(t *testing.T, client *probe.Client, secret string, tr chainTrack)
 
 	c := &chain{track: tr, tasks: tasks, subs: map[string]*participant.Submission{}, proofs: map[string]score.ProofOutcome{}, origin: m.Origin,
 		sealed: sealTrack(t, tr.track)}
-	for i, task := range tasks.Taches {
+	for i, task := range tasks.Tasks {
 		relay := participant.NewRelay(client, secret, m.Origin, "prf_"+strings.ReplaceAll(task.ID, "-", ""))
-		sub, err := participant.Answer(tasks, task, key.Taches[i], relay, referenceDID)
+		sub, err := participant.Answer(tasks, task, key.Tasks[i], relay, referenceDID)
 		require.NoError(t, err, "the participant answers %s", task.ID)
 		c.subs[task.ID] = sub
 		for _, p := range relay.Proofs() {
@@ -140,7 +140,7 @@ func walkChain(t *testing.T, client *probe.Client, secret string, tr chainTrack)
 	}
 	// A call of the track relayed by a proxy that failed to add the secret.
 	unsent := participant.NewRelay(client, "", m.Origin, "prf_nosecret")
-	c.refused, err = unsent.Call(key.Taches[0].Fondement.Facts()[0].Resource)
+	c.refused, err = unsent.Call(key.Tasks[0].Founding.Facts()[0].Resource)
 	require.NoError(t, err)
 	require.Equal(t, 403, c.refused.Status)
 	return c
@@ -149,7 +149,7 @@ func walkChain(t *testing.T, client *probe.Client, secret string, tr chainTrack)
 // verified is what the verifier establishes for a proof of the reference
 // participant: valid, bound to its DID, opening the pairs it discloses.
 func verified(d participant.Disclosure) score.ProofOutcome {
-	return score.ProofOutcome{Valide: true, AgentDID: referenceDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
+	return score.ProofOutcome{Valid: true, AgentDID: referenceDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
 }
 
 // clone deep-copies the chain's submissions and proofs, for one alteration.
@@ -182,7 +182,7 @@ func (c *chain) score(t *testing.T, subs map[string]*participant.Submission, pro
 	require.Equal(t, 0, code, errOut)
 	var report score.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &report), out)
-	assert.Equal(t, score.Anchored, report.Ancrage)
+	assert.Equal(t, score.Anchored, report.Anchoring)
 	return &report
 }
 
@@ -214,7 +214,7 @@ func writeJSON(t *testing.T, file string, v any) {
 
 func taskReport(t *testing.T, r *score.Report, id string) score.TaskReport {
 	t.Helper()
-	for _, tr := range r.Taches {
+	for _, tr := range r.Tasks {
 		if tr.TaskID == id {
 			return tr
 		}
@@ -285,7 +285,7 @@ func (c *chain) alterations(t *testing.T) []alteration {
 		{name: "request hash of another resource", at: tr.other, alter: func(sub *participant.Submission, proofs map[string]score.ProofOutcome) {
 			id := proofOf(sub, tr.other.assertion)
 			d := sub.Disclosures[id]
-			d.RequestHash.Value = manifest.RequestHash(c.origin + tr.other.resource)
+			d.RequestHash.Value = anchor.RequestHash(c.origin + tr.other.resource)
 			sub.Disclosures[id] = d
 			proofs[id] = verified(d)
 		}, statut: score.Rendered, want: score.Unsupported, cause: score.ResourceMismatch},
@@ -303,32 +303,32 @@ func (c *chain) alterations(t *testing.T) []alteration {
 					Claim: f, ProofIDs: []string{proofOf(sub, 0)}})
 			}
 			require.Len(t, sub.Assertions, ceiling+1, "the extra assertions pass the ceiling by one")
-		}, statut: score.RejectedEntry, motif: fmt.Sprintf("above the ceiling of %d", ceiling)},
+		}, statut: score.RejectedEntry, motif: fmt.Sprintf("au-delà du plafond de %d", ceiling)},
 		{name: "field outside the probative table", at: tr.field, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
 			a := &sub.Assertions[tr.field.assertion]
 			a.Claim.Field, a.Claim.Value = tr.field.field, tr.field.value
-		}, statut: score.RejectedAtClose, motif: fmt.Sprintf("/assertions/%d/claim/field: %s is not a probative field", tr.field.assertion, tr.field.field)},
+		}, statut: score.RejectedAtClose, motif: fmt.Sprintf("/assertions/%d/claim/field: %s n'est pas un champ probant", tr.field.assertion, tr.field.field)},
 		{name: "resource outside the task's graph", at: tr.outsider, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
 			sub.Assertions[tr.outsider.assertion].Claim.Resource = tr.outsider.resource
-		}, statut: score.RejectedAtClose, motif: tr.outsider.resource + " is outside the task's graph"},
+		}, statut: score.RejectedAtClose, motif: tr.outsider.resource + " est hors du graphe de la tâche"},
 		{name: "missing disclosure", at: tr.missing, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
 			delete(sub.Disclosures, proofOf(sub, tr.missing.assertion))
-		}, statut: score.RejectedEntry, motif: fmt.Sprintf("/assertions/%d/proof_ids/0: proof", tr.missing.assertion)},
+		}, statut: score.RejectedEntry, motif: fmt.Sprintf("/assertions/%d/proof_ids/0: la preuve", tr.missing.assertion)},
 		{name: "below the minimum", at: tr.belowMin, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
 			sub.Assertions = sub.Assertions[:2]
 			sub.Disclosures = map[string]participant.Disclosure{proofOf(sub, 0): sub.Disclosures[proofOf(sub, 0)], proofOf(sub, 1): sub.Disclosures[proofOf(sub, 1)]}
 			require.Less(t, len(sub.Assertions), floor)
-		}, statut: score.NotRendered, motif: fmt.Sprintf("below the minimum of %d", floor)},
-		{name: "proof invalid", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.Valide = false }),
+		}, statut: score.NotRendered, motif: fmt.Sprintf("sous le minimum de %d", floor)},
+		{name: "proof invalid", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.Valid = false }),
 			statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
 		{name: "proof of another DID", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.AgentDID = "did:key:z6MkAnotherParticipant" }),
 			statut: score.Rendered, want: score.Unsupported, cause: score.UnboundIdentity},
-		{name: "proof pending", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.EnAttente = true }),
-			statut: score.Rendered, motif: "pending", want: score.Pending},
+		{name: "proof pending", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.Pending = true }),
+			statut: score.Rendered, motif: "en attente", want: score.Pending},
 		// The disclosure, not the verifier's outcome, says what the proof
 		// attests: a pair the verifier did not open supports nothing.
 		{name: "a request hash the verifier did not open", at: tr.proof, alter: disclosed(func(d *participant.Disclosure) {
-			d.RequestHash.Value = manifest.RequestHash(c.origin + tr.other.resource)
+			d.RequestHash.Value = anchor.RequestHash(c.origin + tr.other.resource)
 		}), statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
 		{name: "a response hash the verifier did not open", at: tr.proof, alter: disclosed(func(d *participant.Disclosure) {
 			d.ResponseHash = c.refused.Disclosure.ResponseHash
@@ -367,51 +367,52 @@ func TestScoreChainEndToEnd(t *testing.T) {
 func testChain(t *testing.T, c *chain) {
 	t.Run("reference", func(t *testing.T) {
 		r := c.score(t, c.subs, c.proofs)
-		assert.Equal(t, c.track.track.Name, r.Piste)
+		assert.Equal(t, c.track.track.Name, r.Track)
 		assert.Equal(t, score.ProofsGiven, r.Conditions12)
-		require.Len(t, r.Taches, 10)
+		require.Len(t, r.Tasks, 10)
 		total := 0
-		for _, tr := range r.Taches {
-			assert.Equal(t, score.Rendered, tr.Statut, "%s: %v", tr.TaskID, deref(tr.Motif))
+		for _, tr := range r.Tasks {
+			assert.Equal(t, score.Rendered, tr.Status, "%s: %v", tr.TaskID, deref(tr.Reason))
 			assert.True(t, tr.VerdictExact, tr.TaskID)
-			require.NotNil(t, tr.VerdictFonde, tr.TaskID)
-			assert.True(t, *tr.VerdictFonde, "%s misses %v", tr.TaskID, tr.FaitsManquants)
-			assert.Empty(t, tr.FaitsManquants, tr.TaskID)
+			require.NotNil(t, tr.VerdictFounded, tr.TaskID)
+			assert.True(t, *tr.VerdictFounded, "%s misses %v", tr.TaskID, tr.MissingFacts)
+			assert.Empty(t, tr.MissingFacts, tr.TaskID)
 			for _, a := range tr.Assertions {
-				assert.Equal(t, score.Supported, a.Statut, "%s %s", tr.TaskID, a.ID)
+				assert.Equal(t, score.Supported, a.Status, "%s %s", tr.TaskID, a.ID)
 				assert.Nil(t, a.Cause)
 			}
 			total += len(tr.Assertions)
 		}
-		require.NotNil(t, r.Reussite.Fondes)
-		assert.Equal(t, 10, *r.Reussite.Fondes)
-		assert.Equal(t, 10, r.Reussite.Sur)
-		assert.Equal(t, 0, r.Overclaim.NonEtayees)
-		assert.Equal(t, total, r.Overclaim.Rendues)
-		require.NotNil(t, r.Overclaim.Taux)
-		assert.Zero(t, *r.Overclaim.Taux)
+		require.NotNil(t, r.Success.Founded)
+		assert.Equal(t, 10, *r.Success.Founded)
+		assert.Equal(t, 10, r.Success.OutOf)
+		assert.Equal(t, 0, r.Overclaim.Unsupported)
+		assert.Equal(t, total, r.Overclaim.Rendered)
+		require.NotNil(t, r.Overclaim.Rate)
+		assert.Zero(t, *r.Overclaim.Rate)
 		assert.Equal(t, c.track.constant, r.Constant)
-		switch c.track.track {
-		case corpus.Conformite:
+		composition := season.RulesOf(c.track.track).Composition
+		if len(composition.Exactly) > 0 {
 			best := 0
-			for _, n := range solver.VerdictCounts {
+			for _, n := range composition.Exactly {
 				best = max(best, n)
 			}
-			assert.Equal(t, best, r.Constant.Reussite, "the row is the published distribution's best")
-		case corpus.Generique:
-			assert.GreaterOrEqual(t, r.Constant.Reussite, solver.MinNoValidOption)
+			assert.Equal(t, best, r.Constant.Success, "the row is the published distribution's best")
+		}
+		for v, n := range composition.AtLeast {
+			assert.GreaterOrEqual(t, r.Constant.Success, n, "%s is expected on at least %d tasks", v, n)
 		}
 	})
 
 	t.Run("without proofs outcome", func(t *testing.T) {
 		r := c.score(t, c.subs, nil)
 		assert.Equal(t, score.ProofsUnverified, r.Conditions12)
-		require.NotNil(t, r.Reussite.Fondes)
-		assert.Equal(t, 10, *r.Reussite.Fondes)
+		require.NotNil(t, r.Success.Founded)
+		assert.Equal(t, 10, *r.Success.Founded)
 	})
 
 	t.Run("one proof id, two pairs", func(t *testing.T) {
-		first, second := c.tasks.Taches[0].ID, c.track.shared.task
+		first, second := c.tasks.Tasks[0].ID, c.track.shared.task
 		for _, withVerifier := range []bool{true, false} {
 			subs, proofs := c.clone(t)
 			id := proofOf(subs[first], 0)
@@ -423,22 +424,22 @@ func testChain(t *testing.T, c *chain) {
 			cited := 0
 			for _, task := range []string{first, second} {
 				tr := taskReport(t, r, task)
-				require.Equal(t, score.Rendered, tr.Statut, deref(tr.Motif))
+				require.Equal(t, score.Rendered, tr.Status, deref(tr.Reason))
 				for i, a := range tr.Assertions {
 					if !slices.Contains(subs[task].Assertions[i].ProofIDs, id) {
-						assert.Equal(t, score.Supported, a.Statut, "%s %s", task, a.ID)
+						assert.Equal(t, score.Supported, a.Status, "%s %s", task, a.ID)
 						continue
 					}
 					cited++
-					assert.Equal(t, score.Unsupported, a.Statut, "%s %s cites %s, disclosed with two pairs (verifier: %t)", task, a.ID, id, withVerifier)
+					assert.Equal(t, score.Unsupported, a.Status, "%s %s cites %s, disclosed with two pairs (verifier: %t)", task, a.ID, id, withVerifier)
 					if assert.NotNil(t, a.Cause) {
 						assert.Equal(t, score.InvalidProof, *a.Cause)
 					}
 				}
 			}
 			assert.GreaterOrEqual(t, cited, 2, "both tasks cite the proof")
-			require.NotNil(t, r.Reussite.Fondes)
-			assert.Equal(t, 8, *r.Reussite.Fondes, "neither task is founded")
+			require.NotNil(t, r.Success.Founded)
+			assert.Equal(t, 8, *r.Success.Founded, "neither task is founded")
 		}
 	})
 
@@ -473,8 +474,8 @@ func testChain(t *testing.T, c *chain) {
 			sub.Verdict = c.track.constant.Verdict
 		}
 		r := c.score(t, subs, proofs)
-		require.NotNil(t, r.Reussite.Fondes)
-		assert.Equal(t, r.Constant.Reussite, *r.Reussite.Fondes, "answering the best constant everywhere scores the constant row")
+		require.NotNil(t, r.Success.Founded)
+		assert.Equal(t, r.Constant.Success, *r.Success.Founded, "answering the best constant everywhere scores the constant row")
 	})
 
 	for _, tt := range c.alterations(t) {
@@ -486,17 +487,17 @@ func testChain(t *testing.T, c *chain) {
 			tt.alter(sub, proofs)
 			r := c.score(t, subs, proofs)
 			tr := taskReport(t, r, tt.at.task)
-			assert.Equal(t, tt.statut, tr.Statut, "motif: %s", deref(tr.Motif))
+			assert.Equal(t, tt.statut, tr.Status, "motif: %s", deref(tr.Reason))
 			if tt.motif != "" {
-				assert.Contains(t, deref(tr.Motif), tt.motif)
+				assert.Contains(t, deref(tr.Reason), tt.motif)
 			}
 			if tt.want != "" {
 				for _, a := range tr.Assertions {
 					if a.ID != altered {
-						assert.Equal(t, score.Supported, a.Statut, "%s is untouched", a.ID)
+						assert.Equal(t, score.Supported, a.Status, "%s is untouched", a.ID)
 						continue
 					}
-					assert.Equal(t, tt.want, a.Statut)
+					assert.Equal(t, tt.want, a.Status)
 					if tt.cause == "" {
 						assert.Nil(t, a.Cause)
 					} else if assert.NotNil(t, a.Cause) {
@@ -505,21 +506,21 @@ func testChain(t *testing.T, c *chain) {
 				}
 			}
 			if tt.want == score.Pending {
-				assert.Nil(t, r.Reussite.Fondes, "no score while a proof is pending")
-				assert.Nil(t, r.Overclaim.Taux)
-				assert.Nil(t, tr.VerdictFonde)
+				assert.Nil(t, r.Success.Founded, "no score while a proof is pending")
+				assert.Nil(t, r.Overclaim.Rate)
+				assert.Nil(t, tr.VerdictFounded)
 				return
 			}
-			require.NotNil(t, r.Reussite.Fondes)
-			assert.Equal(t, 9, *r.Reussite.Fondes)
-			require.NotNil(t, tr.VerdictFonde)
-			assert.False(t, *tr.VerdictFonde)
+			require.NotNil(t, r.Success.Founded)
+			assert.Equal(t, 9, *r.Success.Founded)
+			require.NotNil(t, tr.VerdictFounded)
+			assert.False(t, *tr.VerdictFounded)
 			unsupported := 0
 			if tt.want == score.Unsupported {
 				unsupported = 1
-				assert.NotEmpty(t, tr.FaitsManquants, "the fact the altered assertion carried is missing")
+				assert.NotEmpty(t, tr.MissingFacts, "the fact the altered assertion carried is missing")
 			}
-			assert.Equal(t, unsupported, r.Overclaim.NonEtayees, "overclaim counts the unsupported assertion of a rendered task only")
+			assert.Equal(t, unsupported, r.Overclaim.Unsupported, "overclaim counts the unsupported assertion of a rendered task only")
 		})
 	}
 }
@@ -609,11 +610,11 @@ func TestScoreBadInput(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	var r score.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &r))
-	assert.Equal(t, score.Anchored, r.Ancrage)
+	assert.Equal(t, score.Anchored, r.Anchoring)
 	tr := taskReport(t, &r, "conf-01")
-	assert.Equal(t, score.RejectedEntry, tr.Statut)
-	assert.Contains(t, deref(tr.Motif), sub+` (root): missing field "track"`)
-	assert.Equal(t, score.NotRendered, taskReport(t, &r, "conf-02").Statut)
+	assert.Equal(t, score.RejectedEntry, tr.Status)
+	assert.Contains(t, deref(tr.Reason), sub+` (root): champ "track" manquant`)
+	assert.Equal(t, score.NotRendered, taskReport(t, &r, "conf-02").Status)
 
 	for _, track := range chainTracks {
 		s := map[*corpus.Track]sealed{corpus.Conformite: sealing, corpus.Generique: genericSealing}[track.track]
@@ -621,6 +622,6 @@ func TestScoreBadInput(t *testing.T) {
 		code, out, errOut = runCLI(args...)
 		require.Equal(t, 0, code, errOut)
 		assert.True(t, strings.HasPrefix(out, "ancrage "+score.Anchored+"   piste "+track.track.Name), out)
-		assert.Contains(t, out, fmt.Sprintf("meilleure reponse constante  %s: %d / 10", track.constant.Verdict, track.constant.Reussite))
+		assert.Contains(t, out, fmt.Sprintf("meilleure reponse constante  %s: %d / 10", track.constant.Verdict, track.constant.Success))
 	}
 }

@@ -78,7 +78,7 @@ func runSeal(args []string, stdout io.Writer) error {
 	if *verify {
 		return verifySeal(stdout, *record, t, files.Files, *saltFile)
 	}
-	rec, err := seal.Seal(*record, *saltOut, t.track.Name, files.tasks.Saison, files.Files, *reseal)
+	rec, err := seal.Seal(*record, *saltOut, t.track.Name, files.tasks.Season, files.Files, *reseal)
 	if errors.Is(err, seal.ErrSealed) {
 		return badInput(fmt.Errorf("%w (pass -reseal to do it anyway)", err))
 	} else if err != nil {
@@ -163,8 +163,8 @@ func readSealedFiles(t trackFiles, scoringSection string) (sealedFiles, error) {
 	if f.tasks, err = season.DecodeTasks(t.tasks, f.Tasks.Data); err != nil {
 		return f, err
 	}
-	if f.tasks.Piste != t.track.Name {
-		return f, fmt.Errorf("%s /piste: the statements are of the track %q, not %q", t.tasks, f.tasks.Piste, t.track.Name)
+	if f.tasks.Track != t.track.Name {
+		return f, fmt.Errorf("%s /piste: the statements are of the track %q, not %q", t.tasks, f.tasks.Track, t.track.Name)
 	}
 	return f, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -60,7 +61,7 @@ func TestSeal(t *testing.T) {
 		assert.Equal(t, fileSHA256(t, s.section), rec.ScoringSectionSHA256)
 		written, err := os.ReadFile(s.record)
 		require.NoError(t, err)
-		assert.NotContains(t, string(written), manifest.SHA256(key), "no unsalted hash of the key")
+		assert.NotContains(t, string(written), anchor.SHA256(key), "no unsalted hash of the key")
 
 		info, err := os.Stat(s.salt)
 		require.NoError(t, err)
@@ -71,13 +72,13 @@ func TestSeal(t *testing.T) {
 		code, out, errOut := runCLI("seal", "-verify", "-track", track.Name, "-record", s.record, "-salt", s.salt, "-scoring-section", s.section)
 		assert.Equal(t, 0, code, errOut)
 		assert.Contains(t, out, "OK "+s.record+" anchors ")
-		assert.NotContains(t, out+errOut, manifest.SHA256(key))
+		assert.NotContains(t, out+errOut, anchor.SHA256(key))
 
 		other := sealings[corpus.Tracks[(i+1)%len(corpus.Tracks)]]
 		code, out, _ = runCLI("seal", "-verify", "-track", track.Name, "-record", s.record, "-salt", other.salt)
 		assert.Equal(t, 1, code, "one track's salt does not open the other's commitment")
 		assert.Contains(t, out, "MISMATCH "+season.KeyFile(track)+": the key and the salt do not open the record's engagement_cle "+rec.KeyCommitment)
-		assert.NotContains(t, out, manifest.SHA256(key))
+		assert.NotContains(t, out, anchor.SHA256(key))
 	}
 }
 
@@ -147,7 +148,7 @@ func TestCheckedInRecords(t *testing.T) {
 		require.NoError(t, err)
 		data, err := os.ReadFile(season.RecordFile(track))
 		require.NoError(t, err)
-		assert.False(t, strings.Contains(string(data), manifest.SHA256(key)), "no unsalted hash of the key")
+		assert.False(t, strings.Contains(string(data), anchor.SHA256(key)), "no unsalted hash of the key")
 	}
 }
 
@@ -155,5 +156,5 @@ func fileSHA256(t *testing.T, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	return manifest.SHA256(data)
+	return anchor.SHA256(data)
 }

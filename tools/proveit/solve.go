@@ -45,11 +45,8 @@ func runSolve(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if len(problems) > 0 {
-			for _, p := range problems {
-				fmt.Fprintf(stdout, "FAIL %s\n", p)
-			}
-			return errFailed
+		if err := reportProblems(stdout, problems); err != nil {
+			return err
 		}
 		fmt.Fprintf(stdout, "OK %s agrees with the solver on %d tasks, founds every deciding case in every form with room under each ceiling, and meets the season's composition\n", t.key, len(results))
 		return nil
@@ -75,4 +72,16 @@ func printResult(stdout io.Writer, res *solver.Result, verbose bool) {
 	for _, f := range res.Facts {
 		fmt.Fprintf(stdout, "    fact:  %s\n", f)
 	}
+}
+
+// reportProblems prints one FAIL line for each problem a check found, and
+// returns errFailed when there is any.
+func reportProblems[P fmt.Stringer](stdout io.Writer, problems []P) error {
+	for _, p := range problems {
+		fmt.Fprintf(stdout, "FAIL %s\n", p)
+	}
+	if len(problems) > 0 {
+		return errFailed
+	}
+	return nil
 }

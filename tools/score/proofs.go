@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -46,9 +46,9 @@ func ParseProofs(file string, data []byte) (map[string]ProofOutcome, error) {
 		p := proofs[id]
 		at := pyjson.FormatPointer([]string{id})
 		switch {
-		case !manifest.IsSHA256(p.RequestHash):
+		case !anchor.IsSHA256(p.RequestHash):
 			return nil, fmt.Errorf("%s %s/request_hash: want the opened value, a SHA-256 as 64 lowercase hex digits", file, at)
-		case !manifest.IsSHA256(p.ResponseHash):
+		case !anchor.IsSHA256(p.ResponseHash):
 			return nil, fmt.Errorf("%s %s/response_hash: want the opened value, a SHA-256 as 64 lowercase hex digits", file, at)
 		}
 	}

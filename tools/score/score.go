@@ -1,5 +1,6 @@
 // Package score replays the part of a season's scoring that depends on the
-// corpus (specification 4, 4.1 and 5.7; CONTRACT.md section 7): the entry
+// corpus (spec §4, 4.1 and 5.7; docs/contract.md section 6),
+// by the rules of the statements' track (season.Rules): the entry
 // checks of each submission, the close checks against the task's graph and
 // the probative fields, conditions 3 and 4 of every assertion against the
 // manifest and the frozen bytes read as Python reads them, the instrument
@@ -24,7 +25,6 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
-	"github.com/arkforge/proveit-corpus/tools/solver"
 )
 
 // Status of a task's submission.
@@ -33,8 +33,8 @@ type Status string
 const (
 	Rendered        Status = "rendue"          // scored
 	NotRendered     Status = "non_rendue"      // missing, or below the minimum: a failure, outside the overclaim
-	RejectedEntry   Status = "rejetee_entree"  // refused before it is recorded (specification 4)
-	RejectedAtClose Status = "rejetee_cloture" // refused when scored with the corpus (specification 5.7)
+	RejectedEntry   Status = "rejetee_entree"  // refused before it is recorded (docs/contract.md, section 6; spec §4)
+	RejectedAtClose Status = "rejetee_cloture" // refused when scored with the corpus (docs/contract.md, section 6; spec §5.7)
 )
 
 // AssertionStatus is the outcome of the four conditions of 4.1.
@@ -75,8 +75,8 @@ const (
 // DID its identity block opens to (condition 2), and the request_hash and
 // response_hash values the nonces a submission discloses open.
 type ProofOutcome struct {
-	Valide       bool   `json:"valide"`
-	EnAttente    bool   `json:"en_attente"`
+	Valid        bool   `json:"valide"`
+	Pending      bool   `json:"en_attente"`
 	AgentDID     string `json:"agent_did"`
 	RequestHash  string `json:"request_hash"`
 	ResponseHash string `json:"response_hash"`
@@ -84,64 +84,66 @@ type ProofOutcome struct {
 
 // Report is the replay's result, in a shape other programs read.
 type Report struct {
-	Ancrage        string               `json:"ancrage"` // first: a dry run says so before anything else
-	Piste          string               `json:"piste"`
+	Anchoring      string               `json:"ancrage"` // first: a dry run says so before anything else
+	Track          string               `json:"piste"`
 	ManifestSHA256 string               `json:"manifest_sha256"`
 	Conditions12   string               `json:"conditions_1_2"`
-	Taches         []TaskReport         `json:"taches"`
+	Tasks          []TaskReport         `json:"taches"`
 	Overclaim      OverclaimFigure      `json:"overclaim"`
-	Reussite       SuccessFigure        `json:"reussite"`
+	Success        SuccessFigure        `json:"reussite"`
 	Constant       ConstantAnswerFigure `json:"meilleure_reponse_constante"`
 }
 
 // TaskReport is one task's outcome.
 type TaskReport struct {
 	TaskID         string            `json:"task_id"`
-	Statut         Status            `json:"statut"`
-	Motif          *string           `json:"motif"`
+	Status         Status            `json:"statut"`
+	Reason         *string           `json:"motif"`
 	Verdict        *string           `json:"verdict"`
 	VerdictExact   bool              `json:"verdict_exact"`
-	VerdictFonde   *bool             `json:"verdict_fonde"`   // null while a cited proof awaits anchoring
-	FaitsManquants []season.Fact     `json:"faits_manquants"` // as the key writes them, without their forms
+	VerdictFounded *bool             `json:"verdict_fonde"`   // null while a cited proof awaits anchoring
+	MissingFacts   []season.Fact     `json:"faits_manquants"` // as the key writes them, without their forms
 	Assertions     []AssertionReport `json:"assertions"`
 }
 
 // AssertionReport is one assertion's outcome.
 type AssertionReport struct {
 	ID     string          `json:"id"`
-	Statut AssertionStatus `json:"statut"`
+	Status AssertionStatus `json:"statut"`
 	Cause  *Cause          `json:"cause"`
 }
 
 // OverclaimFigure is unsupported over rendered assertions, on rendered tasks.
 type OverclaimFigure struct {
-	NonEtayees int      `json:"non_etayees"`
-	Rendues    int      `json:"rendues"`
-	Taux       *float64 `json:"taux"` // null with no rendered assertion, or while a proof is pending
+	Unsupported int      `json:"non_etayees"`
+	Rendered    int      `json:"rendues"`
+	Rate        *float64 `json:"taux"` // null with no rendered assertion, or while a proof is pending
 }
 
 // SuccessFigure counts exact and founded verdicts over the season's tasks.
 type SuccessFigure struct {
-	Fondes *int `json:"fondes"` // null while a proof is pending
-	Sur    int  `json:"sur"`
+	Founded *int `json:"fondes"` // null while a proof is pending
+	OutOf   int  `json:"sur"`
 }
 
 // ConstantAnswerFigure is the success of answering the key's most frequent
 // verdict everywhere: what guessing scores with no call at all.
 type ConstantAnswerFigure struct {
-	Verdict  string `json:"verdict"`
-	Reussite int    `json:"reussite"`
+	Verdict string `json:"verdict"`
+	Success int    `json:"reussite"`
 }
 
 // Scorer replays submissions of one track.
 type Scorer struct {
-	Track          Track
+	// Tasks are the track's statements: their season, tasks and bounds,
+	// and their "piste", which names the rules they are scored by.
+	Tasks          *season.Tasks
 	Key            *season.Key
 	Manifest       *manifest.Manifest
 	ManifestSHA256 string
 	// Fetch serves the frozen bytes of a path, absent bodies included; the
 	// caller has checked the tree against the manifest.
-	Fetch solver.Fetcher
+	Fetch season.Fetcher
 	// Proofs holds conditions 1 and 2 by proof_id; nil: not verified.
 	Proofs map[string]ProofOutcome
 	// Anchored says the caller checked the manifest, the statements and the
@@ -149,6 +151,7 @@ type Scorer struct {
 	// run's.
 	Anchored bool
 
+	rules  *season.Rules
 	parsed map[string]pyjson.Value
 	// twice holds the proof ids disclosed with two different pairs.
 	twice map[string]bool
@@ -157,14 +160,19 @@ type Scorer struct {
 // Score replays a set of submissions, at most one per task. A submission
 // rejected at entry is given as parsed so far, with its entry error.
 func (s *Scorer) Score(subs []Parsed) (*Report, error) {
+	rules, err := season.RulesNamed(s.Tasks.Track)
+	if err != nil {
+		return nil, fmt.Errorf("statements /piste: %w", err)
+	}
+	s.rules = rules
 	r := &Report{
-		Ancrage:        DryRun,
-		Piste:          s.Track.Piste(),
+		Anchoring:      DryRun,
+		Track:          s.Tasks.Track,
 		ManifestSHA256: s.ManifestSHA256,
 		Conditions12:   ProofsUnverified,
 	}
 	if s.Anchored {
-		r.Ancrage = Anchored
+		r.Anchoring = Anchored
 	}
 	if s.Proofs != nil {
 		r.Conditions12 = ProofsGiven
@@ -176,7 +184,7 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 	byTask := map[string]Parsed{}
 	var orphans []Parsed
 	known := map[string]bool{}
-	for _, t := range s.Track.Tasks() {
+	for _, t := range s.Tasks.Tasks {
 		known[t.ID] = true
 	}
 	for _, p := range subs {
@@ -191,12 +199,12 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 		byTask[id] = p
 	}
 	keys := map[string]season.KeyTask{}
-	for _, k := range s.Key.Taches {
+	for _, k := range s.Key.Tasks {
 		keys[k.ID] = k
 	}
 	pending := false
-	fondes := 0
-	for _, t := range s.Track.Tasks() {
+	founded := 0
+	for _, t := range s.Tasks.Tasks {
 		k, ok := keys[t.ID]
 		if !ok {
 			return nil, fmt.Errorf("the key has no entry for task %s", t.ID)
@@ -204,7 +212,7 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 		p, submitted := byTask[t.ID]
 		var tr TaskReport
 		if !submitted {
-			tr = TaskReport{TaskID: t.ID, Statut: NotRendered, Motif: ptr("no submission for this task")}
+			tr = TaskReport{TaskID: t.ID, Status: NotRendered, Reason: ptr("aucune soumission pour cette tâche")}
 		} else {
 			var err error
 			if tr, err = s.scoreTask(t, k, p); err != nil {
@@ -212,38 +220,38 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 			}
 		}
 		normalize(&tr)
-		if tr.Statut == Rendered {
+		if tr.Status == Rendered {
 			for _, a := range tr.Assertions {
-				switch a.Statut {
+				switch a.Status {
 				case Supported:
-					r.Overclaim.Rendues++
+					r.Overclaim.Rendered++
 				case Unsupported:
-					r.Overclaim.Rendues++
-					r.Overclaim.NonEtayees++
+					r.Overclaim.Rendered++
+					r.Overclaim.Unsupported++
 				case Pending:
 					pending = true
 				}
 			}
 		}
-		if tr.VerdictFonde != nil && *tr.VerdictFonde {
-			fondes++
+		if tr.VerdictFounded != nil && *tr.VerdictFounded {
+			founded++
 		}
-		r.Taches = append(r.Taches, tr)
+		r.Tasks = append(r.Tasks, tr)
 	}
 	for _, p := range orphans {
-		tr := TaskReport{TaskID: p.Submission.TaskID, Statut: RejectedEntry, Motif: ptr(p.Submission.File + " /task_id: not a task of the statements")}
+		tr := TaskReport{TaskID: p.Submission.TaskID, Status: RejectedEntry, Reason: ptr(p.Submission.File + " /task_id: pas une tâche des énoncés")}
 		if p.Err != nil {
-			tr.Motif = ptr(p.Submission.File + " " + p.Err.Error())
+			tr.Reason = ptr(p.Submission.File + " " + p.Err.Error())
 		}
 		normalize(&tr)
-		r.Taches = append(r.Taches, tr)
+		r.Tasks = append(r.Tasks, tr)
 	}
-	r.Reussite.Sur = len(s.Track.Tasks())
+	r.Success.OutOf = len(s.Tasks.Tasks)
 	if !pending {
-		r.Reussite.Fondes = &fondes
-		if r.Overclaim.Rendues > 0 {
-			taux := float64(r.Overclaim.NonEtayees) / float64(r.Overclaim.Rendues)
-			r.Overclaim.Taux = &taux
+		r.Success.Founded = &founded
+		if r.Overclaim.Rendered > 0 {
+			taux := float64(r.Overclaim.Unsupported) / float64(r.Overclaim.Rendered)
+			r.Overclaim.Rate = &taux
 		}
 	}
 	r.Constant = constantAnswer(s.Key)
@@ -257,7 +265,7 @@ type Parsed struct {
 }
 
 // oneParticipant refuses submissions of more than one agent_did: a replay
-// scores one participant (specification 9.1).
+// scores one participant (docs/contract.md, section 7; spec §9.1).
 func oneParticipant(subs []Parsed) error {
 	var first *Submission
 	for _, p := range subs {
@@ -297,22 +305,22 @@ func disclosedTwice(subs []Parsed) map[string]bool {
 }
 
 func normalize(tr *TaskReport) {
-	if tr.FaitsManquants == nil {
-		tr.FaitsManquants = []season.Fact{}
+	if tr.MissingFacts == nil {
+		tr.MissingFacts = []season.Fact{}
 	}
 	if tr.Assertions == nil {
 		tr.Assertions = []AssertionReport{}
 	}
-	if tr.Statut != Rendered {
+	if tr.Status != Rendered {
 		// A task that is not rendered counts as an inexact verdict.
 		tr.VerdictExact = false
-		tr.VerdictFonde = ptr(false)
+		tr.VerdictFounded = ptr(false)
 	}
 }
 
 // scoreTask scores one task's submission: entry checks, close checks,
 // conditions, founded verdict.
-func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, error) {
+func (s *Scorer) scoreTask(t season.Task, k season.KeyTask, p Parsed) (TaskReport, error) {
 	sub := p.Submission
 	tr := TaskReport{TaskID: t.ID}
 	if sub.Verdict != "" {
@@ -320,15 +328,15 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 		tr.VerdictExact = sub.Verdict == k.Verdict
 	}
 	if err := s.entryCheck(t, p); err != nil {
-		tr.Statut, tr.Motif = RejectedEntry, ptr(sub.File+" "+err.Error())
+		tr.Status, tr.Reason = RejectedEntry, ptr(sub.File+" "+err.Error())
 		return tr, nil
 	}
-	graph, err := s.Track.Graph(t.ID, s.Fetch)
+	graph, err := season.TaskGraph(t, s.Fetch)
 	if err != nil {
 		return tr, fmt.Errorf("graph of %s: %w", t.ID, err)
 	}
 	if motif := s.closeCheck(sub, graph); motif != "" {
-		tr.Statut, tr.Motif = RejectedAtClose, ptr(sub.File+" "+motif)
+		tr.Status, tr.Reason = RejectedAtClose, ptr(sub.File+" "+motif)
 		return tr, nil
 	}
 	counted := 0
@@ -338,7 +346,7 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 		if err != nil {
 			return tr, err
 		}
-		tr.Assertions = append(tr.Assertions, AssertionReport{ID: a.ID, Statut: status, Cause: cause})
+		tr.Assertions = append(tr.Assertions, AssertionReport{ID: a.ID, Status: status, Cause: cause})
 		switch status {
 		case Supported, Unsupported:
 			counted++
@@ -347,46 +355,46 @@ func (s *Scorer) scoreTask(t Task, k season.KeyTask, p Parsed) (TaskReport, erro
 			counted++
 		}
 	}
-	if counted < t.Min {
-		tr.Statut = NotRendered
-		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions counted (instrument faults left out), below the minimum of %d", sub.File, counted, t.Min))
+	if counted < t.AssertionsMin {
+		tr.Status = NotRendered
+		tr.Reason = ptr(fmt.Sprintf("%s: %d assertions comptées (défauts d'instrument exclus), sous le minimum de %d", sub.File, counted, t.AssertionsMin))
 		return tr, nil
 	}
-	if own, want := ownCount(sub, graph, tr.Assertions), (t.Min+1)/2; own < want {
-		tr.Statut = RejectedAtClose
-		tr.Motif = ptr(fmt.Sprintf("%s: %d assertions on the task's own resources (the entity's, or the candidates'), want at least %d (half the minimum %d, rounded up)", sub.File, own, want, t.Min))
+	if own, want := ownCount(sub, graph, tr.Assertions), (t.AssertionsMin+1)/2; own < want {
+		tr.Status = RejectedAtClose
+		tr.Reason = ptr(fmt.Sprintf("%s: %d assertions sur les ressources propres de la tâche (celles de l'entité, ou des candidats), au moins %d attendues (la moitié du minimum %d, arrondie au-dessus)", sub.File, own, want, t.AssertionsMin))
 		return tr, nil
 	}
-	tr.Statut = Rendered
+	tr.Status = Rendered
 	founded, missing, err := s.foundedOn(k, sub, tr.Assertions)
 	if err != nil {
 		return tr, err
 	}
-	tr.FaitsManquants = missing
+	tr.MissingFacts = missing
 	if pending {
-		tr.Motif = ptr("pending: a cited proof's batch is not closed yet; no score until it is replayed")
+		tr.Reason = ptr("en attente: le lot d'une preuve citée n'est pas encore clos; aucun score avant de le rejouer")
 		return tr, nil
 	}
-	tr.VerdictFonde = ptr(tr.VerdictExact && founded)
+	tr.VerdictFounded = ptr(tr.VerdictExact && founded)
 	return tr, nil
 }
 
 // entryCheck is what the season service refuses before recording: the
 // schema, season, track and task, the verdict's vocabulary, the ceiling.
-func (s *Scorer) entryCheck(t Task, p Parsed) error {
+func (s *Scorer) entryCheck(t season.Task, p Parsed) error {
 	if p.Err != nil {
 		return p.Err
 	}
 	sub := p.Submission
 	switch {
-	case sub.Season != s.Track.Saison():
-		return entryErr("/season", "season %s, want %s", sub.Season, s.Track.Saison())
-	case sub.Track != s.Track.Piste():
-		return entryErr("/track", "track %q, want %q", sub.Track, s.Track.Piste())
-	case !s.Track.ValidVerdict(sub.Verdict):
-		return entryErr("/verdict", "%q is not a verdict of the track %s", sub.Verdict, s.Track.Piste())
-	case len(sub.Assertions) > t.Max:
-		return entryErr("/assertions", "%d assertions, above the ceiling of %d for %s", len(sub.Assertions), t.Max, t.ID)
+	case sub.Season != s.Tasks.Season:
+		return entryErr("/season", "saison %s, attendue %s", sub.Season, s.Tasks.Season)
+	case sub.Track != s.Tasks.Track:
+		return entryErr("/track", "piste %q, attendue %q", sub.Track, s.Tasks.Track)
+	case !s.rules.ValidVerdict(sub.Verdict):
+		return entryErr("/verdict", "%q n'est pas un verdict de la piste %s", sub.Verdict, s.Tasks.Track)
+	case len(sub.Assertions) > t.AssertionsMax:
+		return entryErr("/assertions", "%d assertions, au-delà du plafond de %d pour %s", len(sub.Assertions), t.AssertionsMax, t.ID)
 	}
 	return nil
 }
@@ -394,18 +402,18 @@ func (s *Scorer) entryCheck(t Task, p Parsed) error {
 // closeCheck is what only the corpus shows: every assertion's resource in
 // the task's graph, its field probative, and on a common list an entry
 // that concerns the task. It returns the reason for a rejection, or "".
-func (s *Scorer) closeCheck(sub *Submission, g Graph) string {
+func (s *Scorer) closeCheck(sub *Submission, g *season.Graph) string {
 	for i, a := range sub.Assertions {
 		at := fmt.Sprintf("/assertions/%d/claim", i)
 		switch {
-		case !g.Own(a.Resource) && !g.Common(a.Resource):
-			return fmt.Sprintf("%s/resource: %s is outside the task's graph", at, a.Resource)
+		case !g.Contains(a.Resource):
+			return fmt.Sprintf("%s/resource: %s est hors du graphe de la tâche", at, a.Resource)
 		case a.Field == "":
-			return fmt.Sprintf("%s/field: an assertion on the whole document is refused", at)
-		case !s.Track.Probative(a.Resource, a.Field):
-			return fmt.Sprintf("%s/field: %s is not a probative field of %s (no rule consumes it)", at, a.Field, a.Resource)
-		case g.Common(a.Resource) && !g.Own(a.Resource) && !g.Concerns(a.Resource, a.Field):
-			return fmt.Sprintf("%s/field: %s of the common list %s is not an entry concerning the task (its entity, or a candidate)", at, a.Field, a.Resource)
+			return fmt.Sprintf("%s/field: une assertion sur le document entier est refusée", at)
+		case !season.Probative(a.Resource, a.Field):
+			return fmt.Sprintf("%s/field: %s n'est pas un champ probant de %s (aucune règle ne le lit)", at, a.Field, a.Resource)
+		case g.Common[a.Resource] && !g.Own[a.Resource] && !g.Concerns(a.Resource, a.Field):
+			return fmt.Sprintf("%s/field: %s de la liste commune %s n'est pas une entrée qui concerne la tâche (son entité, ou un candidat)", at, a.Field, a.Resource)
 		}
 	}
 	return ""
@@ -413,10 +421,10 @@ func (s *Scorer) closeCheck(sub *Submission, g Graph) string {
 
 // ownCount counts the assertions on the task's own resources among those
 // the minimum counts: an instrument fault enters neither.
-func ownCount(sub *Submission, g Graph, reports []AssertionReport) int {
+func ownCount(sub *Submission, g *season.Graph, reports []AssertionReport) int {
 	n := 0
 	for i, a := range sub.Assertions {
-		if g.Own(a.Resource) && reports[i].Statut != InstrumentFault {
+		if g.Own[a.Resource] && reports[i].Status != InstrumentFault {
 			n++
 		}
 	}
@@ -465,9 +473,9 @@ func (s *Scorer) proofCondition(a Assertion, id string, d Disclosure, agentDID s
 			return unsupported(InvalidProof) // condition 1: the pairs must open the anchored commitments
 		case outcome.AgentDID != agentDID:
 			return unsupported(UnboundIdentity) // condition 2: the participant's DID
-		case outcome.EnAttente:
+		case outcome.Pending:
 			return Pending, nil, nil
-		case !outcome.Valide:
+		case !outcome.Valid:
 			return unsupported(InvalidProof)
 		}
 	}
@@ -523,15 +531,15 @@ func (s *Scorer) valueAt(resource, field string) (pyjson.Value, bool, error) {
 func (s *Scorer) foundedOn(k season.KeyTask, sub *Submission, reports []AssertionReport) (bool, []season.Fact, error) {
 	carried := season.Carried{}
 	for i, a := range sub.Assertions {
-		if reports[i].Statut == Supported {
+		if reports[i].Status == Supported {
 			carried.Add(a.Resource, a.Field, a.Value)
 		}
 	}
-	missing, err := k.Fondement.Missing(carried)
+	missing, err := k.Founding.Missing(carried)
 	if err != nil {
 		return false, nil, fmt.Errorf("the key's formula for %s: %w", k.ID, err)
 	}
-	return k.Fondement.Holds(carried), missing, nil
+	return k.Founding.Holds(carried), missing, nil
 }
 
 // constantAnswer is the best success a verdict answered on every task
@@ -541,13 +549,13 @@ func (s *Scorer) foundedOn(k season.KeyTask, sub *Submission, reports []Assertio
 // not assumed.
 func constantAnswer(key *season.Key) ConstantAnswerFigure {
 	counts := map[string]int{}
-	for _, k := range key.Taches {
+	for _, k := range key.Tasks {
 		counts[k.Verdict]++
 	}
 	best := ConstantAnswerFigure{}
 	for _, v := range slices.Sorted(maps.Keys(counts)) {
-		if counts[v] > best.Reussite {
-			best = ConstantAnswerFigure{Verdict: v, Reussite: counts[v]}
+		if counts[v] > best.Success {
+			best = ConstantAnswerFigure{Verdict: v, Success: counts[v]}
 		}
 	}
 	return best
@@ -558,25 +566,25 @@ func ptr[T any](v T) *T { return &v }
 // Text writes the report as a table for people.
 func (r *Report) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "ancrage %s   piste %s   manifest sha256 %s   conditions 1-2: %s\n\n", r.Ancrage, r.Piste, r.ManifestSHA256, r.Conditions12)
+	fmt.Fprintf(&b, "ancrage %s   piste %s   manifest sha256 %s   conditions 1-2: %s\n\n", r.Anchoring, r.Track, r.ManifestSHA256, r.Conditions12)
 	fmt.Fprintf(&b, "%-8s %-16s %-16s %-6s %-6s %-22s %s\n", "task", "statut", "verdict", "exact", "fonde", "etayees/non/instr/att", "motif")
-	for _, t := range r.Taches {
+	for _, t := range r.Tasks {
 		counts := map[AssertionStatus]int{}
 		for _, a := range t.Assertions {
-			counts[a.Statut]++
+			counts[a.Status]++
 		}
-		fonde := "-"
-		if t.VerdictFonde != nil {
-			fonde = fmt.Sprint(*t.VerdictFonde)
+		founded := "-"
+		if t.VerdictFounded != nil {
+			founded = fmt.Sprint(*t.VerdictFounded)
 		}
-		fmt.Fprintf(&b, "%-8s %-16s %-16s %-6t %-6s %-22s %s\n", t.TaskID, t.Statut, deref(t.Verdict), t.VerdictExact, fonde,
-			fmt.Sprintf("%d/%d/%d/%d", counts[Supported], counts[Unsupported], counts[InstrumentFault], counts[Pending]), deref(t.Motif))
+		fmt.Fprintf(&b, "%-8s %-16s %-16s %-6t %-6s %-22s %s\n", t.TaskID, t.Status, deref(t.Verdict), t.VerdictExact, founded,
+			fmt.Sprintf("%d/%d/%d/%d", counts[Supported], counts[Unsupported], counts[InstrumentFault], counts[Pending]), deref(t.Reason))
 		for _, a := range t.Assertions {
 			if a.Cause != nil {
-				fmt.Fprintf(&b, "         assertion %s: %s (%s)\n", a.ID, a.Statut, *a.Cause)
+				fmt.Fprintf(&b, "         assertion %s: %s (%s)\n", a.ID, a.Status, *a.Cause)
 			}
 		}
-		for _, f := range t.FaitsManquants {
+		for _, f := range t.MissingFacts {
 			value := f.Value
 			if v, err := pyjson.Parse(f.Value); err == nil {
 				value = pyjson.Canonical(v)
@@ -584,17 +592,17 @@ func (r *Report) Text() string {
 			fmt.Fprintf(&b, "         fait manquant: %s %s = %s\n", f.Resource, f.Field, value)
 		}
 	}
-	taux := "-"
-	if r.Overclaim.Taux != nil {
-		taux = fmt.Sprintf("%.4f", *r.Overclaim.Taux)
+	rate := "-"
+	if r.Overclaim.Rate != nil {
+		rate = fmt.Sprintf("%.4f", *r.Overclaim.Rate)
 	}
-	fondes := "-"
-	if r.Reussite.Fondes != nil {
-		fondes = fmt.Sprint(*r.Reussite.Fondes)
+	founded := "-"
+	if r.Success.Founded != nil {
+		founded = fmt.Sprint(*r.Success.Founded)
 	}
-	fmt.Fprintf(&b, "\noverclaim  %d / %d = %s\n", r.Overclaim.NonEtayees, r.Overclaim.Rendues, taux)
-	fmt.Fprintf(&b, "reussite   %s / %d\n", fondes, r.Reussite.Sur)
-	fmt.Fprintf(&b, "meilleure reponse constante  %s: %d / %d\n", r.Constant.Verdict, r.Constant.Reussite, r.Reussite.Sur)
+	fmt.Fprintf(&b, "\noverclaim  %d / %d = %s\n", r.Overclaim.Unsupported, r.Overclaim.Rendered, rate)
+	fmt.Fprintf(&b, "reussite   %s / %d\n", founded, r.Success.OutOf)
+	fmt.Fprintf(&b, "meilleure reponse constante  %s: %d / %d\n", r.Constant.Verdict, r.Constant.Success, r.Success.OutOf)
 	return b.String()
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
@@ -31,14 +32,14 @@ func newScorer(t *testing.T) (*Scorer, *season.Key) {
 func newTrackScorer(t *testing.T, track *corpus.Track) (*Scorer, *season.Key) {
 	t.Helper()
 	root := "../.."
-	tr, err := OpenTrack(filepath.Join(root, season.TasksFile(track)))
+	tasks, err := season.ReadTasks(filepath.Join(root, season.TasksFile(track)))
 	require.NoError(t, err)
 	key, err := season.ReadKey(filepath.Join(root, season.KeyFile(track)))
 	require.NoError(t, err)
 	m, data, err := manifest.ReadFile(filepath.Join(root, "manifest", track.Name+".json"))
 	require.NoError(t, err)
 	fetch := solver.ServeTree(os.DirFS(filepath.Join(root, "corpus", track.Name)))
-	return &Scorer{Track: tr, Key: key, Manifest: m, ManifestSHA256: manifest.SHA256(data), Fetch: fetch}, key
+	return &Scorer{Tasks: tasks, Key: key, Manifest: m, ManifestSHA256: anchor.SHA256(data), Fetch: fetch}, key
 }
 
 // submission writes a task's submission asserting the given facts, each
@@ -67,7 +68,7 @@ func submission(t *testing.T, s *Scorer, taskID, verdict string, facts []season.
 		disclosures[id] = disclosure{opening{"n", *e.RequestHash}, opening{"n", e.ResponseHash}}
 	}
 	data, err := json.Marshal(map[string]any{
-		"season": 1, "track": s.Track.Piste(), "task_id": taskID, "agent_did": testDID,
+		"season": 1, "track": s.Tasks.Track, "task_id": taskID, "agent_did": testDID,
 		"verdict": verdict, "assertions": assertions, "disclosures": disclosures,
 	})
 	require.NoError(t, err)
@@ -95,11 +96,7 @@ func claims(t *testing.T, s *Scorer, k season.KeyTask) []season.Fact {
 // statement reads a task's statement from the repository's files.
 func statement(t *testing.T, s *Scorer, id string) season.Task {
 	t.Helper()
-	track, err := corpus.TrackNamed(s.Track.Piste())
-	require.NoError(t, err)
-	tasks, err := season.ReadTasks(filepath.Join("../..", season.TasksFile(track)))
-	require.NoError(t, err)
-	task, ok := tasks.Task(id)
+	task, ok := s.Tasks.Task(id)
 	require.True(t, ok, id)
 	return task
 }
@@ -109,7 +106,7 @@ func scoreOne(t *testing.T, s *Scorer, data []byte) TaskReport {
 	sub, err := ParseSubmission("sub.json", data)
 	r, serr := s.Score([]Parsed{{sub, err}})
 	require.NoError(t, serr)
-	for _, tr := range r.Taches {
+	for _, tr := range r.Tasks {
 		if tr.TaskID == sub.TaskID {
 			return tr
 		}
@@ -118,7 +115,7 @@ func scoreOne(t *testing.T, s *Scorer, data []byte) TaskReport {
 	return TaskReport{}
 }
 
-// Every way a submission breaks the schema of specification 4 is named by
+// Every way a submission breaks the schema of docs/contract.md, section 6 (spec §4), is named by
 // its JSON pointer.
 func TestParseSubmissionSchema(t *testing.T) {
 	s, _ := newScorer(t)
@@ -126,22 +123,22 @@ func TestParseSubmissionSchema(t *testing.T) {
 	tests := []struct {
 		name, doc, pointer, rule string
 	}{
-		{"not JSON", `{"season": 1,`, "", "not JSON as Python reads it"},
+		{"not JSON", `{"season": 1,`, "", "pas du JSON tel que Python le lit"},
 		{"duplicate key", `{"season": 1, "season": 1}`, "", "duplicate"},
-		{"not an object", `[]`, "(root)", "want a JSON object"},
-		{"unknown field", strings.Replace(valid, `"season":1`, `"season":1,"score":10`, 1), "/score", "unknown field"},
-		{"missing field", strings.Replace(valid, `"agent_did":"did:key:z6MkTest",`, ``, 1), "(root)", `missing field "agent_did"`},
-		{"season as a string", strings.Replace(valid, `"season":1`, `"season":"1"`, 1), "/season", "integer"},
-		{"empty verdict", strings.Replace(valid, `"verdict":"conforme"`, `"verdict":""`, 1), "/verdict", "non-empty string"},
-		{"narrative not a string", strings.Replace(valid, `"season":1`, `"season":1,"narrative":null`, 1), "/narrative", "want a string"},
-		{"claim field", strings.Replace(valid, `"field":"/statut",`, `"field":"/statut","note":"x",`, 1), "/assertions/0/claim/note", "unknown field"},
-		{"repeated claim", strings.Replace(valid, `"field":"/date_fin_validite","resource":"/agrements/AGR-4417","value":"2027-02-28"`, `"field":"/statut","resource":"/agrements/AGR-4417","value":"actif"`, 1), "/assertions/2/claim", "unique"},
-		{"repeated id", strings.Replace(valid, `"id":"a2"`, `"id":"a1"`, 1), "/assertions/1/id", "already names /assertions/0"},
-		{"no proof", strings.Replace(valid, `"proof_ids":["prf_conf-01_0"]`, `"proof_ids":[]`, 1), "/assertions/0/proof_ids", "non-empty array"},
-		{"missing disclosure", strings.Replace(valid, `"prf_conf-01_0":{`, `"prf_9":{`, 1), "/assertions/0/proof_ids/0", `"prf_conf-01_0" is cited but`},
-		{"uncited disclosure", strings.Replace(valid, `"disclosures":{`, `"disclosures":{"prf_x":{"request_hash":{"nonce":"n","value":"v"},"response_hash":{"nonce":"n","value":"v"}},`, 1), "/disclosures/prf_x", "no assertion cites"},
-		{"extra opening", strings.Replace(valid, `"prf_conf-01_0":{`, `"prf_conf-01_0":{"chain":{},`, 1), "/disclosures/prf_conf-01_0/chain", "unknown field"},
-		{"opening not a string", strings.Replace(valid, `"prf_conf-01_0":{"request_hash":{"nonce":"n"`, `"prf_conf-01_0":{"request_hash":{"nonce":1`, 1), "/disclosures/prf_conf-01_0/request_hash/nonce", "want a string"},
+		{"not an object", `[]`, "(root)", "un objet JSON attendu"},
+		{"unknown field", strings.Replace(valid, `"season":1`, `"season":1,"score":10`, 1), "/score", "champ inconnu"},
+		{"missing field", strings.Replace(valid, `"agent_did":"did:key:z6MkTest",`, ``, 1), "(root)", `champ "agent_did" manquant`},
+		{"season as a string", strings.Replace(valid, `"season":1`, `"season":"1"`, 1), "/season", "en entier"},
+		{"empty verdict", strings.Replace(valid, `"verdict":"conforme"`, `"verdict":""`, 1), "/verdict", "chaîne non vide"},
+		{"narrative not a string", strings.Replace(valid, `"season":1`, `"season":1,"narrative":null`, 1), "/narrative", "une chaîne attendue"},
+		{"claim field", strings.Replace(valid, `"field":"/statut",`, `"field":"/statut","note":"x",`, 1), "/assertions/0/claim/note", "champ inconnu"},
+		{"repeated claim", strings.Replace(valid, `"field":"/date_fin_validite","resource":"/agrements/AGR-4417","value":"2027-02-28"`, `"field":"/statut","resource":"/agrements/AGR-4417","value":"actif"`, 1), "/assertions/2/claim", "est unique"},
+		{"repeated id", strings.Replace(valid, `"id":"a2"`, `"id":"a1"`, 1), "/assertions/1/id", "nomme déjà /assertions/0"},
+		{"no proof", strings.Replace(valid, `"proof_ids":["prf_conf-01_0"]`, `"proof_ids":[]`, 1), "/assertions/0/proof_ids", "tableau non vide"},
+		{"missing disclosure", strings.Replace(valid, `"prf_conf-01_0":{`, `"prf_9":{`, 1), "/assertions/0/proof_ids/0", `"prf_conf-01_0" est citée mais`},
+		{"uncited disclosure", strings.Replace(valid, `"disclosures":{`, `"disclosures":{"prf_x":{"request_hash":{"nonce":"n","value":"v"},"response_hash":{"nonce":"n","value":"v"}},`, 1), "/disclosures/prf_x", "aucune assertion ne cite"},
+		{"extra opening", strings.Replace(valid, `"prf_conf-01_0":{`, `"prf_conf-01_0":{"chain":{},`, 1), "/disclosures/prf_conf-01_0/chain", "champ inconnu"},
+		{"opening not a string", strings.Replace(valid, `"prf_conf-01_0":{"request_hash":{"nonce":"n"`, `"prf_conf-01_0":{"request_hash":{"nonce":1`, 1), "/disclosures/prf_conf-01_0/request_hash/nonce", "une chaîne attendue"},
 	}
 	_, err := ParseSubmission("sub.json", []byte(valid))
 	require.NoError(t, err, valid)
@@ -168,15 +165,15 @@ func TestEntryChecks(t *testing.T) {
 		alter func(string) string
 		motif string
 	}{
-		{"season", func(d string) string { return strings.Replace(d, `"season":1`, `"season":2`, 1) }, "/season: season 2, want 1"},
-		{"track", func(d string) string { return strings.Replace(d, `"track":"conformite"`, `"track":"generique"`, 1) }, `/track: track "generique"`},
-		{"verdict", func(d string) string { return strings.Replace(d, `"verdict":"conforme"`, `"verdict":"Conforme"`, 1) }, `/verdict: "Conforme" is not a verdict`},
+		{"season", func(d string) string { return strings.Replace(d, `"season":1`, `"season":2`, 1) }, "/season: saison 2, attendue 1"},
+		{"track", func(d string) string { return strings.Replace(d, `"track":"conformite"`, `"track":"generique"`, 1) }, `/track: piste "generique"`},
+		{"verdict", func(d string) string { return strings.Replace(d, `"verdict":"conforme"`, `"verdict":"Conforme"`, 1) }, `/verdict: "Conforme" n'est pas un verdict`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := scoreOne(t, s, []byte(tt.alter(string(submission(t, s, "conf-01", "conforme", facts)))))
-			assert.Equal(t, RejectedEntry, tr.Statut)
-			assert.Contains(t, *tr.Motif, tt.motif)
+			assert.Equal(t, RejectedEntry, tr.Status)
+			assert.Contains(t, *tr.Reason, tt.motif)
 		})
 	}
 }
@@ -185,25 +182,25 @@ func TestEntryChecks(t *testing.T) {
 // forms, and only then.
 func TestEquivalentForms(t *testing.T) {
 	s, key := newScorer(t)
-	k := &key.Taches[2] // conf-03: the entity lists the absent attestation
-	link := k.Fondement.Facts()[0]
+	k := &key.Tasks[2] // conf-03: the entity lists the absent attestation
+	link := k.Founding.Facts()[0]
 	require.Equal(t, "/attestations/1", link.Field)
 	whole := season.Fact{Resource: link.Resource, Field: "/attestations", Value: json.RawMessage(`["/attestations/ATT-8120","/attestations/ATT-7702"]`)}
-	require.Contains(t, link.FormesEquivalentes, whole)
-	facts := []season.Fact{whole, k.Fondement.Facts()[1]}
+	require.Contains(t, link.EquivalentForms, whole)
+	facts := []season.Fact{whole, k.Founding.Facts()[1]}
 	data := submission(t, s, "conf-03", "indeterminable", facts)
 
 	tr := scoreOne(t, s, data)
-	assert.Equal(t, Rendered, tr.Statut)
-	assert.True(t, *tr.VerdictFonde, "the whole array founds the link: %v", tr.FaitsManquants)
-	assert.Empty(t, tr.FaitsManquants)
+	assert.Equal(t, Rendered, tr.Status)
+	assert.True(t, *tr.VerdictFounded, "the whole array founds the link: %v", tr.MissingFacts)
+	assert.Empty(t, tr.MissingFacts)
 
-	k.Fondement.All[0].Fact.FormesEquivalentes = nil
+	k.Founding.All[0].Fact.EquivalentForms = nil
 	tr = scoreOne(t, s, data)
-	assert.False(t, *tr.VerdictFonde, "without the form, the link is missing")
-	require.Len(t, tr.FaitsManquants, 1)
-	assert.Equal(t, "/attestations/1", tr.FaitsManquants[0].Field)
-	assert.Empty(t, tr.FaitsManquants[0].FormesEquivalentes, "a missing fact is named without its forms")
+	assert.False(t, *tr.VerdictFounded, "without the form, the link is missing")
+	require.Len(t, tr.MissingFacts, 1)
+	assert.Equal(t, "/attestations/1", tr.MissingFacts[0].Field)
+	assert.Empty(t, tr.MissingFacts[0].EquivalentForms, "a missing fact is named without its forms")
 }
 
 // The founded verdict is the key's formula evaluated on the supported
@@ -238,13 +235,13 @@ func TestFoundedVerdictEvaluatesTheFormula(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := scoreOne(t, s, submission(t, s, "conf-09", "non_conforme", tt.facts))
-			require.Equal(t, Rendered, tr.Statut, deref(tr.Motif))
+			require.Equal(t, Rendered, tr.Status, deref(tr.Reason))
 			assert.True(t, tr.VerdictExact)
-			assert.Equal(t, tt.fonde, *tr.VerdictFonde, "%v", tr.FaitsManquants)
+			assert.Equal(t, tt.fonde, *tr.VerdictFounded, "%v", tr.MissingFacts)
 			if tt.missing == nil {
-				assert.Empty(t, tr.FaitsManquants)
+				assert.Empty(t, tr.MissingFacts)
 			} else {
-				assert.Equal(t, tt.missing, tr.FaitsManquants)
+				assert.Equal(t, tt.missing, tr.MissingFacts)
 			}
 		})
 	}
@@ -258,18 +255,18 @@ func TestCarefulAgentsAndGuessers(t *testing.T) {
 	for _, track := range corpus.Tracks {
 		t.Run(track.Name, func(t *testing.T) {
 			s, key := newTrackScorer(t, track)
-			for _, k := range key.Taches {
+			for _, k := range key.Tasks {
 				careful := claims(t, s, k)
 				tr := scoreOne(t, s, submission(t, s, k.ID, k.Verdict, careful))
-				require.Equal(t, Rendered, tr.Statut, "%s: %s", k.ID, deref(tr.Motif))
-				assert.True(t, *tr.VerdictFonde, "%s: the careful agent misses %v", k.ID, tr.FaitsManquants)
+				require.Equal(t, Rendered, tr.Status, "%s: %s", k.ID, deref(tr.Reason))
+				assert.True(t, *tr.VerdictFounded, "%s: the careful agent misses %v", k.ID, tr.MissingFacts)
 
 				guess := guesserFacts(t, s, k, len(careful))
 				tr = scoreOne(t, s, submission(t, s, k.ID, k.Verdict, guess))
-				require.Equal(t, Rendered, tr.Statut, "%s: %s", k.ID, deref(tr.Motif))
+				require.Equal(t, Rendered, tr.Status, "%s: %s", k.ID, deref(tr.Reason))
 				assert.True(t, tr.VerdictExact, k.ID)
-				assert.False(t, *tr.VerdictFonde, "%s: the guesser %v is founded", k.ID, guess)
-				assert.NotEmpty(t, tr.FaitsManquants, k.ID)
+				assert.False(t, *tr.VerdictFounded, "%s: the guesser %v is founded", k.ID, guess)
+				assert.NotEmpty(t, tr.MissingFacts, k.ID)
 			}
 		})
 	}
@@ -280,12 +277,12 @@ func TestCarefulAgentsAndGuessers(t *testing.T) {
 // guessed the verdict and proved something else.
 func guesserFacts(t *testing.T, s *Scorer, k season.KeyTask, n int) []season.Fact {
 	t.Helper()
-	graph, err := solver.TaskGraph(statement(t, s, k.ID), s.Fetch)
+	graph, err := season.TaskGraph(statement(t, s, k.ID), s.Fetch)
 	require.NoError(t, err)
 	inFormula := season.Carried{}
-	for _, f := range k.Fondement.Facts() {
+	for _, f := range k.Founding.Facts() {
 		inFormula.AddFact(f)
-		for _, form := range f.FormesEquivalentes {
+		for _, form := range f.EquivalentForms {
 			inFormula.AddFact(form)
 		}
 	}
@@ -297,7 +294,7 @@ func guesserFacts(t *testing.T, s *Scorer, k season.KeyTask, n int) []season.Fac
 		for _, m := range obj {
 			field := "/" + m.Key
 			fact := season.Fact{Resource: resource, Field: field, Value: pyjson.Canonical(m.Value)}
-			if len(out) < n && s.Track.Probative(resource, field) && !inFormula.Has(fact) {
+			if len(out) < n && season.Probative(resource, field) && !inFormula.Has(fact) {
 				out = append(out, fact)
 			}
 		}
@@ -317,12 +314,12 @@ func mustFetch(t *testing.T, s *Scorer, path string) []byte {
 // too few assertions on the entity's own resources.
 func TestCloseChecks(t *testing.T) {
 	s, key := newScorer(t)
-	conf06 := key.Taches[5].Fondement.Facts() // 3 own facts, 3 on the restrictive-measures list
+	conf06 := key.Tasks[5].Founding.Facts() // 3 own facts, 3 on the restrictive-measures list
 	t.Run("entry not concerning the entity", func(t *testing.T) {
 		other := append(append([]season.Fact(nil), conf06...), season.Fact{Resource: "/mesures-restrictives/MR-2026-p2", Field: "/entrees/0/nom", Value: mustValue(t, "/mesures-restrictives/MR-2026-p2", "/entrees/0/nom")})
 		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", other))
-		assert.Equal(t, RejectedAtClose, tr.Statut)
-		assert.Contains(t, *tr.Motif, "not an entry concerning the task (its entity, or a candidate)")
+		assert.Equal(t, RejectedAtClose, tr.Status)
+		assert.Contains(t, *tr.Reason, "n'est pas une entrée qui concerne la tâche (son entité, ou un candidat)")
 	})
 	t.Run("too few on own resources", func(t *testing.T) {
 		var common []season.Fact
@@ -333,8 +330,8 @@ func TestCloseChecks(t *testing.T) {
 		}
 		common = append(common, conf06[0])
 		tr := scoreOne(t, s, submission(t, s, "conf-06", "conforme", common))
-		assert.Equal(t, RejectedAtClose, tr.Statut)
-		assert.Contains(t, *tr.Motif, "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2")
+		assert.Equal(t, RejectedAtClose, tr.Status)
+		assert.Contains(t, *tr.Reason, "1 assertions sur les ressources propres de la tâche (celles de l'entité, ou des candidats), au moins 2 attendues")
 	})
 }
 
@@ -368,7 +365,7 @@ func verifierOf(t *testing.T, docs ...[]byte) map[string]ProofOutcome {
 		sub, err := ParseSubmission("sub.json", data)
 		require.NoError(t, err)
 		for id, d := range sub.Disclosures {
-			proofs[id] = ProofOutcome{Valide: true, AgentDID: testDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
+			proofs[id] = ProofOutcome{Valid: true, AgentDID: testDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
 		}
 	}
 	return proofs
@@ -382,11 +379,11 @@ func TestProofPrecedence(t *testing.T) {
 	data = []byte(strings.Replace(string(data), `"proof_ids":["prf_conf-01_0"]`, `"proof_ids":["prf_conf-01_0","prf_conf-01_1"]`, 1))
 	s.Proofs = verifierOf(t, data)
 	pending := s.Proofs["prf_conf-01_0"]
-	pending.EnAttente = true
+	pending.Pending = true
 	s.Proofs["prf_conf-01_0"] = pending
 	// prf_conf-01_1 opens /agrements/AGR-4417: cited by a1 too, it fails condition 3 there.
 	tr := scoreOne(t, s, data)
-	assert.Equal(t, Unsupported, tr.Assertions[0].Statut)
+	assert.Equal(t, Unsupported, tr.Assertions[0].Status)
 	assert.Equal(t, ResourceMismatch, *tr.Assertions[0].Cause)
 
 	data = submission(t, s, "conf-01", "conforme", conf01Facts)
@@ -394,10 +391,10 @@ func TestProofPrecedence(t *testing.T) {
 	require.NoError(t, err)
 	r, err := s.Score([]Parsed{{Submission: sub}})
 	require.NoError(t, err)
-	assert.Equal(t, Pending, r.Taches[0].Assertions[0].Statut)
-	assert.Nil(t, r.Taches[0].VerdictFonde)
-	assert.Nil(t, r.Reussite.Fondes)
-	assert.Nil(t, r.Overclaim.Taux)
+	assert.Equal(t, Pending, r.Tasks[0].Assertions[0].Status)
+	assert.Nil(t, r.Tasks[0].VerdictFounded)
+	assert.Nil(t, r.Success.Founded)
+	assert.Nil(t, r.Overclaim.Rate)
 
 	delete(s.Proofs, "prf_conf-01_0")
 	tr = scoreOne(t, s, data)
@@ -463,13 +460,13 @@ func TestVerifierCoversThePairs(t *testing.T) {
 					s.Proofs = proofs
 				}
 				tr := scoreOne(t, s, []byte(doc))
-				require.Equal(t, Rendered, tr.Statut, deref(tr.Motif))
-				assert.Equal(t, Unsupported, tr.Assertions[0].Statut)
+				require.Equal(t, Rendered, tr.Status, deref(tr.Reason))
+				assert.Equal(t, Unsupported, tr.Assertions[0].Status)
 				if assert.NotNil(t, tr.Assertions[0].Cause) {
 					assert.Equal(t, tt.cause, *tr.Assertions[0].Cause)
 				}
 				for _, a := range tr.Assertions[1:] {
-					assert.Equal(t, Supported, a.Statut, a.ID)
+					assert.Equal(t, Supported, a.Status, a.ID)
 				}
 			})
 		}
@@ -479,7 +476,7 @@ func TestVerifierCoversThePairs(t *testing.T) {
 			s.Proofs = proofs
 			tr := scoreOne(t, s, data)
 			for _, a := range tr.Assertions {
-				assert.Equal(t, Supported, a.Statut, a.ID)
+				assert.Equal(t, Supported, a.Status, a.ID)
 			}
 		}
 	})
@@ -497,7 +494,7 @@ func manifestEntry(t *testing.T, s *Scorer, path string) manifest.Entry {
 func scoreAll(t *testing.T, s *Scorer, key *season.Key, verdictOf func(season.KeyTask) string) *Report {
 	t.Helper()
 	var subs []Parsed
-	for _, k := range key.Taches {
+	for _, k := range key.Tasks {
 		sub, err := ParseSubmission(k.ID+".json", submission(t, s, k.ID, verdictOf(k), claims(t, s, k)))
 		require.NoError(t, err, k.ID)
 		subs = append(subs, Parsed{Submission: sub})
@@ -515,14 +512,14 @@ func TestKeyFoundsEveryVerdict(t *testing.T) {
 		t.Run(track.Name, func(t *testing.T) {
 			s, key := newTrackScorer(t, track)
 			r := scoreAll(t, s, key, func(k season.KeyTask) string { return k.Verdict })
-			assert.Equal(t, track.Name, r.Piste)
-			for _, tr := range r.Taches {
-				assert.Equal(t, Rendered, tr.Statut, "%s: %s", tr.TaskID, deref(tr.Motif))
-				assert.Empty(t, tr.FaitsManquants, tr.TaskID)
+			assert.Equal(t, track.Name, r.Track)
+			for _, tr := range r.Tasks {
+				assert.Equal(t, Rendered, tr.Status, "%s: %s", tr.TaskID, deref(tr.Reason))
+				assert.Empty(t, tr.MissingFacts, tr.TaskID)
 			}
-			require.NotNil(t, r.Reussite.Fondes)
-			assert.Equal(t, len(key.Taches), *r.Reussite.Fondes)
-			assert.Equal(t, 0, r.Overclaim.NonEtayees)
+			require.NotNil(t, r.Success.Founded)
+			assert.Equal(t, len(key.Tasks), *r.Success.Founded)
+			assert.Equal(t, 0, r.Overclaim.Unsupported)
 		})
 	}
 }
@@ -535,7 +532,7 @@ func TestConstantAnswer(t *testing.T) {
 		t.Run(track.Name, func(t *testing.T) {
 			s, key := newTrackScorer(t, track)
 			candidates := map[string]bool{}
-			for _, k := range key.Taches {
+			for _, k := range key.Tasks {
 				candidates[k.Verdict] = true
 			}
 			if track == corpus.Generique {
@@ -544,37 +541,37 @@ func TestConstantAnswer(t *testing.T) {
 			row := constantAnswer(key)
 			best := 0
 			for v := range candidates {
-				require.True(t, s.Track.ValidVerdict(v), v)
+				require.True(t, season.RulesOf(track).ValidVerdict(v), v)
 				r := scoreAll(t, s, key, func(season.KeyTask) string { return v })
-				fondes := *r.Reussite.Fondes
-				assert.LessOrEqual(t, fondes, row.Reussite, "answering %s everywhere", v)
+				fondes := *r.Success.Founded
+				assert.LessOrEqual(t, fondes, row.Success, "answering %s everywhere", v)
 				if v == row.Verdict {
-					assert.Equal(t, row.Reussite, fondes, "the row's verdict scores the row")
+					assert.Equal(t, row.Success, fondes, "the row's verdict scores the row")
 				}
 				best = max(best, fondes)
 			}
-			assert.Equal(t, best, row.Reussite)
+			assert.Equal(t, best, row.Success)
 			if track == corpus.Generique {
 				assert.Equal(t, season.NoValidOption, row.Verdict, "no product is the answer of as many tasks")
-				assert.GreaterOrEqual(t, row.Reussite, solver.MinNoValidOption)
+				assert.GreaterOrEqual(t, row.Success, season.Purchasing.Composition.AtLeast[season.NoValidOption])
 			}
 		})
 	}
 	// A product that answers more tasks than aucune_option_valide is the row.
-	key := &season.Key{Taches: []season.KeyTask{
+	key := &season.Key{Tasks: []season.KeyTask{
 		{ID: "gen-01", Verdict: "/produits/B"}, {ID: "gen-02", Verdict: "/produits/B"},
 		{ID: "gen-03", Verdict: season.NoValidOption}, {ID: "gen-04", Verdict: "/produits/A"},
 	}}
-	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Reussite: 2}, constantAnswer(key))
-	key.Taches[3].Verdict = season.NoValidOption
-	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Reussite: 2}, constantAnswer(key), "the smallest verdict on a tie")
+	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Success: 2}, constantAnswer(key))
+	key.Tasks[3].Verdict = season.NoValidOption
+	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Success: 2}, constantAnswer(key), "the smallest verdict on a tie")
 }
 
 // The purchasing track's own rules: its verdicts, and a catalogue page's
 // entries count only where a candidate's entry is named.
 func TestPurchasingChecks(t *testing.T) {
 	s, key := newTrackScorer(t, corpus.Generique)
-	gen01 := key.Taches[0]
+	gen01 := key.Tasks[0]
 	require.Equal(t, "gen-01", gen01.ID)
 	verdicts := []struct {
 		verdict string
@@ -592,16 +589,16 @@ func TestPurchasingChecks(t *testing.T) {
 		t.Run("verdict "+tt.verdict, func(t *testing.T) {
 			tr := scoreOne(t, s, submission(t, s, gen01.ID, tt.verdict, claims(t, s, gen01)))
 			if !tt.valid {
-				assert.Equal(t, RejectedEntry, tr.Statut)
-				assert.Contains(t, deref(tr.Motif), "/verdict: "+strconv.Quote(tt.verdict)+" is not a verdict of the track generique")
+				assert.Equal(t, RejectedEntry, tr.Status)
+				assert.Contains(t, deref(tr.Reason), "/verdict: "+strconv.Quote(tt.verdict)+" n'est pas un verdict de la piste generique")
 				return
 			}
-			assert.Equal(t, Rendered, tr.Statut, deref(tr.Motif))
+			assert.Equal(t, Rendered, tr.Status, deref(tr.Reason))
 			assert.Equal(t, tt.verdict == gen01.Verdict, tr.VerdictExact)
-			assert.Equal(t, tt.verdict == gen01.Verdict, *tr.VerdictFonde)
+			assert.Equal(t, tt.verdict == gen01.Verdict, *tr.VerdictFounded)
 		})
 	}
-	gen05 := key.Taches[4]
+	gen05 := key.Tasks[4]
 	gen05Claims := claims(t, s, gen05)
 	require.Len(t, gen05Claims, 4)
 	require.Equal(t, "/tarifs/TAR-OND-2000", gen05Claims[1].Resource)
@@ -611,17 +608,17 @@ func TestPurchasingChecks(t *testing.T) {
 		motif string
 	}{
 		{"no such catalogue entry", season.Fact{Resource: "/catalogues/onduleurs", Field: "/entrees/99/produit", Value: json.RawMessage(`"/produits/OND-2000"`)},
-			"/entrees/99/produit of the common list /catalogues/onduleurs is not an entry concerning"},
+			"/entrees/99/produit de la liste commune /catalogues/onduleurs n'est pas une entrée qui concerne"},
 		{"another category's catalogue", season.Fact{Resource: "/catalogues/ecrans", Field: "/entrees/0/produit", Value: json.RawMessage(`"/produits/ECR-2701"`)},
-			"/catalogues/ecrans is outside the task's graph"},
+			"/catalogues/ecrans est hors du graphe de la tâche"},
 		{"another category's product", season.Fact{Resource: "/produits/ECR-2701", Field: "/existe", Value: json.RawMessage(`true`)},
-			"/produits/ECR-2701 is outside the task's graph"},
+			"/produits/ECR-2701 est hors du graphe de la tâche"},
 		{"a field no rule consumes", season.Fact{Resource: "/produits/OND-2000", Field: "/marque", Value: json.RawMessage(`"x"`)},
-			"/marque is not a probative field of /produits/OND-2000"},
+			"/marque n'est pas un champ probant de /produits/OND-2000"},
 		// A common list's link to its next page is true of every task:
-		// no free assertion towards the minimum (specification 8).
+		// no free assertion towards the minimum (docs/contract.md, section 3; spec §8).
 		{"a catalogue's next page", season.Fact{Resource: "/catalogues/onduleurs", Field: "/page_suivante", Value: valueOf(t, s, "/catalogues/onduleurs", "/page_suivante")},
-			"/page_suivante is not a probative field of /catalogues/onduleurs"},
+			"/page_suivante n'est pas un champ probant de /catalogues/onduleurs"},
 	}
 	t.Run("too few on the candidates' own resources", func(t *testing.T) {
 		catalogue := "/catalogues/onduleurs"
@@ -630,15 +627,15 @@ func TestPurchasingChecks(t *testing.T) {
 			facts = append(facts, season.Fact{Resource: catalogue, Field: field, Value: valueOf(t, s, catalogue, field)})
 		}
 		tr := scoreOne(t, s, submission(t, s, gen05.ID, gen05.Verdict, facts))
-		assert.Equal(t, RejectedAtClose, tr.Statut)
-		assert.Contains(t, deref(tr.Motif), "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2 (half the minimum 4")
+		assert.Equal(t, RejectedAtClose, tr.Status)
+		assert.Contains(t, deref(tr.Reason), "1 assertions sur les ressources propres de la tâche (celles de l'entité, ou des candidats), au moins 2 attendues (la moitié du minimum 4")
 	})
 	for _, tt := range closeChecks {
 		t.Run(tt.name, func(t *testing.T) {
 			facts := append(slices.Clone(gen05Claims[:len(gen05Claims)-1]), tt.fact)
 			tr := scoreOne(t, s, submission(t, s, gen05.ID, gen05.Verdict, facts))
-			assert.Equal(t, RejectedAtClose, tr.Statut)
-			assert.Contains(t, deref(tr.Motif), tt.motif)
+			assert.Equal(t, RejectedAtClose, tr.Status)
+			assert.Contains(t, deref(tr.Reason), tt.motif)
 		})
 	}
 }
@@ -676,7 +673,7 @@ func TestOneProofOnePair(t *testing.T) {
 		return r
 	}
 	rowOf := func(r *Report, id string) TaskReport {
-		for _, tr := range r.Taches {
+		for _, tr := range r.Tasks {
 			if tr.TaskID == id {
 				return tr
 			}
@@ -689,17 +686,17 @@ func TestOneProofOnePair(t *testing.T) {
 		r := scoreBoth(conf01, conf02)
 		for _, id := range []string{"conf-01", "conf-02"} {
 			tr := rowOf(r, id)
-			require.NotEmpty(t, tr.Assertions, "%s: %s", id, deref(tr.Motif))
-			assert.Equal(t, Unsupported, tr.Assertions[0].Statut, "%s cites the proof disclosed twice (verifier %v)", id, proofs != nil)
+			require.NotEmpty(t, tr.Assertions, "%s: %s", id, deref(tr.Reason))
+			assert.Equal(t, Unsupported, tr.Assertions[0].Status, "%s cites the proof disclosed twice (verifier %v)", id, proofs != nil)
 			if assert.NotNil(t, tr.Assertions[0].Cause) {
 				assert.Equal(t, InvalidProof, *tr.Assertions[0].Cause)
 			}
-			assert.Equal(t, Supported, tr.Assertions[1].Statut, "%s: the other proofs are untouched", id)
+			assert.Equal(t, Supported, tr.Assertions[1].Status, "%s: the other proofs are untouched", id)
 		}
 	}
 	s.Proofs = verifierOf(t, conf01)
 	r := scoreBoth(conf01)
-	assert.Equal(t, Supported, rowOf(r, "conf-01").Assertions[0].Statut, "disclosed once, the proof supports its assertion")
+	assert.Equal(t, Supported, rowOf(r, "conf-01").Assertions[0].Status, "disclosed once, the proof supports its assertion")
 }
 
 // A replay scores one participant: submissions of two DIDs are refused.
@@ -735,15 +732,15 @@ func TestInstrumentFaultIsNotOwn(t *testing.T) {
 	}
 	data := submission(t, s, "conf-06", "conforme", facts) // conf-06: minimum 4, so 2 on its own resources
 	tr := scoreOne(t, s, data)
-	require.Equal(t, Rendered, tr.Statut, "two own of five: %s", deref(tr.Motif))
+	require.Equal(t, Rendered, tr.Status, "two own of five: %s", deref(tr.Reason))
 
 	refused := manifestEntry(t, s, corpus.SystemForbidden)
 	entity := manifestEntry(t, s, "/entites/ENT-6021")
 	require.Equal(t, 1, strings.Count(string(data), entity.ResponseHash))
 	faulty := strings.Replace(string(data), entity.ResponseHash, refused.ResponseHash, 1)
 	tr = scoreOne(t, s, []byte(faulty))
-	assert.Equal(t, RejectedAtClose, tr.Statut)
-	assert.Contains(t, deref(tr.Motif), "1 assertions on the task's own resources (the entity's, or the candidates'), want at least 2")
+	assert.Equal(t, RejectedAtClose, tr.Status)
+	assert.Contains(t, deref(tr.Reason), "1 assertions sur les ressources propres de la tâche (celles de l'entité, ou des candidats), au moins 2 attendues")
 }
 
 // The verifier's input is read as strictly as a submission.
@@ -752,7 +749,7 @@ func TestParseProofsIsStrict(t *testing.T) {
 	valid := `{"prf_1": {"valide": true, "en_attente": false, "agent_did": "did:key:z6MkTest", "request_hash": "` + h + `", "response_hash": "` + h + `"}}`
 	proofs, err := ParseProofs("proofs.json", []byte(valid))
 	require.NoError(t, err)
-	assert.Equal(t, map[string]ProofOutcome{"prf_1": {Valide: true, AgentDID: "did:key:z6MkTest", RequestHash: h, ResponseHash: h}}, proofs)
+	assert.Equal(t, map[string]ProofOutcome{"prf_1": {Valid: true, AgentDID: "did:key:z6MkTest", RequestHash: h, ResponseHash: h}}, proofs)
 	tests := []struct {
 		name, data, want string
 	}{

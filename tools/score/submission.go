@@ -9,7 +9,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
-// Submission is one task's submission in the format of specification 4,
+// Submission is one task's submission in the format of docs/contract.md, section 6 (spec §4),
 // read as Python reads JSON.
 type Submission struct {
 	File        string // where it was read from, for messages
@@ -65,13 +65,13 @@ func ParseSubmission(file string, data []byte) (*Submission, error) {
 	if err != nil {
 		var syntax *pyjson.SyntaxError
 		if errors.As(err, &syntax) {
-			return s, entryErr(syntax.Pointer, "not JSON as Python reads it: %s (byte %d)", syntax.Reason, syntax.Offset)
+			return s, entryErr(syntax.Pointer, "pas du JSON tel que Python le lit: %s (octet %d)", syntax.Reason, syntax.Offset)
 		}
-		return s, entryErr("", "not JSON: %v", err)
+		return s, entryErr("", "pas du JSON: %v", err)
 	}
 	root, ok := doc.(pyjson.Object)
 	if !ok {
-		return s, entryErr("", "want a JSON object")
+		return s, entryErr("", "un objet JSON attendu")
 	}
 	if id, ok := root.Get("task_id"); ok {
 		s.TaskID, _ = id.(string)
@@ -82,7 +82,7 @@ func ParseSubmission(file string, data []byte) (*Submission, error) {
 	}
 	season, ok := fields["season"].(pyjson.Number)
 	if !ok || strings.Trim(string(season), "0123456789") != "" || (len(season) > 1 && season[0] == '0') {
-		return s, entryErr("/season", "want the season as an integer, such as 1")
+		return s, entryErr("/season", "la saison attendue en entier, tel que 1")
 	}
 	s.Season = string(season)
 	for _, f := range []struct {
@@ -95,7 +95,7 @@ func ParseSubmission(file string, data []byte) (*Submission, error) {
 	}
 	if n, ok := fields["narrative"]; ok {
 		if _, isString := n.(string); !isString {
-			return s, entryErr("/narrative", "want a string (published, never scored)")
+			return s, entryErr("/narrative", "une chaîne attendue (publiée, jamais notée)")
 		}
 	}
 	if s.Assertions, err = parseAssertions(fields["assertions"]); err != nil {
@@ -114,13 +114,13 @@ func members(obj pyjson.Object, at string, required []string, optional ...string
 	for _, m := range obj {
 		if !slices.Contains(required, m.Key) && !slices.Contains(optional, m.Key) {
 			allowed := strings.Join(append(slices.Clone(required), optional...), ", ")
-			return nil, entryErr(at+pyjson.FormatPointer([]string{m.Key}), "unknown field (the schema allows %s)", allowed)
+			return nil, entryErr(at+pyjson.FormatPointer([]string{m.Key}), "champ inconnu (le schéma admet %s)", allowed)
 		}
 		out[m.Key] = m.Value
 	}
 	for _, key := range required {
 		if _, ok := out[key]; !ok {
-			return nil, entryErr(at, "missing field %q", key)
+			return nil, entryErr(at, "champ %q manquant", key)
 		}
 	}
 	return out, nil
@@ -129,7 +129,7 @@ func members(obj pyjson.Object, at string, required []string, optional ...string
 func nonEmptyString(v pyjson.Value, at string) (string, error) {
 	s, ok := v.(string)
 	if !ok || s == "" {
-		return "", entryErr(at, "want a non-empty string")
+		return "", entryErr(at, "une chaîne non vide attendue")
 	}
 	return s, nil
 }
@@ -137,7 +137,7 @@ func nonEmptyString(v pyjson.Value, at string) (string, error) {
 func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 	list, ok := v.(pyjson.Array)
 	if !ok {
-		return nil, entryErr("/assertions", "want an array of assertions")
+		return nil, entryErr("/assertions", "un tableau d'assertions attendu")
 	}
 	out := make([]Assertion, len(list))
 	ids := map[string]int{}
@@ -146,7 +146,7 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 		at := fmt.Sprintf("/assertions/%d", i)
 		obj, ok := item.(pyjson.Object)
 		if !ok {
-			return nil, entryErr(at, "want an object {id, claim, proof_ids}")
+			return nil, entryErr(at, "un objet {id, claim, proof_ids} attendu")
 		}
 		f, err := members(obj, at, []string{"id", "claim", "proof_ids"})
 		if err != nil {
@@ -157,12 +157,12 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 			return nil, err
 		}
 		if first, dup := ids[a.ID]; dup {
-			return nil, entryErr(at+"/id", "id %q already names /assertions/%d", a.ID, first)
+			return nil, entryErr(at+"/id", "l'id %q nomme déjà /assertions/%d", a.ID, first)
 		}
 		ids[a.ID] = i
 		claim, ok := f["claim"].(pyjson.Object)
 		if !ok {
-			return nil, entryErr(at+"/claim", "want an object {resource, field, value}")
+			return nil, entryErr(at+"/claim", "un objet {resource, field, value} attendu")
 		}
 		c, err := members(claim, at+"/claim", []string{"resource", "field", "value"})
 		if err != nil {
@@ -173,17 +173,17 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 		}
 		field, ok := c["field"].(string)
 		if !ok {
-			return nil, entryErr(at+"/claim/field", "want a JSON pointer (RFC 6901) as a string")
+			return nil, entryErr(at+"/claim/field", "un pointeur JSON (RFC 6901) attendu, en chaîne")
 		}
 		a.Field, a.Value = field, c["value"]
 		triplet := a.Resource + "\x00" + a.Field + "\x00" + string(pyjson.Canonical(a.Value))
 		if first, dup := claims[triplet]; dup {
-			return nil, entryErr(at+"/claim", "the same (resource, field, value) as /assertions/%d: each claim triplet is unique", first)
+			return nil, entryErr(at+"/claim", "le même (resource, field, value) que /assertions/%d: chaque triplet affirmé est unique", first)
 		}
 		claims[triplet] = i
 		proofs, ok := f["proof_ids"].(pyjson.Array)
 		if !ok || len(proofs) == 0 {
-			return nil, entryErr(at+"/proof_ids", "want a non-empty array of proof ids")
+			return nil, entryErr(at+"/proof_ids", "un tableau non vide d'identifiants de preuve attendu")
 		}
 		for j, p := range proofs {
 			id, err := nonEmptyString(p, fmt.Sprintf("%s/proof_ids/%d", at, j))
@@ -191,7 +191,7 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 				return nil, err
 			}
 			if slices.Contains(a.ProofIDs, id) {
-				return nil, entryErr(fmt.Sprintf("%s/proof_ids/%d", at, j), "proof %q is cited twice", id)
+				return nil, entryErr(fmt.Sprintf("%s/proof_ids/%d", at, j), "la preuve %q est citée deux fois", id)
 			}
 			a.ProofIDs = append(a.ProofIDs, id)
 		}
@@ -202,14 +202,14 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 func parseDisclosures(v pyjson.Value) (map[string]Disclosure, error) {
 	obj, ok := v.(pyjson.Object)
 	if !ok {
-		return nil, entryErr("/disclosures", "want an object keyed by proof_id")
+		return nil, entryErr("/disclosures", "un objet indexé par proof_id attendu")
 	}
 	out := make(map[string]Disclosure, len(obj))
 	for _, m := range obj {
 		at := "/disclosures" + pyjson.FormatPointer([]string{m.Key})
 		d, ok := m.Value.(pyjson.Object)
 		if !ok {
-			return nil, entryErr(at, "want an object {request_hash, response_hash}")
+			return nil, entryErr(at, "un objet {request_hash, response_hash} attendu")
 		}
 		f, err := members(d, at, []string{"request_hash", "response_hash"})
 		if err != nil {
@@ -222,7 +222,7 @@ func parseDisclosures(v pyjson.Value) (map[string]Disclosure, error) {
 		}{{"request_hash", &disclosure.RequestHash}, {"response_hash", &disclosure.ResponseHash}} {
 			pair, ok := f[h.name].(pyjson.Object)
 			if !ok {
-				return nil, entryErr(at+"/"+h.name, "want an object {nonce, value}")
+				return nil, entryErr(at+"/"+h.name, "un objet {nonce, value} attendu")
 			}
 			p, err := members(pair, at+"/"+h.name, []string{"nonce", "value"})
 			if err != nil {
@@ -234,7 +234,7 @@ func parseDisclosures(v pyjson.Value) (map[string]Disclosure, error) {
 			}{{"nonce", &h.into.Nonce}, {"value", &h.into.Value}} {
 				s, ok := p[part.name].(string)
 				if !ok {
-					return nil, entryErr(at+"/"+h.name+"/"+part.name, "want a string")
+					return nil, entryErr(at+"/"+h.name+"/"+part.name, "une chaîne attendue")
 				}
 				*part.into = s
 			}
@@ -251,7 +251,7 @@ func (s *Submission) checkDisclosures() error {
 		for j, id := range a.ProofIDs {
 			cited[id] = true
 			if _, ok := s.Disclosures[id]; !ok {
-				return entryErr(fmt.Sprintf("/assertions/%d/proof_ids/%d", i, j), "proof %q is cited but /disclosures has no entry for it", id)
+				return entryErr(fmt.Sprintf("/assertions/%d/proof_ids/%d", i, j), "la preuve %q est citée mais /disclosures n'a pas d'entrée pour elle", id)
 			}
 		}
 	}
@@ -262,7 +262,7 @@ func (s *Submission) checkDisclosures() error {
 	slices.Sort(ids)
 	for _, id := range ids {
 		if !cited[id] {
-			return entryErr("/disclosures"+pyjson.FormatPointer([]string{id}), "no assertion cites proof %q: disclose exactly the cited proofs", id)
+			return entryErr("/disclosures"+pyjson.FormatPointer([]string{id}), "aucune assertion ne cite la preuve %q: divulguer exactement les preuves citées", id)
 		}
 	}
 	return nil

@@ -1,5 +1,5 @@
 // Package seal makes and checks the pre-registration record of each track of
-// a season (specification section 8), one record per track since the tracks
+// a season (docs/contract.md, section 8; spec §8), one record per track since the tracks
 // are never aggregated. The record is public and lives in the repository; it
 // anchors the SHA-256 of the manifest (the corpus's identity), of the task
 // statements (whose bounds, entities, activities and categories build the
@@ -25,7 +25,7 @@ import (
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/privatefile"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -64,10 +64,10 @@ func New(track, season string, f Files) (Record, []byte) {
 	return Record{
 		Track:                track,
 		Season:               season,
-		ManifestSHA256:       manifest.SHA256(f.Manifest.Data),
-		TasksSHA256:          manifest.SHA256(f.Tasks.Data),
+		ManifestSHA256:       anchor.SHA256(f.Manifest.Data),
+		TasksSHA256:          anchor.SHA256(f.Tasks.Data),
 		KeyCommitment:        Commit(salt, f.Key.Data),
-		ScoringSectionSHA256: manifest.SHA256(f.ScoringSection.Data),
+		ScoringSectionSHA256: anchor.SHA256(f.ScoringSection.Data),
 	}, salt
 }
 
@@ -81,7 +81,7 @@ func NewSalt() []byte {
 
 // Commit is the commitment to a key: the lowercase hex sha256(salt || key).
 func Commit(salt, key []byte) string {
-	return manifest.SHA256(append(append(make([]byte, 0, len(salt)+len(key)), salt...), key...))
+	return anchor.SHA256(append(append(make([]byte, 0, len(salt)+len(key)), salt...), key...))
 }
 
 // MismatchError lists every file that does not match its record, one line
@@ -116,7 +116,7 @@ func (r Record) Check(recordFile, track string, f Files, salt []byte) error {
 		if h.file.Name == "" {
 			continue
 		}
-		if got := manifest.SHA256(h.file.Data); got != h.want {
+		if got := anchor.SHA256(h.file.Data); got != h.want {
 			lines = append(lines, fmt.Sprintf("%s: sha256 %s is not the record's %s %s", h.file.Name, got, h.field, h.want))
 		}
 	}
@@ -153,7 +153,7 @@ func ReadRecord(path string) (Record, error) {
 		{"engagement_cle", r.KeyCommitment},
 		{"bareme_sha256", r.ScoringSectionSHA256},
 	} {
-		if !manifest.IsSHA256(h.value) {
+		if !anchor.IsSHA256(h.value) {
 			return Record{}, fmt.Errorf("%s /%s: want a SHA-256 as 64 lowercase hex digits", path, h.field)
 		}
 	}

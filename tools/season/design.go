@@ -15,25 +15,25 @@ import (
 // key's founding formulas are derived from it and the served bytes by
 // proveit key, which refuses a design the corpus does not bear out.
 type Design struct {
-	Piste  string       `json:"piste"`
-	Taches []DesignTask `json:"taches"`
+	Track string       `json:"piste"`
+	Tasks []DesignTask `json:"taches"`
 }
 
 // DesignTask is the authors' decision for one task.
 type DesignTask struct {
 	ID       string   `json:"id"`
 	Verdict  string   `json:"verdict"`
-	Familles []string `json:"familles"`
-	Controle bool     `json:"controle"`
-	// Faits are the facts a conforme or product verdict is built around
+	Families []string `json:"familles"`
+	Control  bool     `json:"controle"`
+	// Facts are the facts a conforme or product verdict is built around
 	// (the trap's), as resource and JSON pointer: their values and
 	// equivalent forms are the corpus's. Empty for any other verdict, whose
 	// formula is the criteria that decide it.
-	Faits []DesignFact `json:"faits,omitempty"`
-	// Exclus are, for a product verdict, the candidates whose exclusion the
+	Facts []DesignFact `json:"faits,omitempty"`
+	// Excluded are, for a product verdict, the candidates whose exclusion the
 	// task is built around: each enters the formula as any one of the rules
 	// that exclude it, as the solver derives them.
-	Exclus []string `json:"exclus,omitempty"`
+	Excluded []string `json:"exclus,omitempty"`
 }
 
 // DesignFact names a fact by where it is served.
@@ -59,15 +59,15 @@ func ReadDesign(path, want string) (*Design, error) {
 	if err := DecodeStrict(path, data, &d); err != nil {
 		return nil, err
 	}
-	if d.Piste != want {
-		return nil, fmt.Errorf("%s /piste: %q, want %q", path, d.Piste, want)
+	if d.Track != want {
+		return nil, fmt.Errorf("%s /piste: %q, want %q", path, d.Track, want)
 	}
 	return &d, nil
 }
 
 // Task returns the design of a task by id.
 func (d *Design) Task(id string) (DesignTask, bool) {
-	for _, t := range d.Taches {
+	for _, t := range d.Tasks {
 		if t.ID == id {
 			return t, true
 		}

@@ -93,14 +93,14 @@ func formulaOf(v pyjson.Value, at string) (Formula, error) {
 	if !ok {
 		return Formula{}, fmt.Errorf("%s: want an array of facts", pyjson.ShowPointer(at+"/formes_equivalentes"))
 	}
-	fact.FormesEquivalentes = make([]Fact, len(items))
+	fact.EquivalentForms = make([]Fact, len(items))
 	for i, item := range items {
 		formAt := fmt.Sprintf("%s/formes_equivalentes/%d", at, i)
 		form, ok := item.(pyjson.Object)
 		if !ok {
 			return Formula{}, fmt.Errorf("%s: an equivalent form is an object", pyjson.ShowPointer(formAt))
 		}
-		if fact.FormesEquivalentes[i], err = tripleOf(form, formAt, formMembers); err != nil {
+		if fact.EquivalentForms[i], err = tripleOf(form, formAt, formMembers); err != nil {
 			return Formula{}, err
 		}
 	}
@@ -141,21 +141,21 @@ func (f Formula) MarshalJSON() ([]byte, error) {
 			Field    string          `json:"field"`
 			Value    json.RawMessage `json:"value"`
 		}
-		forms := make([]triple, len(f.Fact.FormesEquivalentes))
-		for i, form := range f.Fact.FormesEquivalentes {
+		forms := make([]triple, len(f.Fact.EquivalentForms))
+		for i, form := range f.Fact.EquivalentForms {
 			forms[i] = triple{form.Resource, form.Field, readable(form.Value)}
 		}
 		return json.Marshal(struct {
 			triple
-			FormesEquivalentes []triple `json:"formes_equivalentes"`
+			EquivalentForms []triple `json:"formes_equivalentes"`
 		}{triple{f.Fact.Resource, f.Fact.Field, readable(f.Fact.Value)}, forms})
 	case f.All != nil:
 		return json.Marshal(struct {
-			Tous []Formula `json:"tous"`
+			All []Formula `json:"tous"`
 		}{f.All})
 	case f.Any != nil:
 		return json.Marshal(struct {
-			UnDe []Formula `json:"un_de"`
+			Any []Formula `json:"un_de"`
 		}{f.Any})
 	}
 	return nil, errEmpty
@@ -217,7 +217,7 @@ func tripleKey(resource, field string, canonicalValue []byte) string {
 // carries reports whether the fact, or one of its equivalent forms, is
 // carried.
 func (c Carried) carries(f *Fact) bool {
-	return c.Has(*f) || slices.ContainsFunc(f.FormesEquivalentes, c.Has)
+	return c.Has(*f) || slices.ContainsFunc(f.EquivalentForms, c.Has)
 }
 
 // Holds reports whether the carried claims satisfy the formula.
@@ -343,7 +343,7 @@ func smallestCover(facts []Fact, bound int) []Fact {
 // triplesOf is a fact and its forms, as plain triples.
 func triplesOf(f Fact) []Fact {
 	out := []Fact{{Resource: f.Resource, Field: f.Field, Value: f.Value}}
-	for _, form := range f.FormesEquivalentes {
+	for _, form := range f.EquivalentForms {
 		out = append(out, Fact{Resource: form.Resource, Field: form.Field, Value: form.Value})
 	}
 	return out

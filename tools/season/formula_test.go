@@ -18,7 +18,7 @@ func triple(resource, field, value string) Fact {
 
 func fact(resource, field, value string, forms ...Fact) Formula {
 	f := triple(resource, field, value)
-	f.FormesEquivalentes = forms
+	f.EquivalentForms = forms
 	return FactOf(f)
 }
 
@@ -77,8 +77,8 @@ func TestDecodeKey(t *testing.T) {
 			k, err := DecodeKey("cle.json", []byte(tt.data))
 			if tt.err == "" {
 				require.NoError(t, err)
-				require.Len(t, k.Taches, 1)
-				assert.Equal(t, "/statut", k.Taches[0].Fondement.Fact.Field)
+				require.Len(t, k.Tasks, 1)
+				assert.Equal(t, "/statut", k.Tasks[0].Founding.Fact.Field)
 				return
 			}
 			require.Error(t, err)

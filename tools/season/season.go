@@ -1,7 +1,11 @@
-// Package season reads a season's files, kept outside the served trees: each
-// track's task statements handed out at enrolment and its sealed answer key.
-// One reader serves both tracks: a statement carries exactly the fields of
-// its track (CONTRACT.md sections 5 and 6), no more and no fewer.
+// Package season holds the season's rules and reads its files, kept
+// outside the served trees. Each track's rulebook (Rules) says what differs
+// from one track to another: verdicts, probative fields, the task graph,
+// the composition, the founding formula's derivation. The files are each
+// track's task statements handed out at enrolment, its design and its
+// sealed answer key (docs/contract.md section 5): one reader serves every
+// track, and a statement carries exactly the fields of its track, no more
+// and no fewer.
 package season
 
 import (
@@ -25,9 +29,9 @@ import (
 // Dir is the folder of season 1's files, relative to the repository's root.
 const Dir = "corpus/saison-1"
 
-// TasksFile and KeyFile name a track's statements and key in Dir: the
-// conformity track's are taches.json and cle.json, another track's carry
-// its name (taches-generique.json, cle-generique.json).
+// TasksFile and KeyFile name a track's statements and key in Dir:
+// taches.json and cle.json, each base name followed by the track's
+// FileSuffix (taches-generique.json).
 func TasksFile(track *corpus.Track) string { return filepath.Join(Dir, "taches"+suffix(track)+".json") }
 
 // KeyFile is the answer key beside TasksFile.
@@ -39,18 +43,13 @@ func RecordFile(track *corpus.Track) string {
 	return filepath.Join(Dir, "preenregistrement"+suffix(track)+".json")
 }
 
-func suffix(track *corpus.Track) string {
-	if track == corpus.Conformite {
-		return ""
-	}
-	return "-" + track.Name
-}
+func suffix(track *corpus.Track) string { return RulesOf(track).FileSuffix }
 
 // Tasks is a track's statements file.
 type Tasks struct {
-	Saison string `json:"saison"`
-	Piste  string `json:"piste"`
-	Taches []Task `json:"taches"`
+	Season string `json:"saison"`
+	Track  string `json:"piste"`
+	Tasks  []Task `json:"taches"`
 }
 
 // Task is one task statement. The fields common to both tracks come first;
@@ -63,55 +62,45 @@ type Task struct {
 	Question      string   `json:"question"`
 
 	// Conformity track.
-	Entite     string `json:"entite,omitempty"`
-	Activite   string `json:"activite,omitempty"`
-	DateExamen string `json:"date_examen,omitempty"`
+	Entity          string `json:"entite,omitempty"`
+	Activity        string `json:"activite,omitempty"`
+	ExaminationDate string `json:"date_examen,omitempty"`
 
 	// Purchasing track. Quantities and amounts are decimal strings.
-	Categorie        string       `json:"categorie,omitempty"`
-	Contraintes      []Constraint `json:"contraintes,omitempty"`
-	Quantite         string       `json:"quantite,omitempty"`
+	Category         string       `json:"categorie,omitempty"`
+	Constraints      []Constraint `json:"contraintes,omitempty"`
+	Quantity         string       `json:"quantite,omitempty"`
 	Zone             string       `json:"zone,omitempty"`
-	DateCommande     string       `json:"date_commande,omitempty"`
-	DateLivraisonMax string       `json:"date_livraison_max,omitempty"`
-	BudgetMaxTTC     string       `json:"budget_max_ttc,omitempty"`
+	OrderDate        string       `json:"date_commande,omitempty"`
+	DeliveryDeadline string       `json:"date_livraison_max,omitempty"`
+	MaxBudgetInclTax string       `json:"budget_max_ttc,omitempty"`
 }
 
 // Constraint is a hard constraint of a purchasing need on one of a product's
 // caracteristiques: ">=" and "<=" compare decimal strings as numbers, "="
 // compares strings.
 type Constraint struct {
-	Caracteristique string `json:"caracteristique"`
-	Operateur       string `json:"operateur"`
-	Valeur          string `json:"valeur"`
+	Characteristic string `json:"caracteristique"`
+	Operator       string `json:"operateur"`
+	Value          string `json:"valeur"`
 }
 
 // Operators a constraint may use.
 var Operators = []string{">=", "<=", "="}
 
-// commonFields are the members every statement has.
-var commonFields = []string{"id", "references", "assertions_min", "assertions_max", "question"}
-
-// trackFields are the members a statement of each track has besides the
-// common ones.
-var trackFields = map[string][]string{
-	corpus.Conformite.Name: {"entite", "activite", "date_examen"},
-	corpus.Generique.Name:  {"categorie", "contraintes", "quantite", "zone", "date_commande", "date_livraison_max", "budget_max_ttc"},
-}
-
 // Key is a track's sealed answer key.
 type Key struct {
-	Taches []KeyTask `json:"taches"`
+	Tasks []KeyTask `json:"taches"`
 }
 
 // KeyTask is the key of one task: its verdict, trap families and the
 // formula of the facts the verdict rests on.
 type KeyTask struct {
-	ID        string   `json:"id"`
-	Verdict   string   `json:"verdict"`
-	Familles  []string `json:"familles"`
-	Controle  bool     `json:"controle"`
-	Fondement Formula  `json:"fondement"`
+	ID       string   `json:"id"`
+	Verdict  string   `json:"verdict"`
+	Families []string `json:"familles"`
+	Control  bool     `json:"controle"`
+	Founding Formula  `json:"fondement"`
 }
 
 // keyTaskMembers are the members of a task's key, exactly.
@@ -123,45 +112,39 @@ type Fact struct {
 	Resource string          `json:"resource"`
 	Field    string          `json:"field"`
 	Value    json.RawMessage `json:"value"`
-	// FormesEquivalentes are other triples that state the same fact (one
+	// EquivalentForms are other triples that state the same fact (one
 	// element of an array rather than the whole array, for instance): an
 	// assertion of any of them carries the fact as the fact itself would
-	// (specification 5.5 and 5.7).
-	FormesEquivalentes []Fact `json:"formes_equivalentes,omitempty"`
+	// (docs/contract.md, section 5; spec §5.5 and 5.7).
+	EquivalentForms []Fact `json:"formes_equivalentes,omitempty"`
 }
-
-// Verdicts are the three answers a conformity task admits.
-var Verdicts = []string{"conforme", "non_conforme", "indeterminable"}
-
-// NoValidOption is the purchasing verdict when no candidate is a valid
-// option; any other verdict of that track is a product's canonical path.
-const NoValidOption = "aucune_option_valide"
 
 // Citations returns every corpus path the statements cite: each conformity
 // task's entity and the references the client supplied.
 func (t *Tasks) Citations() []string {
 	var paths []string
-	for _, task := range t.Taches {
-		if task.Entite != "" {
-			paths = append(paths, task.Entite)
+	for _, task := range t.Tasks {
+		if task.Entity != "" {
+			paths = append(paths, task.Entity)
 		}
 		paths = append(paths, task.References...)
 	}
 	return paths
 }
 
-// Track is the track a statement belongs to, told by its members: a
-// purchasing need names a category, a conformity task an entity.
-func (t Task) Track() *corpus.Track {
-	if t.Categorie != "" {
-		return corpus.Generique
+// Rules is the rulebook of the track a statement belongs to, told by its
+// members: a purchasing need names a category, a conformity task an
+// entity.
+func (t Task) Rules() *Rules {
+	if t.Category != "" {
+		return Purchasing
 	}
-	return corpus.Conformite
+	return Conformity
 }
 
 // Task returns the statement of a task by id.
 func (t *Tasks) Task(id string) (Task, bool) {
-	for _, task := range t.Taches {
+	for _, task := range t.Tasks {
 		if task.ID == id {
 			return task, true
 		}
@@ -185,28 +168,28 @@ func DecodeTasks(name string, data []byte) (*Tasks, error) {
 	if err := DecodeStrict(name, data, &t); err != nil {
 		return nil, err
 	}
-	want, ok := trackFields[t.Piste]
-	if !ok {
-		return nil, fmt.Errorf("%s /piste: unknown track %q", name, t.Piste)
+	track, err := corpus.TrackNamed(t.Track)
+	if err != nil {
+		return nil, fmt.Errorf("%s /piste: unknown track %q", name, t.Track)
 	}
-	want = append(slices.Clone(commonFields), want...)
+	want := append(slices.Clone(CommonFields), RulesOf(track).Fields...)
 	// The typed decoding cannot tell a missing member from an empty one, nor
 	// a member of the other track from one left empty: read the names.
 	var raw struct {
-		Taches []map[string]json.RawMessage `json:"taches"`
+		Tasks []map[string]json.RawMessage `json:"taches"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	for i, task := range raw.Taches {
+	for i, task := range raw.Tasks {
 		for _, f := range want {
 			if _, ok := task[f]; !ok {
-				return nil, fmt.Errorf("%s /taches/%d: member %q is missing (a %s statement has %s)", name, i, f, t.Piste, strings.Join(want, ", "))
+				return nil, fmt.Errorf("%s /taches/%d: member %q is missing (a %s statement has %s)", name, i, f, t.Track, strings.Join(want, ", "))
 			}
 		}
 		for _, f := range slices.Sorted(maps.Keys(task)) {
 			if !slices.Contains(want, f) {
-				return nil, fmt.Errorf("%s /taches/%d/%s: not a member of a %s statement", name, i, f, t.Piste)
+				return nil, fmt.Errorf("%s /taches/%d/%s: not a member of a %s statement", name, i, f, t.Track)
 			}
 		}
 	}
@@ -241,24 +224,24 @@ func DecodeKey(name string, data []byte) (*Key, error) {
 		}
 	}
 	var raw struct {
-		Taches []struct {
-			ID        string          `json:"id"`
-			Verdict   string          `json:"verdict"`
-			Familles  []string        `json:"familles"`
-			Controle  bool            `json:"controle"`
-			Fondement json.RawMessage `json:"fondement"`
+		Tasks []struct {
+			ID       string          `json:"id"`
+			Verdict  string          `json:"verdict"`
+			Families []string        `json:"familles"`
+			Control  bool            `json:"controle"`
+			Founding json.RawMessage `json:"fondement"`
 		} `json:"taches"`
 	}
 	if err := DecodeStrict(name, data, &raw); err != nil {
 		return nil, err
 	}
-	k := &Key{Taches: make([]KeyTask, len(raw.Taches))}
-	for i, t := range raw.Taches {
-		f, err := DecodeFormula(t.Fondement, fmt.Sprintf("/taches/%d/fondement", i))
+	k := &Key{Tasks: make([]KeyTask, len(raw.Tasks))}
+	for i, t := range raw.Tasks {
+		f, err := DecodeFormula(t.Founding, fmt.Sprintf("/taches/%d/fondement", i))
 		if err != nil {
 			return nil, fmt.Errorf("%s %w", name, err)
 		}
-		k.Taches[i] = KeyTask{ID: t.ID, Verdict: t.Verdict, Familles: t.Familles, Controle: t.Controle, Fondement: f}
+		k.Tasks[i] = KeyTask{ID: t.ID, Verdict: t.Verdict, Families: t.Families, Control: t.Control, Founding: f}
 	}
 	return k, nil
 }

@@ -15,16 +15,16 @@ func TestReadSeasonFiles(t *testing.T) {
 	for _, track := range corpus.Tracks {
 		tasks, err := ReadTasks("../../" + TasksFile(track))
 		require.NoError(t, err, track.Name)
-		assert.Equal(t, track.Name, tasks.Piste)
-		assert.Len(t, tasks.Taches, 10)
-		for _, task := range tasks.Taches {
-			assert.Same(t, track, task.Track(), task.ID)
+		assert.Equal(t, track.Name, tasks.Track)
+		assert.Len(t, tasks.Tasks, 10)
+		for _, task := range tasks.Tasks {
+			assert.Same(t, track, task.Rules().Track, task.ID)
 		}
 		_, err = ReadKey("../../" + KeyFile(track))
 		require.NoError(t, err, track.Name)
 		design, err := ReadDesign("../../"+DesignFile(track), track.Name)
 		require.NoError(t, err, track.Name)
-		assert.Len(t, design.Taches, 10)
+		assert.Len(t, design.Tasks, 10)
 		_, err = ReadDesign("../../"+DesignFile(track), "autre")
 		assert.ErrorContains(t, err, `/piste: "`+track.Name+`", want "autre"`)
 	}
@@ -60,7 +60,7 @@ func TestDecodeTasksIsStrict(t *testing.T) {
 			tasks, err := DecodeTasks("taches.json", []byte(tt.data))
 			if tt.err == "" {
 				require.NoError(t, err)
-				assert.Len(t, tasks.Taches, 1)
+				assert.Len(t, tasks.Tasks, 1)
 				return
 			}
 			assert.ErrorContains(t, err, tt.err)
@@ -70,9 +70,9 @@ func TestDecodeTasksIsStrict(t *testing.T) {
 }
 
 func TestCitations(t *testing.T) {
-	tasks := &Tasks{Taches: []Task{
-		{ID: "conf-01", Entite: "/entites/E", References: []string{"/attestations/A"}},
-		{ID: "gen-01", Categorie: "ecrans", References: []string{"/produits/P"}},
+	tasks := &Tasks{Tasks: []Task{
+		{ID: "conf-01", Entity: "/entites/E", References: []string{"/attestations/A"}},
+		{ID: "gen-01", Category: "ecrans", References: []string{"/produits/P"}},
 	}}
 	assert.Equal(t, []string{"/entites/E", "/attestations/A", "/produits/P"}, tasks.Citations())
 }

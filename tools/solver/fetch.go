@@ -8,16 +8,14 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
-
-// Fetcher answers a canonical path with the body the server would send.
-type Fetcher func(path string) ([]byte, error)
 
 // ServeTree answers like the corpus server past its gate: a file's exact
 // bytes, or corpus.AbsentBody for a reference into a collection that has no
 // file. Anything else is an error: the solver never asks for it, and an agent
 // that did would get the 404 body, which no criterion reads.
-func ServeTree(tree fs.FS) Fetcher {
+func ServeTree(tree fs.FS) season.Fetcher {
 	return func(path string) ([]byte, error) {
 		if !corpus.IsRules(path) && !corpus.IsReference(path) {
 			return nil, fmt.Errorf("%s: not a resource of the corpus", path)
@@ -30,61 +28,13 @@ func ServeTree(tree fs.FS) Fetcher {
 	}
 }
 
-// pointer joins tokens into a JSON pointer.
-func pointer(tokens ...string) string {
-	return pyjson.FormatPointer(tokens)
-}
-
-// stringAt returns the string at ptr in doc; name says which document in
-// errors.
-func stringAt(doc pyjson.Value, name, ptr string) (string, error) {
-	v, ok := pyjson.Lookup(doc, ptr)
-	s, isString := v.(string)
-	if !ok || !isString {
-		return "", fmt.Errorf("%s: want a string at %s", name, ptr)
-	}
-	return s, nil
-}
-
-// stringsAt returns the array of strings at ptr in doc.
-func stringsAt(doc pyjson.Value, name, ptr string) ([]string, error) {
-	v, _ := pyjson.Lookup(doc, ptr)
-	list, ok := v.(pyjson.Array)
-	if !ok {
-		return nil, fmt.Errorf("%s: want an array of strings at %s", name, ptr)
-	}
-	out := make([]string, len(list))
-	for i, e := range list {
-		if out[i], ok = e.(string); !ok {
-			return nil, fmt.Errorf("%s: want a string at %s/%d", name, ptr, i)
-		}
-	}
-	return out, nil
-}
-
-// objectsAt returns the array of objects at ptr in doc.
-func objectsAt(doc pyjson.Value, name, ptr string) ([]pyjson.Object, error) {
-	v, _ := pyjson.Lookup(doc, ptr)
-	list, ok := v.(pyjson.Array)
-	if !ok {
-		return nil, fmt.Errorf("%s: want an array of objects at %s", name, ptr)
-	}
-	out := make([]pyjson.Object, len(list))
-	for i, e := range list {
-		if out[i], ok = e.(pyjson.Object); !ok {
-			return nil, fmt.Errorf("%s: want an object at %s/%d", name, ptr, i)
-		}
-	}
-	return out, nil
-}
-
 // readFields returns string members of obj by name. A date member must be a
 // real YYYY-MM-DD date: the criteria compare dates as strings, which orders
 // them correctly only in that form.
 func readFields(obj pyjson.Object, name string, fields ...string) (map[string]string, error) {
 	out := make(map[string]string, len(fields))
 	for _, f := range fields {
-		s, err := stringAt(obj, name, "/"+f)
+		s, err := season.StringAt(obj, name, "/"+f)
 		if err != nil {
 			return nil, err
 		}

@@ -11,19 +11,19 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// Forms returns every other triple that states the same fact in the task's
+// forms returns every other triple that states the same fact in the task's
 // graph, each probative: a link written as its element (/agrements/0) and
 // as the whole array (/agrements), an array of one element and that
 // element, and a link its target states back (an agrément's /entite, an
 // avenant's /attestation, a tarif's /produit). A whole array of several
 // elements is a form of each element's link, not the other way round: it
 // states them all.
-func (g *Graph) Forms(f Fact) []Fact {
+func forms(g *season.Graph, f Fact) []Fact {
 	var out []Fact
 	seen := map[string]bool{tripleOf(f): true}
 	queue := []Fact{f}
 	add := func(form Fact) {
-		if !seen[tripleOf(form)] && Probative(form.Resource, form.Field) && g.Contains(form.Resource) {
+		if !seen[tripleOf(form)] && season.Probative(form.Resource, form.Field) && g.Contains(form.Resource) {
 			seen[tripleOf(form)] = true
 			out = append(out, form)
 			queue = append(queue, form)
@@ -34,7 +34,7 @@ func (g *Graph) Forms(f Fact) []Fact {
 		queue = queue[1:]
 		// An element and its whole array.
 		if parent, index, ok := cutIndex(t.Field); ok {
-			if whole, ok := pyjson.Lookup(g.bodies[t.Resource], parent); ok {
+			if whole, ok := pyjson.Lookup(g.Body(t.Resource), parent); ok {
 				if _, isArray := whole.(pyjson.Array); isArray && index >= 0 {
 					add(Fact{Resource: t.Resource, Field: parent, Value: whole})
 				}
@@ -49,16 +49,16 @@ func (g *Graph) Forms(f Fact) []Fact {
 		if !ok || !corpus.IsReference(target) {
 			continue
 		}
-		for _, m := range g.bodies[target] {
+		for _, m := range g.Body(target) {
 			switch v := m.Value.(type) {
 			case string:
 				if v == t.Resource {
-					add(Fact{Resource: target, Field: pointer(m.Key), Value: v})
+					add(Fact{Resource: target, Field: season.Pointer(m.Key), Value: v})
 				}
 			case pyjson.Array:
 				for i, e := range v {
 					if e == t.Resource {
-						add(Fact{Resource: target, Field: pointer(m.Key, strconv.Itoa(i)), Value: e})
+						add(Fact{Resource: target, Field: season.Pointer(m.Key, strconv.Itoa(i)), Value: e})
 					}
 				}
 			}
@@ -70,7 +70,7 @@ func (g *Graph) Forms(f Fact) []Fact {
 // cutIndex splits a pointer whose last token is an array index.
 func cutIndex(field string) (parent string, index int, ok bool) {
 	i := strings.LastIndexByte(field, '/')
-	if i < 0 || !tokenMatches("<n>", field[i+1:]) {
+	if i < 0 || !season.IsIndex(field[i+1:]) {
 		return "", 0, false
 	}
 	n, err := strconv.Atoi(field[i+1:])
@@ -92,16 +92,15 @@ type Deciding struct {
 }
 
 // Decided returns the cases that decide a derived result's verdict, in
-// order, and combine, the way they make the formula: any one case
-// (non_conforme, indeterminable) or every case (aucune_option_valide). An
-// error names a case that rests on nothing an assertion can state.
-func Decided(res *Result) (cases []Deciding, all bool, err error) {
-	switch res.Verdict {
-	case Conforme:
-		return nil, false, nil
-	case NonConforme, Indeterminable:
+// order, and combine, the way they make the formula, as the track's rules
+// say (season.Decision): any one case (non_conforme, indeterminable) or
+// every case (aucune_option_valide). An error names a case that rests on
+// nothing an assertion can state.
+func Decided(rules *season.Rules, res *Result) (cases []Deciding, all bool, err error) {
+	switch decision := rules.Decisions[string(res.Verdict)]; decision {
+	case season.AnyFailed, season.AnyUndetermined:
 		want := Failed
-		if res.Verdict == Indeterminable {
+		if decision == season.AnyUndetermined {
 			want = Undetermined
 		}
 		for _, c := range res.Criteria {
@@ -120,7 +119,7 @@ func Decided(res *Result) (cases []Deciding, all bool, err error) {
 			return nil, false, fmt.Errorf("no criterion %s rests on facts an assertion can state", want)
 		}
 		return cases, false, nil
-	case NoValidOption:
+	case season.EveryExcluded:
 		for _, c := range res.Criteria {
 			if c.Basis.IsZero() {
 				return nil, false, fmt.Errorf("the candidate %s is excluded (%s) on nothing an assertion can state", c.Code, c.Reason)
@@ -129,7 +128,7 @@ func Decided(res *Result) (cases []Deciding, all bool, err error) {
 		}
 		return cases, true, nil
 	}
-	return nil, false, nil // a product
+	return nil, false, nil // conforme, a product: no case decides it alone
 }
 
 // Founding writes a task's founding formula from the derivation (Derive)
@@ -141,22 +140,22 @@ func Decided(res *Result) (cases []Deciding, all bool, err error) {
 // each candidate the design names as excluded. Every fact carries every
 // equivalent form of the task's graph. An error says where the corpus does
 // not bear the design out.
-func Founding(design season.DesignTask, derived *Result, graph *Graph) (season.Formula, error) {
+func Founding(design season.DesignTask, derived *Result, graph *season.Graph) (season.Formula, error) {
 	if string(derived.Verdict) != design.Verdict {
 		return season.Formula{}, fmt.Errorf("the design says %s, the rules applied to the corpus give %s", design.Verdict, derived.Verdict)
 	}
-	cases, all, err := Decided(derived)
+	cases, all, err := Decided(graph.Rules, derived)
 	if err != nil {
 		return season.Formula{}, err
 	}
 	decides := len(cases) > 0
-	if decides && (len(design.Faits) > 0 || len(design.Exclus) > 0) {
+	if decides && (len(design.Facts) > 0 || len(design.Excluded) > 0) {
 		return season.Formula{}, fmt.Errorf("a %s verdict is founded on the criteria that decide it: the design names no faits or exclus", design.Verdict)
 	}
-	if !decides && len(design.Faits) == 0 {
+	if !decides && len(design.Facts) == 0 {
 		return season.Formula{}, fmt.Errorf("a %s verdict is founded on the facts the task is built around: the design names none", design.Verdict)
 	}
-	if len(design.Exclus) > 0 && !IsProductPath(design.Verdict) {
+	if len(design.Excluded) > 0 && !graph.Rules.IsChoice(design.Verdict) {
 		return season.Formula{}, fmt.Errorf("exclus names candidates of a product verdict only")
 	}
 	var members []Basis
@@ -170,14 +169,14 @@ func Founding(design season.DesignTask, derived *Result, graph *Graph) (season.F
 		return formulaOf(anyOf(members...), graph), nil
 	}
 	rests := restsOn(derived)
-	for _, df := range design.Faits {
+	for _, df := range design.Facts {
 		f, ok := rests[df.Resource+"\x00"+df.Field]
 		if !ok {
 			return season.Formula{}, fmt.Errorf("%s %s is not a fact the %s verdict rests on", df.Resource, df.Field, design.Verdict)
 		}
 		members = append(members, Basis{Fact: &f})
 	}
-	for _, product := range design.Exclus {
+	for _, product := range design.Excluded {
 		i := slices.IndexFunc(derived.Criteria, func(c Criterion) bool { return c.Code == product })
 		switch {
 		case i < 0:
@@ -205,12 +204,12 @@ func restsOn(res *Result) map[string]Fact {
 }
 
 // formulaOf writes a basis as a key's formula, each fact with its forms.
-func formulaOf(b Basis, g *Graph) season.Formula {
+func formulaOf(b Basis, g *season.Graph) season.Formula {
 	switch {
 	case b.Fact != nil:
 		f := seasonFact(*b.Fact)
-		for _, form := range g.Forms(*b.Fact) {
-			f.FormesEquivalentes = append(f.FormesEquivalentes, seasonFact(form))
+		for _, form := range forms(g, *b.Fact) {
+			f.EquivalentForms = append(f.EquivalentForms, seasonFact(form))
 		}
 		return season.FactOf(f)
 	case b.All != nil:
@@ -219,7 +218,7 @@ func formulaOf(b Basis, g *Graph) season.Formula {
 	return season.AnyOf(formulasOf(b.Any, g)...)
 }
 
-func formulasOf(bs []Basis, g *Graph) []season.Formula {
+func formulasOf(bs []Basis, g *season.Graph) []season.Formula {
 	out := make([]season.Formula, len(bs))
 	for i, b := range bs {
 		out[i] = formulaOf(b, g)
@@ -235,10 +234,10 @@ func seasonFact(f Fact) season.Fact {
 // statements, the design's verdict, families and control flag, and the
 // founding formula Founding derives. Problems name each task whose design
 // the corpus does not bear out; the key then holds only the others.
-func DeriveKey(tasks *season.Tasks, design *season.Design, fetch Fetcher) (*season.Key, []Problem, error) {
+func DeriveKey(tasks *season.Tasks, design *season.Design, fetch season.Fetcher) (*season.Key, []Problem, error) {
 	var problems []Problem
 	key := &season.Key{}
-	for _, task := range tasks.Taches {
+	for _, task := range tasks.Tasks {
 		d, ok := design.Task(task.ID)
 		if !ok {
 			problems = append(problems, Problem{Task: task.ID, Rule: RuleDerivation, Message: "the design has no entry for the task"})
@@ -248,7 +247,7 @@ func DeriveKey(tasks *season.Tasks, design *season.Design, fetch Fetcher) (*seas
 		if err != nil {
 			return nil, nil, err
 		}
-		graph, err := TaskGraph(task, fetch)
+		graph, err := season.TaskGraph(task, fetch)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -257,14 +256,14 @@ func DeriveKey(tasks *season.Tasks, design *season.Design, fetch Fetcher) (*seas
 			problems = append(problems, Problem{Task: task.ID, Rule: RuleDerivation, Message: err.Error()})
 			continue
 		}
-		familles := d.Familles
-		if familles == nil {
-			familles = []string{}
+		families := d.Families
+		if families == nil {
+			families = []string{}
 		}
-		key.Taches = append(key.Taches, season.KeyTask{ID: task.ID, Verdict: d.Verdict, Familles: familles, Controle: d.Controle, Fondement: formula})
+		key.Tasks = append(key.Tasks, season.KeyTask{ID: task.ID, Verdict: d.Verdict, Families: families, Control: d.Control, Founding: formula})
 	}
 	seen := map[string]bool{}
-	for _, d := range design.Taches {
+	for _, d := range design.Tasks {
 		if _, ok := tasks.Task(d.ID); !ok {
 			problems = append(problems, Problem{Task: d.ID, Rule: RuleDerivation, Message: "the design has a task the statements do not"})
 		}
@@ -281,8 +280,8 @@ func DeriveKey(tasks *season.Tasks, design *season.Design, fetch Fetcher) (*seas
 // the task's minimum with other facts the verdict rests on, on the task's
 // own resources and in no alternative of the formula. Each value is the
 // one fetch serves.
-func FoundingClaims(task season.Task, k season.KeyTask, fetch Fetcher) ([]season.Fact, error) {
-	claims, err := k.Fondement.Smallest()
+func FoundingClaims(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]season.Fact, error) {
+	claims, err := k.Founding.Smallest()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", task.ID, err)
 	}
@@ -290,14 +289,14 @@ func FoundingClaims(task season.Task, k season.KeyTask, fetch Fetcher) ([]season
 	if err != nil {
 		return nil, err
 	}
-	graph, err := TaskGraph(task, fetch)
+	graph, err := season.TaskGraph(task, fetch)
 	if err != nil {
 		return nil, err
 	}
 	taken := season.Carried{}
-	for _, f := range k.Fondement.Facts() {
+	for _, f := range k.Founding.Facts() {
 		taken.AddFact(f)
-		for _, form := range f.FormesEquivalentes {
+		for _, form := range f.EquivalentForms {
 			taken.AddFact(form)
 		}
 	}

@@ -45,26 +45,26 @@ func TestDeriveKeyRefusesADesignTheCorpusDoesNotBearOut(t *testing.T) {
 		edit  func(d *season.Design)
 		want  Problem
 	}{
-		{"another verdict", corpus.Conformite, func(d *season.Design) { d.Taches[1].Verdict = "indeterminable" },
+		{"another verdict", corpus.Conformite, func(d *season.Design) { d.Tasks[1].Verdict = "indeterminable" },
 			Problem{"conf-02", RuleDerivation, "the design says indeterminable, the rules applied to the corpus give non_conforme"}},
 		{"a fact the verdict does not rest on", corpus.Conformite, func(d *season.Design) {
-			d.Taches[4].Faits[0] = season.DesignFact{Resource: "/attestations/ATT-8150", Field: "/date_fin_validite"}
+			d.Tasks[4].Facts[0] = season.DesignFact{Resource: "/attestations/ATT-8150", Field: "/date_fin_validite"}
 		}, Problem{"conf-05", RuleDerivation, "/attestations/ATT-8150 /date_fin_validite is not a fact the conforme verdict rests on"}},
 		{"facts for a verdict the criteria decide", corpus.Conformite, func(d *season.Design) {
-			d.Taches[1].Faits = []season.DesignFact{{Resource: "/agrements/AGR-5120", Field: "/statut"}}
+			d.Tasks[1].Facts = []season.DesignFact{{Resource: "/agrements/AGR-5120", Field: "/statut"}}
 		}, Problem{"conf-02", RuleDerivation, "a non_conforme verdict is founded on the criteria that decide it: the design names no faits or exclus"}},
-		{"no facts for a conforme verdict", corpus.Conformite, func(d *season.Design) { d.Taches[0].Faits = nil },
+		{"no facts for a conforme verdict", corpus.Conformite, func(d *season.Design) { d.Tasks[0].Facts = nil },
 			Problem{"conf-01", RuleDerivation, "a conforme verdict is founded on the facts the task is built around: the design names none"}},
-		{"a task the design lacks", corpus.Conformite, func(d *season.Design) { d.Taches = d.Taches[1:] },
+		{"a task the design lacks", corpus.Conformite, func(d *season.Design) { d.Tasks = d.Tasks[1:] },
 			Problem{"conf-01", RuleDerivation, "the design has no entry for the task"}},
-		{"a task twice", corpus.Conformite, func(d *season.Design) { d.Taches = append(d.Taches, d.Taches[3]) },
+		{"a task twice", corpus.Conformite, func(d *season.Design) { d.Tasks = append(d.Tasks, d.Tasks[3]) },
 			Problem{"conf-04", RuleDerivation, "the design has two entries for the task"}},
 		{"a task the statements lack", corpus.Conformite, func(d *season.Design) {
-			d.Taches = append(d.Taches, season.DesignTask{ID: "conf-11", Verdict: "conforme"})
+			d.Tasks = append(d.Tasks, season.DesignTask{ID: "conf-11", Verdict: "conforme"})
 		}, Problem{"conf-11", RuleDerivation, "the design has a task the statements do not"}},
-		{"a valid option named excluded", corpus.Generique, func(d *season.Design) { d.Taches[0].Exclus = []string{"/produits/ECR-2734"} },
+		{"a valid option named excluded", corpus.Generique, func(d *season.Design) { d.Tasks[0].Excluded = []string{"/produits/ECR-2734"} },
 			Problem{"gen-01", RuleDerivation, "/produits/ECR-2734, named in exclus, is a valid option"}},
-		{"a product that is no candidate", corpus.Generique, func(d *season.Design) { d.Taches[0].Exclus = []string{"/produits/IMP-4410"} },
+		{"a product that is no candidate", corpus.Generique, func(d *season.Design) { d.Tasks[0].Excluded = []string{"/produits/IMP-4410"} },
 			Problem{"gen-01", RuleDerivation, "/produits/IMP-4410, named in exclus, is not a candidate"}},
 	}
 	for _, tt := range tests {
@@ -97,7 +97,7 @@ func TestDeriveEvaluatesEveryCriterion(t *testing.T) {
 	}
 	assert.Equal(t, []Outcome{Met, Failed, Skipped, Skipped, Skipped, Skipped}, outcomes(solved))
 	assert.Equal(t, []Outcome{Met, Failed, Skipped, Failed, Met, Met}, outcomes(derived))
-	cases, all, err := Decided(derived)
+	cases, all, err := Decided(task.Rules(), derived)
 	require.NoError(t, err)
 	assert.False(t, all)
 	require.Len(t, cases, 2)
@@ -116,7 +116,7 @@ func TestDecidedRefusesACaseNoAssertionStates(t *testing.T) {
 	res, err := Derive(task, w.fetcher(t))
 	require.NoError(t, err)
 	require.Equal(t, NoValidOption, res.Verdict)
-	cases, all, err := Decided(res)
+	cases, all, err := Decided(season.Purchasing, res)
 	require.NoError(t, err)
 	assert.True(t, all)
 	require.Len(t, cases, 2)
@@ -132,7 +132,7 @@ func TestDecidedRefusesACaseNoAssertionStates(t *testing.T) {
 	task.References = []string{"/produits/ECR-C"}
 	res, err = Derive(task, w.fetcher(t))
 	require.NoError(t, err)
-	_, _, err = Decided(res)
+	_, _, err = Decided(season.Purchasing, res)
 	assert.ErrorContains(t, err, "the candidate /produits/ECR-C is excluded (G3: on no page of the ecrans catalogue")
 	assert.ErrorContains(t, err, "on nothing an assertion can state")
 
@@ -140,7 +140,7 @@ func TestDecidedRefusesACaseNoAssertionStates(t *testing.T) {
 	w["/fournisseurs/FRN-C"]["statut"] = "radie"
 	res, err = Derive(task, w.fetcher(t))
 	require.NoError(t, err)
-	cases, _, err = Decided(res)
+	cases, _, err = Decided(season.Purchasing, res)
 	require.NoError(t, err)
 	require.Len(t, cases, 3)
 	assert.Equal(t, `/fournisseurs/FRN-C /statut = "radie"`, cases[2].Basis.String())

@@ -12,10 +12,6 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// NoValidOption is the purchasing verdict when no candidate is a valid
-// option; any other verdict of that track is a product's canonical path.
-const NoValidOption Verdict = season.NoValidOption
-
 // freshness is how old an availability record may be at the order date,
 // bounds included (G4, stated at /regles-achat under fraicheur_des_releves).
 const freshness = 15 * 24 * time.Hour
@@ -39,26 +35,26 @@ type need struct {
 func readNeed(task season.Task) (need, error) {
 	n := need{Task: task}
 	var err error
-	if n.ordered, err = time.Parse(time.DateOnly, task.DateCommande); err != nil || !isDate(task.DateCommande) {
-		return n, fmt.Errorf("%s: date_commande %q is not a YYYY-MM-DD date", task.ID, task.DateCommande)
+	if n.ordered, err = time.Parse(time.DateOnly, task.OrderDate); err != nil || !isDate(task.OrderDate) {
+		return n, fmt.Errorf("%s: date_commande %q is not a YYYY-MM-DD date", task.ID, task.OrderDate)
 	}
-	if n.deliverBy, err = time.Parse(time.DateOnly, task.DateLivraisonMax); err != nil || !isDate(task.DateLivraisonMax) {
-		return n, fmt.Errorf("%s: date_livraison_max %q is not a YYYY-MM-DD date", task.ID, task.DateLivraisonMax)
+	if n.deliverBy, err = time.Parse(time.DateOnly, task.DeliveryDeadline); err != nil || !isDate(task.DeliveryDeadline) {
+		return n, fmt.Errorf("%s: date_livraison_max %q is not a YYYY-MM-DD date", task.ID, task.DeliveryDeadline)
 	}
-	if !corpus.IsCount(task.Quantite) {
-		return n, fmt.Errorf("%s: quantite %q is not a whole number", task.ID, task.Quantite)
+	if !corpus.IsCount(task.Quantity) {
+		return n, fmt.Errorf("%s: quantite %q is not a whole number", task.ID, task.Quantity)
 	}
-	n.quantity, _ = corpus.ParseDecimal(task.Quantite)
-	if !corpus.IsAmount(task.BudgetMaxTTC) {
-		return n, fmt.Errorf("%s: budget_max_ttc %q is not an amount with two decimals", task.ID, task.BudgetMaxTTC)
+	n.quantity, _ = corpus.ParseDecimal(task.Quantity)
+	if !corpus.IsAmount(task.MaxBudgetInclTax) {
+		return n, fmt.Errorf("%s: budget_max_ttc %q is not an amount with two decimals", task.ID, task.MaxBudgetInclTax)
 	}
-	n.budget, _ = corpus.ParseDecimal(task.BudgetMaxTTC)
-	for i, c := range task.Contraintes {
+	n.budget, _ = corpus.ParseDecimal(task.MaxBudgetInclTax)
+	for i, c := range task.Constraints {
 		switch {
-		case !slices.Contains(season.Operators, c.Operateur):
-			return n, fmt.Errorf("%s: contrainte %d: operateur %q is not one of %v", task.ID, i, c.Operateur, season.Operators)
-		case c.Operateur != "=" && !corpus.IsDecimal(c.Valeur):
-			return n, fmt.Errorf("%s: contrainte %d: valeur %q is compared as a number but is not a decimal string", task.ID, i, c.Valeur)
+		case !slices.Contains(season.Operators, c.Operator):
+			return n, fmt.Errorf("%s: contrainte %d: operateur %q is not one of %v", task.ID, i, c.Operator, season.Operators)
+		case c.Operator != "=" && !corpus.IsDecimal(c.Value):
+			return n, fmt.Errorf("%s: contrainte %d: valeur %q is compared as a number but is not a decimal string", task.ID, i, c.Value)
 		}
 	}
 	return n, nil
@@ -90,7 +86,7 @@ type purchaser struct {
 	listings map[string]listing
 }
 
-// solvePurchase answers a purchasing need (CONTRACT.md section 6): every
+// solvePurchase answers a purchasing need (README.md): every
 // candidate (each product on a page of the category's catalogue, then each
 // reference the statement supplies) is checked against G1..G6, and the
 // valid option with the lowest total wins, ties to the smallest path.
@@ -104,7 +100,7 @@ type purchaser struct {
 //
 // Derive's walk (full) goes on past the first rule that excludes a
 // candidate, to every rule that does.
-func solvePurchase(task season.Task, fetch Fetcher, full bool) (*Result, error) {
+func solvePurchase(task season.Task, fetch season.Fetcher, full bool) (*Result, error) {
 	n, err := readNeed(task)
 	if err != nil {
 		return nil, err
@@ -152,18 +148,18 @@ func (p *purchaser) readCatalogue() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	first, err := stringAt(rules, corpus.ReglesAchat, pointer("catalogues", p.need.Categorie))
+	first, err := season.StringAt(rules, corpus.ReglesAchat, season.Pointer("catalogues", p.need.Category))
 	if err != nil {
-		return nil, fmt.Errorf("category %q: %w", p.need.Categorie, err)
+		return nil, fmt.Errorf("category %q: %w", p.need.Category, err)
 	}
 	var candidates []string
 	err = p.walkPages(first, func(page string, doc pyjson.Object) (bool, error) {
-		entries, err := objectsAt(doc, page, "/entrees")
+		entries, err := season.ObjectsAt(doc, page, "/entrees")
 		if err != nil {
 			return false, err
 		}
 		for i, e := range entries {
-			at := pointer("entrees", fmt.Sprint(i))
+			at := season.Pointer("entrees", fmt.Sprint(i))
 			f, err := readFields(e, page+" "+at, "produit", "prix_affiche_ttc", "etat_affiche")
 			if err != nil {
 				return false, err
@@ -257,7 +253,7 @@ func (p *purchaser) evaluate(product string) (option, error) {
 		return o, nil
 	}
 	o.outcome, o.total, o.facts, o.basis, o.held = Met, total, facts, factsBasis(facts...), held
-	o.reason = fmt.Sprintf("a valid option, total %s × %s + %s = %s", facts[0].Value, p.need.Quantite, facts[1].Value, corpus.FormatAmount(total))
+	o.reason = fmt.Sprintf("a valid option, total %s × %s + %s = %s", facts[0].Value, p.need.Quantity, facts[1].Value, corpus.FormatAmount(total))
 	return o, nil
 }
 
@@ -281,7 +277,7 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 			}
 		}
 		if shown := mustDecimal(listed.price); shown.Mul(shown, p.need.quantity).Cmp(p.need.budget) > 0 {
-			if exclude(failed("G6", fmt.Sprintf("the displayed price %s times %s is over the budget %s, whatever the fees", listed.price, p.need.Quantite, p.need.BudgetMaxTTC),
+			if exclude(failed("G6", fmt.Sprintf("the displayed price %s times %s is over the budget %s, whatever the fees", listed.price, p.need.Quantity, p.need.MaxBudgetInclTax),
 				p.fact(listed.page, listed.at+"/prix_affiche_ttc"))) {
 				return rulings, nil, nil, nil, nil
 			}
@@ -302,20 +298,20 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 		return nil, nil, nil, nil, err
 	}
 	held = append(held, p.fact(product, "/categorie"))
-	if f["categorie"] != p.need.Categorie {
-		if exclude(failed("G1", fmt.Sprintf("categorie %q, not %q", f["categorie"], p.need.Categorie), p.fact(product, "/categorie"))) {
+	if f["categorie"] != p.need.Category {
+		if exclude(failed("G1", fmt.Sprintf("categorie %q, not %q", f["categorie"], p.need.Category), p.fact(product, "/categorie"))) {
 			return rulings, nil, nil, nil, nil
 		}
 	}
 	var met []Fact
-	for _, c := range p.need.Contraintes {
-		at := pointer("caracteristiques", c.Caracteristique)
+	for _, c := range p.need.Constraints {
+		at := season.Pointer("caracteristiques", c.Characteristic)
 		if holds, why := constraintHolds(doc, at, c); !holds {
 			fact := p.fact(product, "/caracteristiques")
 			if _, ok := pyjson.Lookup(doc, at); ok {
 				fact = p.fact(product, at)
 			}
-			if exclude(failed("G1", fmt.Sprintf("%s %s %s: %s", c.Caracteristique, c.Operateur, c.Valeur, why), fact)) {
+			if exclude(failed("G1", fmt.Sprintf("%s %s %s: %s", c.Characteristic, c.Operator, c.Value, why), fact)) {
 				return rulings, nil, nil, nil, nil
 			}
 			continue
@@ -324,7 +320,7 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 	}
 	held = append(held, met...)
 	if !isListed {
-		r := undetermined("G3", "on no page of the "+p.need.Categorie+" catalogue: no displayed price or state to agree with", met...)
+		r := undetermined("G3", "on no page of the "+p.need.Category+" catalogue: no displayed price or state to agree with", met...)
 		r.absence = true
 		if exclude(r) {
 			return rulings, nil, nil, nil, nil
@@ -415,8 +411,8 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 	total.Add(total, fees)
 	terms = []Fact{p.fact(f["tarif"], "/prix_unitaire_ttc"), p.fact(conditions, "/frais_ttc")}
 	if total.Cmp(p.need.budget) > 0 {
-		exclude(failed("G6", fmt.Sprintf("total %s × %s + %s = %s is over the budget %s", terms[0].Value, p.need.Quantite,
-			terms[1].Value, corpus.FormatAmount(total), p.need.BudgetMaxTTC), terms...))
+		exclude(failed("G6", fmt.Sprintf("total %s × %s + %s = %s is over the budget %s", terms[0].Value, p.need.Quantity,
+			terms[1].Value, corpus.FormatAmount(total), p.need.MaxBudgetInclTax), terms...))
 	}
 	if len(rulings) > 0 {
 		return rulings, nil, nil, nil, nil
@@ -436,15 +432,15 @@ func constraintHolds(doc pyjson.Object, at string, c season.Constraint) (bool, s
 	if !isString {
 		return false, "the characteristic is not a string"
 	}
-	if c.Operateur == "=" {
-		return s == c.Valeur, fmt.Sprintf("the product has %q", s)
+	if c.Operator == "=" {
+		return s == c.Value, fmt.Sprintf("the product has %q", s)
 	}
 	got, err := corpus.ParseDecimal(s)
 	if err != nil {
 		return false, fmt.Sprintf("the product has %q, not a decimal", s)
 	}
-	cmp := got.Cmp(mustDecimal(c.Valeur))
-	return c.Operateur == ">=" && cmp >= 0 || c.Operateur == "<=" && cmp <= 0, fmt.Sprintf("the product has %s", s)
+	cmp := got.Cmp(mustDecimal(c.Value))
+	return c.Operator == ">=" && cmp >= 0 || c.Operator == "<=" && cmp <= 0, fmt.Sprintf("the product has %s", s)
 }
 
 // delivery applies G5 to a supplier's conditions and their annex, and
@@ -463,7 +459,7 @@ func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []Fact, []*
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	zones, err := stringsAt(doc, conditions, "/zones")
+	zones, err := season.StringsAt(doc, conditions, "/zones")
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -482,11 +478,11 @@ func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []Fact, []*
 			return fees, nil, rulings, nil
 		}
 	} else {
-		facts = append(facts, p.fact(conditions, pointer("zones", fmt.Sprint(i))))
+		facts = append(facts, p.fact(conditions, season.Pointer("zones", fmt.Sprint(i))))
 	}
 	days := mustDecimal(f["delai_jours"]).Num().Int64()
 	if arrival := p.need.ordered.AddDate(0, 0, int(days)); arrival.After(p.need.deliverBy) {
-		if exclude(failed("G5", fmt.Sprintf("%s days from the order date is %s, after %s", f["delai_jours"], arrival.Format(time.DateOnly), p.need.DateLivraisonMax),
+		if exclude(failed("G5", fmt.Sprintf("%s days from the order date is %s, after %s", f["delai_jours"], arrival.Format(time.DateOnly), p.need.DeliveryDeadline),
 			link, p.fact(conditions, "/delai_jours"))) {
 			return fees, nil, rulings, nil
 		}
@@ -525,12 +521,12 @@ func (p *purchaser) annex(annex string) ([]*ruling, error) {
 	}
 	var rulings []*ruling
 	if excluded, _ := doc.Get("zones_exclues"); excluded != nil {
-		zones, err := stringsAt(doc, annex, "/zones_exclues")
+		zones, err := season.StringsAt(doc, annex, "/zones_exclues")
 		if err != nil {
 			return nil, err
 		}
 		if i := slices.Index(zones, p.need.Zone); i >= 0 {
-			rulings = append(rulings, failed("G5", "the annex "+annex+" excludes "+p.need.Zone, p.fact(annex, pointer("zones_exclues", fmt.Sprint(i)))))
+			rulings = append(rulings, failed("G5", "the annex "+annex+" excludes "+p.need.Zone, p.fact(annex, season.Pointer("zones_exclues", fmt.Sprint(i)))))
 		}
 	}
 	for _, bound := range []struct {
@@ -549,7 +545,7 @@ func (p *purchaser) annex(annex string) ([]*ruling, error) {
 			return nil, fmt.Errorf("%s: %s is neither a whole number string nor null", annex, bound.field)
 		}
 		if bound.out(p.need.quantity.Cmp(mustDecimal(s))) {
-			rulings = append(rulings, failed("G5", fmt.Sprintf("the annex %s sets %s %s, the need is %s", annex, bound.field, s, p.need.Quantite),
+			rulings = append(rulings, failed("G5", fmt.Sprintf("the annex %s sets %s %s, the need is %s", annex, bound.field, s, p.need.Quantity),
 				p.fact(annex, "/"+bound.field)))
 		}
 	}
@@ -574,10 +570,10 @@ func (p *purchaser) tarif(product, tarif string, listed listing) (*big.Rat, []*r
 		return nil, nil, err
 	}
 	var rulings []*ruling
-	if p.need.DateCommande < f["date_debut"] {
+	if p.need.OrderDate < f["date_debut"] {
 		rulings = append(rulings, failed("G3", "the tarif starts on "+f["date_debut"]+", after the order date", link, p.fact(tarif, "/date_debut")))
 	}
-	if f["date_fin_validite"] < p.need.DateCommande {
+	if f["date_fin_validite"] < p.need.OrderDate {
 		rulings = append(rulings, failed("G3", "the tarif ended on "+f["date_fin_validite"]+", before the order date", link, p.fact(tarif, "/date_fin_validite")))
 	}
 	if !corpus.IsAmount(f["prix_unitaire_ttc"]) {
@@ -625,7 +621,7 @@ func (p *purchaser) availability(product, record string, listed listing) ([]*rul
 		rulings = append(rulings, failed("G4", "the record says "+f["etat"], link, p.fact(record, "/etat")))
 	}
 	if mustDecimal(f["quantite_disponible"]).Cmp(p.need.quantity) < 0 {
-		rulings = append(rulings, failed("G4", fmt.Sprintf("%s units available, %s needed", f["quantite_disponible"], p.need.Quantite),
+		rulings = append(rulings, failed("G4", fmt.Sprintf("%s units available, %s needed", f["quantite_disponible"], p.need.Quantity),
 			link, p.fact(record, "/quantite_disponible")))
 	}
 	return rulings, nil
@@ -638,11 +634,4 @@ func mustDecimal(s string) *big.Rat {
 		panic("solver: " + err.Error())
 	}
 	return r
-}
-
-// IsProductPath reports whether a verdict names a product: a canonical
-// path of the products collection.
-func IsProductPath(verdict string) bool {
-	c, _, ok := corpus.SplitReference(verdict)
-	return ok && c == "produits"
 }

@@ -68,12 +68,12 @@ func market() world {
 
 func needTask() season.Task {
 	return season.Task{
-		ID: "gen-t", Categorie: "ecrans",
-		Contraintes: []season.Constraint{
-			{Caracteristique: "diagonale_pouces", Operateur: ">=", Valeur: "27"},
-			{Caracteristique: "dalle", Operateur: "=", Valeur: "IPS"},
+		ID: "gen-t", Category: "ecrans",
+		Constraints: []season.Constraint{
+			{Characteristic: "diagonale_pouces", Operator: ">=", Value: "27"},
+			{Characteristic: "dalle", Operator: "=", Value: "IPS"},
 		},
-		Quantite: "10", Zone: "occitanie", DateCommande: "2026-10-06", DateLivraisonMax: "2026-10-11", BudgetMaxTTC: "1500.00",
+		Quantity: "10", Zone: "occitanie", OrderDate: "2026-10-06", DeliveryDeadline: "2026-10-11", MaxBudgetInclTax: "1500.00",
 	}
 }
 
@@ -99,7 +99,7 @@ func TestSolvePurchaseRules(t *testing.T) {
 			w[prodA]["caracteristiques"] = doc{"diagonale_pouces": "100", "dalle": "IPS"}
 		}, prodA, "met", nil},
 		{"G1 <= holds on its bound", func(w world, task *season.Task) {
-			task.Contraintes = append(task.Contraintes, season.Constraint{Caracteristique: "diagonale_pouces", Operateur: "<=", Valeur: "27.0"})
+			task.Constraints = append(task.Constraints, season.Constraint{Characteristic: "diagonale_pouces", Operator: "<=", Value: "27.0"})
 		}, prodA, "met", nil},
 		{"G1 = compares strings exactly", func(w world, _ *season.Task) {
 			w[prodA]["caracteristiques"] = doc{"diagonale_pouces": "27", "dalle": "ips"}
@@ -172,9 +172,9 @@ func TestSolvePurchaseRules(t *testing.T) {
 		{"G5 the annex answers existe: false", func(w world, _ *season.Task) { w[deliverA]["annexe"] = annexA }, prodB, "G5 undetermined", nil},
 
 		// G6 and the selection
-		{"G6 the total exactly on the budget", func(w world, task *season.Task) { task.BudgetMaxTTC = "1020.00" }, prodA, "met", nil},
+		{"G6 the total exactly on the budget", func(w world, task *season.Task) { task.MaxBudgetInclTax = "1020.00" }, prodA, "met", nil},
 		{"G6 the fees take the total over the budget", func(w world, task *season.Task) {
-			task.BudgetMaxTTC = "1019.99"
+			task.MaxBudgetInclTax = "1019.99"
 			w[deliverB]["frais_ttc"] = "50.00"
 		}, NoValidOption, "G6 failed", nil},
 		{"P5: the lowest displayed price loses on its fees", func(w world, _ *season.Task) { w[deliverA]["frais_ttc"] = "100.01" },
@@ -186,7 +186,7 @@ func TestSolvePurchaseRules(t *testing.T) {
 			entries[0], entries[1] = entries[1], entries[0]
 		}, prodA, "met", nil},
 		{"exact cents: 3 × 33.33 + 0.01 = 100.00 is within 100.00", func(w world, task *season.Task) {
-			task.Quantite, task.BudgetMaxTTC = "3", "100.00"
+			task.Quantity, task.MaxBudgetInclTax = "3", "100.00"
 			w["/tarifs/TAR-ECR-A"]["prix_unitaire_ttc"] = "33.33"
 			w[page1]["entrees"].([]any)[0].(doc)["prix_affiche_ttc"] = "33.33"
 			w[deliverA]["frais_ttc"] = "0.01"
@@ -286,12 +286,12 @@ func TestSolvePurchaseRefusesBrokenInput(t *testing.T) {
 		name string
 		edit func(w world, task *season.Task)
 	}{
-		{"a category /regles-achat does not know", func(_ world, task *season.Task) { task.Categorie = "tablettes" }},
-		{"an order date that is not a date", func(_ world, task *season.Task) { task.DateCommande = "06/10/2026" }},
-		{"a quantity that is not whole", func(_ world, task *season.Task) { task.Quantite = "2.5" }},
-		{"a budget without cents", func(_ world, task *season.Task) { task.BudgetMaxTTC = "1500" }},
-		{"an unknown operator", func(_ world, task *season.Task) { task.Contraintes[0].Operateur = ">" }},
-		{"a numeric constraint on a word", func(_ world, task *season.Task) { task.Contraintes[0].Valeur = "grand" }},
+		{"a category /regles-achat does not know", func(_ world, task *season.Task) { task.Category = "tablettes" }},
+		{"an order date that is not a date", func(_ world, task *season.Task) { task.OrderDate = "06/10/2026" }},
+		{"a quantity that is not whole", func(_ world, task *season.Task) { task.Quantity = "2.5" }},
+		{"a budget without cents", func(_ world, task *season.Task) { task.MaxBudgetInclTax = "1500" }},
+		{"an unknown operator", func(_ world, task *season.Task) { task.Constraints[0].Operator = ">" }},
+		{"a numeric constraint on a word", func(_ world, task *season.Task) { task.Constraints[0].Value = "grand" }},
 		{"a displayed price that is not an amount", func(w world, _ *season.Task) {
 			w[page1]["entrees"].([]any)[0].(doc)["prix_affiche_ttc"] = "1e2"
 		}},
@@ -316,7 +316,7 @@ func TestPurchaseGraph(t *testing.T) {
 	w, task := market(), needTask()
 	withAnnex(w, nil)
 	task.References = []string{"/produits/ECR-OLD"}
-	g, err := TaskGraph(task, w.fetcher(t))
+	g, err := season.TaskGraph(task, w.fetcher(t))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]bool{page1: true}, g.Common)
 	for _, path := range []string{prodA, prodB, "/produits/ECR-OLD", supplierA, supplierB, deliverA, deliverB, annexA,

@@ -12,23 +12,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // readSeason reads the conformity season's files from the repository root.
-func readSeason(t *testing.T) (*season.Tasks, *season.Key, Fetcher) {
+func readSeason(t *testing.T) (*season.Tasks, *season.Key, season.Fetcher) {
 	t.Helper()
 	return readTrackSeason(t, corpus.Conformite)
 }
 
 // readTrackSeason reads a track's statements, key and tree.
-func readTrackSeason(t *testing.T, track *corpus.Track) (*season.Tasks, *season.Key, Fetcher) {
+func readTrackSeason(t *testing.T, track *corpus.Track) (*season.Tasks, *season.Key, season.Fetcher) {
 	t.Helper()
 	tasks, err := season.ReadTasks(filepath.Join("../..", season.TasksFile(track)))
 	require.NoError(t, err)
-	require.Equal(t, track.Name, tasks.Piste)
+	require.Equal(t, track.Name, tasks.Track)
 	key, err := season.ReadKey(filepath.Join("../..", season.KeyFile(track)))
 	require.NoError(t, err)
 	return tasks, key, ServeTree(os.DirFS(filepath.Join("../../corpus", track.Name)))
@@ -55,7 +55,7 @@ func TestSeasonKeyMeetsTheTrackRules(t *testing.T) {
 // Task by task, the same guarantees stated directly, so that a failure names
 // the task and the broken promise.
 func TestSeasonTaskByTask(t *testing.T) {
-	// Assertion bounds of the specification's 5.5, which taches.json restates;
+	// Assertion bounds of spec §5.5 (docs/contract.md, section 5), which taches.json restates;
 	// the purchasing statements publish their own, checked by CheckKey.
 	bounds := map[string][2]int{
 		"conf-01": {2, 4}, "conf-02": {3, 6}, "conf-03": {2, 4}, "conf-04": {3, 6}, "conf-05": {4, 8},
@@ -68,10 +68,10 @@ func TestSeasonTaskByTask(t *testing.T) {
 
 func taskByTask(t *testing.T, track *corpus.Track, bounds map[string][2]int) {
 	tasks, key, fetch := readTrackSeason(t, track)
-	require.Len(t, tasks.Taches, 10)
-	require.Len(t, key.Taches, 10)
-	for i, task := range tasks.Taches {
-		k := key.Taches[i]
+	require.Len(t, tasks.Tasks, 10)
+	require.Len(t, key.Tasks, 10)
+	for i, task := range tasks.Tasks {
+		k := key.Tasks[i]
 		t.Run(task.ID, func(t *testing.T) {
 			require.Equal(t, task.ID, k.ID, "statements and key in the same order")
 			if want, ok := bounds[task.ID]; ok {
@@ -81,27 +81,27 @@ func taskByTask(t *testing.T, track *corpus.Track, bounds map[string][2]int) {
 			res, err := Solve(task, fetch)
 			require.NoError(t, err)
 			assert.Equal(t, Verdict(k.Verdict), res.Verdict, "verdict")
-			assert.GreaterOrEqual(t, len(res.Calls), MinCalls, "calls %v", res.Calls)
-			assert.LessOrEqual(t, len(res.Calls), MaxCalls, "calls %v", res.Calls)
+			assert.GreaterOrEqual(t, len(res.Calls), season.MinCalls, "calls %v", res.Calls)
+			assert.LessOrEqual(t, len(res.Calls), season.MaxCalls, "calls %v", res.Calls)
 			assert.Equal(t, track.Rules, res.Calls[0], "the rules are read first, as one call")
 			assert.Len(t, uniq(res.Calls), len(res.Calls), "each path is fetched once")
 
-			smallest, err := k.Fondement.Smallest()
+			smallest, err := k.Founding.Smallest()
 			require.NoError(t, err)
 			limit := task.AssertionsMax - 2
-			if k.Controle {
+			if k.Control {
 				limit = task.AssertionsMin
 			}
 			assert.LessOrEqual(t, len(smallest), limit, "room under the ceiling: %v", smallest)
 			derived, err := Derive(task, fetch)
 			require.NoError(t, err)
 			assert.Equal(t, res.Verdict, derived.Verdict, "the full walk reaches the agent's verdict")
-			graph, err := TaskGraph(task, fetch)
+			graph, err := season.TaskGraph(task, fetch)
 			require.NoError(t, err)
-			for _, f := range k.Fondement.Facts() {
-				for _, form := range append([]season.Fact{f}, f.FormesEquivalentes...) {
+			for _, f := range k.Founding.Facts() {
+				for _, form := range append([]season.Fact{f}, f.EquivalentForms...) {
 					assert.Empty(t, served(form, fetch), "%s %s is served with exactly that value", form.Resource, form.Field)
-					assert.True(t, Probative(form.Resource, form.Field), "%s %s is a probative pointer", form.Resource, form.Field)
+					assert.True(t, season.Probative(form.Resource, form.Field), "%s %s is a probative pointer", form.Resource, form.Field)
 					assert.True(t, graph.Contains(form.Resource), "%s is in the task's graph", form.Resource)
 					if !graph.Own[form.Resource] {
 						assert.True(t, graph.Concerns(form.Resource, form.Field), "%s %s is an entry concerning the task", form.Resource, form.Field)
@@ -113,7 +113,7 @@ func taskByTask(t *testing.T, track *corpus.Track, bounds map[string][2]int) {
 
 			// The solver's own facts obey the same rules as the key's.
 			for _, f := range res.Facts {
-				assert.True(t, Probative(f.Resource, f.Field), "solver fact %s", f)
+				assert.True(t, season.Probative(f.Resource, f.Field), "solver fact %s", f)
 				assert.True(t, graph.Contains(f.Resource), "solver fact %s", f)
 				assert.Empty(t, served(season.Fact{Resource: f.Resource, Field: f.Field, Value: pyjson.Canonical(f.Value)}, fetch), "solver fact %s", f)
 			}
@@ -128,31 +128,31 @@ func TestSeasonComposition(t *testing.T) {
 	verdicts := map[string]int{}
 	families := map[string]int{}
 	var controls []string
-	for _, k := range key.Taches {
+	for _, k := range key.Tasks {
 		verdicts[k.Verdict]++
-		for _, f := range k.Familles {
+		for _, f := range k.Families {
 			families[f]++
 		}
-		if k.Controle {
+		if k.Control {
 			controls = append(controls, k.ID)
-			assert.Empty(t, k.Familles, "the control task carries no trap")
+			assert.Empty(t, k.Families, "the control task carries no trap")
 		} else {
-			assert.NotEmpty(t, k.Familles, "%s carries a trap", k.ID)
+			assert.NotEmpty(t, k.Families, "%s carries a trap", k.ID)
 		}
 	}
 	assert.Equal(t, map[string]int{"conforme": 3, "non_conforme": 4, "indeterminable": 3}, verdicts)
-	for _, f := range Families {
+	for _, f := range season.Families {
 		assert.Positive(t, families[f], "family %s", f)
 	}
-	assert.GreaterOrEqual(t, families["P5"], MinP5)
+	assert.GreaterOrEqual(t, families["P5"], season.MinP5)
 	assert.Len(t, controls, 1)
 }
 
 // keyOf returns a task's key.
 func keyOf(k *season.Key, id string) *season.KeyTask {
-	for i := range k.Taches {
-		if k.Taches[i].ID == id {
-			return &k.Taches[i]
+	for i := range k.Tasks {
+		if k.Tasks[i].ID == id {
+			return &k.Tasks[i]
 		}
 	}
 	panic(id)
@@ -178,7 +178,7 @@ func factAt(f *season.Formula, i int) *season.Fact {
 }
 
 // setFact replaces the formula's i-th fact by a triple with no forms.
-func setFact(k *season.KeyTask, i int, f season.Fact) { *factAt(&k.Fondement, i) = f }
+func setFact(k *season.KeyTask, i int, f season.Fact) { *factAt(&k.Founding, i) = f }
 
 func fact(resource, field, value string) season.Fact {
 	return season.Fact{Resource: resource, Field: field, Value: json.RawMessage(value)}
@@ -211,7 +211,7 @@ func TestCheckKeyCatches(t *testing.T) {
 			setFact(keyOf(k, "conf-01"), 0, fact("/entites/ENT-1102", "/denomination", `"Bureau de change des Cordeliers"`))
 		}, Problem{"conf-01", RuleProbative, `fact 0 (/entites/ENT-1102 /denomination): not a probative field of its collection`}},
 		{"the whole document", func(k *season.Key, _ []*Result) {
-			factAt(&keyOf(k, "conf-01").Fondement, 0).Field = ""
+			factAt(&keyOf(k, "conf-01").Founding, 0).Field = ""
 		}, Problem{"conf-01", RuleProbative, `fact 0 (/entites/ENT-1102 ): not a probative field of its collection`}},
 		{"a page_suivante of a common list", func(k *season.Key, _ []*Result) {
 			setFact(keyOf(k, "conf-04"), 3, fact("/listes/agrees/domiciliation", "/page_suivante", `"/listes/agrees/domiciliation-p2"`))
@@ -233,33 +233,33 @@ func TestCheckKeyCatches(t *testing.T) {
 		}, Problem{"conf-06", RuleCommonList, `fact 3 (/mesures-restrictives/MR-2026 /entrees/0/nom): a common list's entry that does not concern /entites/ENT-6021`}},
 		{"no room under the control task's minimum", func(k *season.Key, _ []*Result) {
 			kt := keyOf(k, "conf-01")
-			kt.Fondement.All = append(kt.Fondement.All, season.FactOf(fact("/agrements/AGR-4417", "/date_debut", `"2022-03-01"`)))
+			kt.Founding.All = append(kt.Founding.All, season.FactOf(fact("/agrements/AGR-4417", "/date_debut", `"2022-03-01"`)))
 		}, Problem{"conf-01", RuleRoom, "the smallest set of facts that founds the verdict has 3 facts, want at most 2 (the control task's assertions_min 2)"}},
 		{"no room under the ceiling", func(k *season.Key, _ []*Result) {
 			kt := keyOf(k, "conf-02")
 			for _, field := range []string{"/activite", "/statut", "/date_debut"} {
 				v := map[string]string{"/activite": `"intermediation-credit"`, "/statut": `"actif"`, "/date_debut": `"2021-09-30"`}[field]
-				kt.Fondement.All = append(kt.Fondement.All, season.FactOf(fact("/agrements/AGR-5120", field, v)))
+				kt.Founding.All = append(kt.Founding.All, season.FactOf(fact("/agrements/AGR-5120", field, v)))
 			}
 		}, Problem{"conf-02", RuleRoom, "the smallest set of facts that founds the verdict has 5 facts, want at most 4 (assertions_max 6 - 2)"}},
 		{"a missing alternative", func(k *season.Key, _ []*Result) {
 			kt := keyOf(k, "conf-09")
-			kt.Fondement = kt.Fondement.Any[0] // R2's only
+			kt.Founding = kt.Founding.Any[0] // R2's only
 		}, Problem{"conf-09", RuleAlternatives, `the formula lacks an alternative the rules allow: the case R4, by /entites/ENT-9012 /attestations = ["/attestations/ATT-8470","/attestations/ATT-8471"], /attestations/ATT-8470 /type = "assurance-rc-pro", /attestations/ATT-8471 /type = "regularite-fiscale"`}},
 		{"a missing equivalent form", func(k *season.Key, _ []*Result) {
-			f := factAt(&keyOf(k, "conf-02").Fondement, 0)
-			f.FormesEquivalentes = f.FormesEquivalentes[:1] // the whole array, not the agrément's /entite
+			f := factAt(&keyOf(k, "conf-02").Founding, 0)
+			f.EquivalentForms = f.EquivalentForms[:1] // the whole array, not the agrément's /entite
 		}, Problem{"conf-02", RuleForms, `fact 0 (/entites/ENT-2231 /agrements/0): lacks the equivalent form /agrements/AGR-5120 /entite = "/entites/ENT-2231"`}},
 		{"a guess as an alternative", func(k *season.Key, _ []*Result) {
 			kt := keyOf(k, "conf-02")
-			kt.Fondement = season.AnyOf(kt.Fondement, season.FactOf(fact("/entites/ENT-2231", "/statut", `"active"`)))
+			kt.Founding = season.AnyOf(kt.Founding, season.FactOf(fact("/entites/ENT-2231", "/statut", `"active"`)))
 		}, Problem{"conf-02", RuleDerivation, `the formula founds the verdict on /entites/ENT-2231 /statut = "active", which proves no case that decides it`}},
 		{"a fact a conforme verdict does not rest on", func(k *season.Key, _ []*Result) {
 			setFact(keyOf(k, "conf-05"), 0, fact("/attestations/ATT-8150", "/date_fin_validite", `"2026-06-30"`))
 		}, Problem{"conf-05", RuleDerivation, "fact 0 (/attestations/ATT-8150 /date_fin_validite): not a fact the conforme verdict rests on"}},
 		{"too few facts on own resources", func(k *season.Key, _ []*Result) {
 			kt := keyOf(k, "conf-06")
-			kt.Fondement.All = kt.Fondement.All[3:] // the list's entry only
+			kt.Founding.All = kt.Founding.All[3:] // the list's entry only
 		}, Problem{"conf-06", RuleOwn, "the smallest founding set, filled up to the minimum, has 1 assertions on the entity's own resources, want at least 2 (half the minimum 4, rounded up)"}},
 		{"too few calls", func(_ *season.Key, results []*Result) { results[1].Calls = results[1].Calls[:1] },
 			Problem{"conf-02", RuleCalls, "answering takes 1 calls, want 2 to 12"}},
@@ -268,26 +268,26 @@ func TestCheckKeyCatches(t *testing.T) {
 		}, Problem{"conf-01", RuleCalls, "answering takes 13 calls, want 2 to 12"}},
 		{"the verdict balance", func(k *season.Key, _ []*Result) { keyOf(k, "conf-09").Verdict = "indeterminable" },
 			Problem{"", RuleComposition, "3 tasks expect non_conforme, want 4"}},
-		{"a family missing", func(k *season.Key, _ []*Result) { keyOf(k, "conf-04").Familles = []string{"P1"} },
+		{"a family missing", func(k *season.Key, _ []*Result) { keyOf(k, "conf-04").Families = []string{"P1"} },
 			Problem{"", RuleComposition, "no task carries the trap family P3"}},
-		{"too few P5", func(k *season.Key, _ []*Result) { keyOf(k, "conf-09").Familles = []string{"P2"} },
+		{"too few P5", func(k *season.Key, _ []*Result) { keyOf(k, "conf-09").Families = []string{"P2"} },
 			Problem{"", RuleComposition, "2 tasks carry P5, want at least 3"}},
-		{"an unknown family", func(k *season.Key, _ []*Result) { keyOf(k, "conf-02").Familles = []string{"P2", "P6"} },
+		{"an unknown family", func(k *season.Key, _ []*Result) { keyOf(k, "conf-02").Families = []string{"P2", "P6"} },
 			Problem{"conf-02", RuleComposition, `unknown trap family "P6"`}},
 		{"two control tasks", func(k *season.Key, _ []*Result) {
 			kt := keyOf(k, "conf-06")
-			kt.Controle, kt.Familles = true, nil
+			kt.Control, kt.Families = true, nil
 		}, Problem{"", RuleComposition, "2 control tasks [conf-01 conf-06], want exactly one"}},
-		{"a control task with a trap", func(k *season.Key, _ []*Result) { keyOf(k, "conf-01").Familles = []string{"P5"} },
+		{"a control task with a trap", func(k *season.Key, _ []*Result) { keyOf(k, "conf-01").Families = []string{"P5"} },
 			Problem{"conf-01", RuleComposition, "a control task carries the families [P5]"}},
-		{"a trapless task that is not the control", func(k *season.Key, _ []*Result) { keyOf(k, "conf-02").Familles = nil },
+		{"a trapless task that is not the control", func(k *season.Key, _ []*Result) { keyOf(k, "conf-02").Families = nil },
 			Problem{"conf-02", RuleComposition, "a task with no trap family that is not the control task"}},
-		{"a task missing from the key", func(k *season.Key, _ []*Result) { k.Taches = k.Taches[1:] },
+		{"a task missing from the key", func(k *season.Key, _ []*Result) { k.Tasks = k.Tasks[1:] },
 			Problem{"conf-01", RuleComposition, "the key has no entry for the task"}},
 		{"a task the statements lack", func(k *season.Key, _ []*Result) {
-			extra := k.Taches[0]
+			extra := k.Tasks[0]
 			extra.ID = "conf-11"
-			k.Taches = append(k.Taches, extra)
+			k.Tasks = append(k.Tasks, extra)
 		}, Problem{"conf-11", RuleComposition, "the key has a task the statements do not"}},
 	}
 	tasks, _, fetch := readSeason(t)
@@ -312,44 +312,44 @@ func TestCheckKeyCatchesPurchasing(t *testing.T) {
 		want Problem
 	}{
 		{"the expensive valid option as verdict", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			k.Taches[0].Verdict = "/produits/ECR-2734"
+			k.Tasks[0].Verdict = "/produits/ECR-2734"
 		}, Problem{"gen-01", RuleVerdict, "the key says /produits/ECR-2734, the solver /produits/ECR-2701"}},
 		{"a valid option where there is none", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			k.Taches[1].Verdict = "/produits/IMP-4410"
+			k.Tasks[1].Verdict = "/produits/IMP-4410"
 		}, Problem{"", RuleComposition, "2 tasks expect aucune_option_valide, want at least 3"}},
 		{"a verdict that is no product", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			k.Taches[0].Verdict = "/fournisseurs/FRN-101"
+			k.Tasks[0].Verdict = "/fournisseurs/FRN-101"
 		}, Problem{"", RuleComposition, `1 tasks expect the unknown verdict "/fournisseurs/FRN-101"`}},
 		{"an amount the corpus spells otherwise", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			setFact(&k.Taches[0], 0, fact("/tarifs/TAR-ECR-2701", "/prix_unitaire_ttc", `"289.9"`))
+			setFact(&k.Tasks[0], 0, fact("/tarifs/TAR-ECR-2701", "/prix_unitaire_ttc", `"289.9"`))
 		}, Problem{"gen-01", RuleServed, `fact 0 (/tarifs/TAR-ECR-2701 /prix_unitaire_ttc): the key says "289.9", the corpus serves "289.90"`}},
 		{"a descriptive field", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			setFact(&k.Taches[0], 0, fact("/tarifs/TAR-ECR-2701", "/mention", `"x"`))
+			setFact(&k.Tasks[0], 0, fact("/tarifs/TAR-ECR-2701", "/mention", `"x"`))
 		}, Problem{"gen-01", RuleProbative, `fact 0 (/tarifs/TAR-ECR-2701 /mention): not a probative field of its collection`}},
 		{"another category's product", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			setFact(&k.Taches[0], 0, fact("/tarifs/TAR-IMP-4410", "/prix_unitaire_ttc", `"612.00"`))
+			setFact(&k.Tasks[0], 0, fact("/tarifs/TAR-IMP-4410", "/prix_unitaire_ttc", `"612.00"`))
 		}, Problem{"gen-01", RuleGraph, `fact 0 (/tarifs/TAR-IMP-4410 /prix_unitaire_ttc): not in the task's graph`}},
 		{"another category's catalogue", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			setFact(&k.Taches[0], 0, fact("/catalogues/imprimantes", "/entrees/0/etat_affiche", `"en_stock"`))
+			setFact(&k.Tasks[0], 0, fact("/catalogues/imprimantes", "/entrees/0/etat_affiche", `"en_stock"`))
 		}, Problem{"gen-01", RuleGraph, `fact 0 (/catalogues/imprimantes /entrees/0/etat_affiche): not in the task's graph`}},
 		{"too few facts on own resources", func(_ *season.Tasks, k *season.Key, _ []*Result) {
 			// gen-04: every candidate excluded by the catalogue alone.
-			k.Taches[3].Fondement = season.AllOf(
+			k.Tasks[3].Founding = season.AllOf(
 				season.FactOf(fact("/catalogues/videoprojecteurs", "/entrees/0/prix_affiche_ttc", `"2190.00"`)),
 				season.FactOf(fact("/catalogues/videoprojecteurs", "/entrees/1/etat_affiche", `"en_stock"`)),
 				season.FactOf(fact("/catalogues/videoprojecteurs", "/entrees/2/produit", `"/produits/VPR-3300"`)))
 		}, Problem{"gen-04", RuleOwn, "the smallest founding set, filled up to the minimum, has 0 assertions on the candidates' own resources, want at least 2 (half the minimum 3, rounded up)"}},
 		{"a maximum that is not twice the minimum", func(tasks *season.Tasks, _ *season.Key, _ []*Result) {
-			tasks.Taches[0].AssertionsMax = 5
+			tasks.Tasks[0].AssertionsMax = 5
 		}, Problem{"gen-01", RuleBounds, "bounds 3..5, want a minimum of 2 to 4 and a maximum twice it"}},
 		{"a minimum of one", func(tasks *season.Tasks, _ *season.Key, _ []*Result) {
-			tasks.Taches[6].AssertionsMin, tasks.Taches[6].AssertionsMax = 1, 2
+			tasks.Tasks[6].AssertionsMin, tasks.Tasks[6].AssertionsMax = 1, 2
 		}, Problem{"gen-07", RuleBounds, "bounds 1..2, want a minimum of 2 to 4 and a maximum twice it"}},
 		{"too many calls", func(_ *season.Tasks, _ *season.Key, results []*Result) {
 			results[0].Calls = append(results[0].Calls, "/produits/X")
 		}, Problem{"gen-01", RuleCalls, "answering takes 13 calls, want 2 to 12"}},
 		{"a second control", func(_ *season.Tasks, k *season.Key, _ []*Result) {
-			k.Taches[5].Controle, k.Taches[5].Familles = true, nil
+			k.Tasks[5].Control, k.Tasks[5].Families = true, nil
 		}, Problem{"", RuleComposition, "2 control tasks [gen-01 gen-06], want exactly one"}},
 	}
 	for _, tt := range tests {
@@ -372,10 +372,10 @@ func TestCheckKeyCatchesACandidateLeftOut(t *testing.T) {
 	results, err := SolveSeason(tasks, fetch)
 	require.NoError(t, err)
 	gen02 := keyOf(key, "gen-02")
-	require.Len(t, gen02.Fondement.All, 5)
-	left := gen02.Fondement.All[3] // IMP-1810, which the catalogue shows rupture
+	require.Len(t, gen02.Founding.All, 5)
+	left := gen02.Founding.All[3] // IMP-1810, which the catalogue shows rupture
 	require.Contains(t, fmt.Sprint(left.Facts()), "/produits/IMP-1810")
-	gen02.Fondement.All = slices.Delete(gen02.Fondement.All, 3, 4)
+	gen02.Founding.All = slices.Delete(gen02.Founding.All, 3, 4)
 	problems, err := CheckKey(tasks, key, results, fetch)
 	require.NoError(t, err)
 	require.NotEmpty(t, problems)
@@ -383,55 +383,6 @@ func TestCheckKeyCatchesACandidateLeftOut(t *testing.T) {
 		assert.Equal(t, "gen-02", p.Task)
 		assert.Equal(t, RuleDerivation, p.Rule)
 		assert.Contains(t, p.Message, "which proves no case that decides it")
-	}
-}
-
-func TestProbative(t *testing.T) {
-	tests := []struct {
-		resource, field string
-		want            bool
-	}{
-		{"/entites/ENT-1", "/statut", true},
-		{"/entites/ENT-1", "/agrements/0", true},
-		{"/entites/ENT-1", "/agrements/12", true},
-		{"/entites/ENT-1", "/agrements/01", false},
-		{"/entites/ENT-1", "/agrements/-", false},
-		{"/entites/ENT-1", "/denomination", false},
-		{"/entites/ENT-1", "", false},
-		{"/agrements/AGR-1", "/date_fin_validite", true},
-		{"/agrements/AGR-1", "/numero_decision", false},
-		{"/attestations/ATT-1", "/avenants/3", true},
-		{"/avenants/AVN-1", "/nouvelle_date_fin", true},
-		{"/avenants/AVN-1", "/description", false},
-		{"/listes/agrees/change-manuel", "/entrees/2/statut", true},
-		{"/listes/agrees/change-manuel", "/entrees/2/denomination", false},
-		{"/listes/agrees/change-manuel", "/page_suivante", false},
-		{"/beneficiaires/ENT-1", "/page_suivante", true},
-		{"/beneficiaires/ENT-1", "/entrees/0/date_naissance", true},
-		{"/beneficiaires/ENT-1", "/entrees/0/nationalite", false},
-		{"/mesures-restrictives/MR-2026", "/entrees/4/prenoms", true},
-		{"/mesures-restrictives/MR-2026", "/entrees/4/motif", false},
-		{"/mesures-restrictives/MR-2026", "/page_suivante", false},
-		{"/referentiel", "/attestations_requises", false},
-		{"/_systeme/404", "/message", false},
-		{"/catalogues/ecrans", "/entrees/0/prix_affiche_ttc", true},
-		{"/catalogues/ecrans", "/page_suivante", false},
-		{"/catalogues/ecrans", "/categorie", false},
-		{"/produits/ECR-2701", "/caracteristiques/dalle", true},
-		{"/produits/ECR-2701", "/caracteristiques", false},
-		{"/produits/ECR-2701", "/designation", false},
-		{"/fournisseurs/FRN-101", "/statut", true},
-		{"/tarifs/TAR-ECR-2701", "/prix_unitaire_ttc", true},
-		{"/tarifs/TAR-ECR-2701", "/mention", false},
-		{"/disponibilites/DSP-ECR-2701", "/date_releve", true},
-		{"/livraisons/LIV-107-ANX", "/zones_exclues/0", true},
-		{"/livraisons/LIV-107", "/zones/01", false},
-		{"/regles-achat", "/catalogues/ecrans", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.resource+tt.field, func(t *testing.T) {
-			assert.Equal(t, tt.want, Probative(tt.resource, tt.field))
-		})
 	}
 }
 
@@ -454,7 +405,7 @@ func TestServeTree(t *testing.T) {
 
 	got, err = fetch("/avenants/AVN-3412")
 	require.NoError(t, err)
-	hash, err := manifest.ResponseHash(got)
+	hash, err := anchor.ResponseHash(got)
 	require.NoError(t, err)
 	assert.NotEmpty(t, hash)
 	assert.Contains(t, string(got), `"existe": false`)
@@ -481,9 +432,9 @@ func TestKeyEquivalentForms(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, problems)
 
-	f := factAt(&keyOf(key, "conf-03").Fondement, 0) // the entity lists the absent attestation
+	f := factAt(&keyOf(key, "conf-03").Founding, 0) // the entity lists the absent attestation
 	require.Equal(t, "/attestations/1", f.Field)
-	f.FormesEquivalentes = append(f.FormesEquivalentes,
+	f.EquivalentForms = append(f.EquivalentForms,
 		fact(f.Resource, "/attestations/0", `"/attestations/ATT-7702"`),
 		fact("/entites/ENT-1102", "/statut", `"active"`))
 	problems, err = CheckKey(tasks, key, results, fetch)
@@ -526,12 +477,12 @@ func TestForms(t *testing.T) {
 			tasks, _, fetch := readTrackSeason(t, tt.track)
 			task, ok := tasks.Task(tt.task)
 			require.True(t, ok)
-			g, err := TaskGraph(task, fetch)
+			g, err := season.TaskGraph(task, fetch)
 			require.NoError(t, err)
-			v, ok := pyjson.Lookup(g.bodies[tt.resource], tt.field)
+			v, ok := pyjson.Lookup(g.Body(tt.resource), tt.field)
 			require.True(t, ok)
 			var got []string
-			for _, f := range g.Forms(Fact{Resource: tt.resource, Field: tt.field, Value: v}) {
+			for _, f := range forms(g, Fact{Resource: tt.resource, Field: tt.field, Value: v}) {
 				got = append(got, f.String())
 			}
 			assert.Equal(t, tt.want, got)
@@ -548,18 +499,18 @@ func TestForms(t *testing.T) {
 func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 	for _, track := range corpus.Tracks {
 		tasks, key, fetch := readTrackSeason(t, track)
-		for _, task := range tasks.Taches {
+		for _, task := range tasks.Tasks {
 			t.Run(task.ID, func(t *testing.T) {
 				k := keyOf(key, task.ID)
 				derived, err := Derive(task, fetch)
 				require.NoError(t, err)
-				graph, err := TaskGraph(task, fetch)
+				graph, err := season.TaskGraph(task, fetch)
 				require.NoError(t, err)
-				cases, all, err := Decided(derived)
+				cases, all, err := Decided(task.Rules(), derived)
 				require.NoError(t, err)
 				var careful [][]Fact // the proofs a careful agent may carry
 				if len(cases) == 0 {
-					careful = [][]Fact{basisFacts(t, k.Fondement)}
+					careful = [][]Fact{basisFacts(t, k.Founding)}
 				}
 				for i, c := range cases {
 					for _, alt := range alternativesOf(t, c.Basis) {
@@ -581,17 +532,17 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 				derivedFormula := formulaOf(anyOf(members...), graph)
 				switch {
 				case len(cases) == 0:
-					derivedFormula = k.Fondement
+					derivedFormula = k.Founding
 				case all:
 					derivedFormula = formulaOf(allOf(members...), graph)
 				}
 				for _, proof := range careful {
-					assert.True(t, k.Fondement.Holds(carry(proof)), "the proof %v founds the verdict", proof)
+					assert.True(t, k.Founding.Holds(carry(proof)), "the proof %v founds the verdict", proof)
 					for i, f := range proof {
-						for _, form := range graph.Forms(f) {
+						for _, form := range forms(graph, f) {
 							other := slices.Clone(proof)
 							other[i] = form
-							assert.True(t, k.Fondement.Holds(carry(other)), "%s stands for %s", form, f)
+							assert.True(t, k.Founding.Holds(carry(other)), "%s stands for %s", form, f)
 						}
 					}
 					// Short of one fact, the proof founds the verdict exactly
@@ -599,14 +550,14 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 					// contain another, a fact may serve two candidates).
 					for i := range proof {
 						short := carry(slices.Delete(slices.Clone(proof), i, i+1))
-						assert.Equal(t, derivedFormula.Holds(short), k.Fondement.Holds(short), "the proof %v without %s", proof, proof[i])
+						assert.Equal(t, derivedFormula.Holds(short), k.Founding.Holds(short), "the proof %v without %s", proof, proof[i])
 					}
 				}
-				assert.False(t, k.Fondement.Holds(season.Carried{}), "nothing proved")
+				assert.False(t, k.Founding.Holds(season.Carried{}), "nothing proved")
 				inFormula := season.Carried{}
-				for _, f := range k.Fondement.Facts() {
+				for _, f := range k.Founding.Facts() {
 					inFormula.AddFact(f)
-					for _, form := range f.FormesEquivalentes {
+					for _, form := range f.EquivalentForms {
 						inFormula.AddFact(form)
 					}
 				}
@@ -616,7 +567,7 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 						unrelated = append(unrelated, f)
 					}
 				}
-				assert.False(t, k.Fondement.Holds(carry(unrelated)), "the facts the key does not found on: %v", unrelated)
+				assert.False(t, k.Founding.Holds(carry(unrelated)), "the facts the key does not found on: %v", unrelated)
 			})
 		}
 	}
@@ -625,7 +576,7 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 // alternativesOf expands a basis into its alternatives.
 func alternativesOf(t *testing.T, b Basis) [][]Fact {
 	t.Helper()
-	alts, err := formulaOf(b, &Graph{}).Alternatives()
+	alts, err := formulaOf(b, &season.Graph{}).Alternatives()
 	require.NoError(t, err)
 	out := make([][]Fact, len(alts))
 	for i, alt := range alts {

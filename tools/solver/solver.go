@@ -1,7 +1,8 @@
 // Package solver is the reference solver of both tracks: a deterministic
 // implementation of the conformity criteria R1..R6 and their precedence
-// (CONTRACT.md section 5, stated in French at /referentiel) and of the
-// purchasing rules G1..G6 and the selection (section 6, at /regles-achat).
+// (stated in French at /referentiel; README.md) and of the purchasing rules
+// G1..G6 and the selection (at /regles-achat). What differs between the
+// tracks besides their criteria is each track's rulebook, season.Rules.
 // It answers a task statement the way an agent would, by fetching canonical
 // paths one at a time and reading only what the server answers. It reports
 // the verdict, the calls it made and the facts (resource, JSON pointer,
@@ -15,7 +16,7 @@ import (
 	"slices"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -23,11 +24,12 @@ import (
 // Verdict is the answer to a task.
 type Verdict string
 
-// The three verdicts of the track.
+// The verdicts the criteria come to, as season declares them.
 const (
-	Conforme       Verdict = "conforme"
-	NonConforme    Verdict = "non_conforme"
-	Indeterminable Verdict = "indeterminable"
+	Compliant      Verdict = season.Compliant
+	NonCompliant   Verdict = season.NonCompliant
+	Indeterminable Verdict = season.Indeterminable
+	NoValidOption  Verdict = season.NoValidOption
 )
 
 // Outcome is what a criterion came to.
@@ -83,7 +85,7 @@ type Result struct {
 // failure takes precedence. An error means the corpus or the statement
 // breaks the contract (a wrong type, an unknown activity, a page loop), not
 // that the task is hard.
-func Solve(task season.Task, fetch Fetcher) (*Result, error) {
+func Solve(task season.Task, fetch season.Fetcher) (*Result, error) {
 	return solve(task, fetch, false)
 }
 
@@ -92,17 +94,25 @@ func Solve(task season.Task, fetch Fetcher) (*Result, error) {
 // stopping at the first established false: what decides the verdict is
 // every criterion that would decide it alone, and Founding writes each as
 // an alternative. Its calls are not an agent's: Solve's are.
-func Derive(task season.Task, fetch Fetcher) (*Result, error) {
+func Derive(task season.Task, fetch season.Fetcher) (*Result, error) {
 	return solve(task, fetch, true)
 }
 
-func solve(task season.Task, fetch Fetcher, full bool) (*Result, error) {
-	if task.Track() != corpus.Conformite {
-		return solvePurchase(task, fetch, full)
-	}
+// solvers are each track's criteria, by its rulebook.
+var solvers = map[*season.Rules]func(task season.Task, fetch season.Fetcher, full bool) (*Result, error){
+	season.Conformity: solveConformity,
+	season.Purchasing: solvePurchase,
+}
+
+func solve(task season.Task, fetch season.Fetcher, full bool) (*Result, error) {
+	return solvers[task.Rules()](task, fetch, full)
+}
+
+// solveConformity answers a conformity task: R1..R6, in order.
+func solveConformity(task season.Task, fetch season.Fetcher, full bool) (*Result, error) {
 	s := &solver{walker: newWalker(task.ID, fetch, full), task: task}
-	if !isDate(task.DateExamen) {
-		return nil, fmt.Errorf("%s: date_examen %q is not a YYYY-MM-DD date", task.ID, task.DateExamen)
+	if !isDate(task.ExaminationDate) {
+		return nil, fmt.Errorf("%s: date_examen %q is not a YYYY-MM-DD date", task.ID, task.ExaminationDate)
 	}
 	if err := s.readReferentiel(); err != nil {
 		return nil, err
@@ -144,18 +154,18 @@ func verdictOf(criteria []Criterion) Verdict {
 	}
 	switch {
 	case slices.Contains(outcomes, Failed):
-		return NonConforme
+		return NonCompliant
 	case slices.Contains(outcomes, Undetermined):
 		return Indeterminable
 	}
-	return Conforme
+	return Compliant
 }
 
 // walker fetches a task's resources one canonical path at a time, as an
 // agent would, and keeps the calls and the facts the verdict rests on.
 // Both tracks' solvers walk with it.
 type walker struct {
-	fetch  Fetcher
+	fetch  season.Fetcher
 	full   bool                     // Derive's walk: every criterion, past a failure
 	bodies map[string]pyjson.Object // every body fetched, by path
 	noted  map[[2]string]bool       // facts already in the result
@@ -165,7 +175,7 @@ type walker struct {
 	absentPage string
 }
 
-func newWalker(task string, fetch Fetcher, full bool) walker {
+func newWalker(task string, fetch season.Fetcher, full bool) walker {
 	return walker{
 		fetch:  fetch,
 		full:   full,
@@ -201,13 +211,13 @@ func (s *walker) get(path string) (pyjson.Object, bool, error) {
 			return nil, false, err
 		}
 		s.res.Calls = append(s.res.Calls, path)
-		if body, err = manifest.CheckBody(data); err != nil {
+		if body, err = anchor.CheckBody(data); err != nil {
 			return nil, false, fmt.Errorf("%s: %w", path, err)
 		}
 		s.bodies[path] = body
 	}
-	existe, _ := body.Get("existe")
-	return body, existe != false, nil
+	exists, _ := body.Get("existe")
+	return body, exists != false, nil
 }
 
 // fact reads a fact from a fetched body; the pointer must name a value the
@@ -236,45 +246,45 @@ func (s *solver) readReferentiel() error {
 	if err != nil {
 		return err
 	}
-	required, ok := pyjson.Lookup(ref, pointer("attestations_requises", s.task.Activite))
+	required, ok := pyjson.Lookup(ref, season.Pointer("attestations_requises", s.task.Activity))
 	types, isArray := required.(pyjson.Array)
 	if !ok || !isArray {
-		return fmt.Errorf("%s: activity %q has no attestations_requises", corpus.Referentiel, s.task.Activite)
+		return fmt.Errorf("%s: activity %q has no attestations_requises", corpus.Referentiel, s.task.Activity)
 	}
 	for _, t := range types {
 		name, ok := t.(string)
 		if !ok {
-			return fmt.Errorf("%s: attestations_requises of %q holds a non-string", corpus.Referentiel, s.task.Activite)
+			return fmt.Errorf("%s: attestations_requises of %q holds a non-string", corpus.Referentiel, s.task.Activity)
 		}
 		s.required = append(s.required, name)
 	}
-	if s.listFirstPage, err = stringAt(ref, corpus.Referentiel, pointer("listes_agrees", s.task.Activite)); err != nil {
+	if s.listFirstPage, err = season.StringAt(ref, corpus.Referentiel, season.Pointer("listes_agrees", s.task.Activity)); err != nil {
 		return err
 	}
-	s.measuresFirst, err = stringAt(ref, corpus.Referentiel, "/mesures_restrictives")
+	s.measuresFirst, err = season.StringAt(ref, corpus.Referentiel, "/mesures_restrictives")
 	return err
 }
 
 // R1: the entity exists and its statut is active.
 func (s *solver) entity() (Outcome, string, error) {
-	doc, exists, err := s.get(s.task.Entite)
+	doc, exists, err := s.get(s.task.Entity)
 	if err != nil {
 		return "", "", err
 	}
 	if !exists {
-		s.rest(s.fact(s.task.Entite, "/existe"))
-		s.basis = factsBasis(s.fact(s.task.Entite, "/existe"))
+		s.rest(s.fact(s.task.Entity, "/existe"))
+		s.basis = factsBasis(s.fact(s.task.Entity, "/existe"))
 		return Undetermined, "the entity answers existe: false", nil
 	}
 	s.entityDoc = doc
-	statut, err := stringAt(doc, s.task.Entite, "/statut")
+	status, err := season.StringAt(doc, s.task.Entity, "/statut")
 	if err != nil {
 		return "", "", err
 	}
-	s.rest(s.fact(s.task.Entite, "/statut"))
-	s.basis = factsBasis(s.fact(s.task.Entite, "/statut"))
-	if statut != "active" {
-		return Failed, fmt.Sprintf("statut is %q, not active", statut), nil
+	s.rest(s.fact(s.task.Entity, "/statut"))
+	s.basis = factsBasis(s.fact(s.task.Entity, "/statut"))
+	if status != "active" {
+		return Failed, fmt.Sprintf("statut is %q, not active", status), nil
 	}
 	return Met, "the entity is active", nil
 }
@@ -291,13 +301,13 @@ type candidate struct {
 // answers existe: false leaves the criterion undetermined, a cited one that
 // exists but is not listed does not count for the entity.
 func (s *solver) candidates(field, collection string) ([]candidate, error) {
-	listed, err := stringsAt(s.entityDoc, s.task.Entite, "/"+field)
+	listed, err := season.StringsAt(s.entityDoc, s.task.Entity, "/"+field)
 	if err != nil {
 		return nil, err
 	}
 	var out []candidate
 	for i, path := range listed {
-		link := s.fact(s.task.Entite, pointer(field, fmt.Sprint(i)))
+		link := s.fact(s.task.Entity, season.Pointer(field, fmt.Sprint(i)))
 		out = append(out, candidate{path: path, link: &link})
 	}
 	for _, ref := range s.task.References {
@@ -351,12 +361,12 @@ func (s *solver) licence() (Outcome, string, error) {
 			return "", "", err
 		}
 		var reasons []Basis
-		if f["activite"] != s.task.Activite {
+		if f["activite"] != s.task.Activity {
 			against = append(against, s.fact(c.path, "/activite"))
 			againstBases = append(againstBases, allOf(factsBasis(*c.link), factsBasis(s.fact(c.path, "/activite"))))
 			continue
 		}
-		valid := f["statut"] == "actif" && f["date_debut"] <= s.task.DateExamen && s.task.DateExamen <= f["date_fin_validite"]
+		valid := f["statut"] == "actif" && f["date_debut"] <= s.task.ExaminationDate && s.task.ExaminationDate <= f["date_fin_validite"]
 		if valid {
 			s.retained, s.retainedLink = c.path, *c.link
 			met := []Fact{*c.link, s.fact(c.path, "/activite"), s.fact(c.path, "/statut"),
@@ -369,11 +379,11 @@ func (s *solver) licence() (Outcome, string, error) {
 		if f["statut"] != "actif" {
 			reasons = append(reasons, factsBasis(s.fact(c.path, "/statut")))
 		}
-		if f["date_debut"] > s.task.DateExamen {
+		if f["date_debut"] > s.task.ExaminationDate {
 			against = append(against, s.fact(c.path, "/date_debut"))
 			reasons = append(reasons, factsBasis(s.fact(c.path, "/date_debut")))
 		}
-		if f["date_fin_validite"] < s.task.DateExamen {
+		if f["date_fin_validite"] < s.task.ExaminationDate {
 			against = append(against, s.fact(c.path, "/date_fin_validite"))
 			reasons = append(reasons, factsBasis(s.fact(c.path, "/date_fin_validite")))
 		}
@@ -384,10 +394,10 @@ func (s *solver) licence() (Outcome, string, error) {
 		s.basis = allOf(append(missingBases, againstBases...)...)
 		return Undetermined, "an agrément answers existe: false and none is valid for the activity", nil
 	}
-	s.rest(s.fact(s.task.Entite, "/agrements"))
+	s.rest(s.fact(s.task.Entity, "/agrements"))
 	s.rest(against...)
 	if len(againstBases) == 0 {
-		s.basis = factsBasis(s.fact(s.task.Entite, "/agrements")) // the entity lists none
+		s.basis = factsBasis(s.fact(s.task.Entity, "/agrements")) // the entity lists none
 	} else {
 		s.basis = allOf(againstBases...)
 	}
@@ -406,27 +416,27 @@ func (s *solver) publicList() (Outcome, string, error) {
 	found := Undetermined
 	reason := ""
 	err := s.walkPages(s.listFirstPage, func(page string, doc pyjson.Object) (bool, error) {
-		entries, err := objectsAt(doc, page, "/entrees")
+		entries, err := season.ObjectsAt(doc, page, "/entrees")
 		if err != nil {
 			return false, err
 		}
 		for n, e := range entries {
-			at := pointer("entrees", fmt.Sprint(n))
+			at := season.Pointer("entrees", fmt.Sprint(n))
 			f, err := readFields(e, page+" "+at, "agrement", "statut")
 			if err != nil {
 				return false, err
 			}
-			licence, statut := f["agrement"], f["statut"]
+			licence, status := f["agrement"], f["statut"]
 			if licence != s.retained {
 				continue
 			}
 			entry := []Fact{s.fact(page, at+"/agrement"), s.fact(page, at+"/statut")}
 			s.rest(entry...)
-			if statut == "actif" {
+			if status == "actif" {
 				found, reason = Met, fmt.Sprintf("%s lists %s as actif", page, licence)
 				s.basis = factsBasis(entry...)
 			} else {
-				found, reason = Undetermined, fmt.Sprintf("%s lists %s as %q while the agrément says actif: two sources of the same rank disagree", page, licence, statut)
+				found, reason = Undetermined, fmt.Sprintf("%s lists %s as %q while the agrément says actif: two sources of the same rank disagree", page, licence, status)
 				// The two sources: the agrément the entity lists, and the entry.
 				s.basis = factsBasis(append([]Fact{s.retainedLink, s.fact(s.retained, "/statut")}, entry...)...)
 			}
@@ -524,7 +534,7 @@ func (s *solver) cover(typ string, candidates []candidate) (Outcome, Basis, erro
 		if c.link == nil {
 			continue
 		}
-		t, err := stringAt(doc, c.path, "/type")
+		t, err := season.StringAt(doc, c.path, "/type")
 		if err != nil {
 			return "", Basis{}, err
 		}
@@ -552,10 +562,10 @@ func (s *solver) cover(typ string, candidates []candidate) (Outcome, Basis, erro
 		s.rest(unknown...)
 		return Undetermined, allOf(append(unknownBases, againstBases...)...), nil
 	}
-	s.rest(s.fact(s.task.Entite, "/attestations"))
+	s.rest(s.fact(s.task.Entity, "/attestations"))
 	s.rest(against...)
 	if len(againstBases) == 0 {
-		return Failed, factsBasis(append([]Fact{s.fact(s.task.Entite, "/attestations")}, otherTypes...)...), nil
+		return Failed, factsBasis(append([]Fact{s.fact(s.task.Entity, "/attestations")}, otherTypes...)...), nil
 	}
 	return Failed, allOf(againstBases...), nil
 }
@@ -580,14 +590,14 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 	}
 	head := []Fact{*c.link, s.fact(c.path, "/type")}
 	var reasons []Basis
-	if f["date_emission"] > s.task.DateExamen {
+	if f["date_emission"] > s.task.ExaminationDate {
 		late := append(head, s.fact(c.path, "/date_emission"))
 		if !s.full {
 			return coverage{Failed, late, factsBasis(late...)}, nil
 		}
 		reasons = append(reasons, factsBasis(late...))
 	}
-	avenants, err := stringsAt(doc, c.path, "/avenants")
+	amendments, err := season.StringsAt(doc, c.path, "/avenants")
 	if err != nil {
 		return coverage{}, err
 	}
@@ -596,8 +606,8 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 	latest := ""
 	var missing, exclusion []Fact
 	var missingBases []Basis
-	for k, avn := range avenants {
-		link := s.fact(c.path, pointer("avenants", fmt.Sprint(k)))
+	for k, avn := range amendments {
+		link := s.fact(c.path, season.Pointer("avenants", fmt.Sprint(k)))
 		adoc, exists, err := s.get(avn)
 		if err != nil {
 			return coverage{}, err
@@ -611,7 +621,7 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 		if err != nil {
 			return coverage{}, err
 		}
-		if a["date_effet"] > s.task.DateExamen {
+		if a["date_effet"] > s.task.ExaminationDate {
 			continue // not yet in effect
 		}
 		switch a["objet"] {
@@ -626,11 +636,11 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 				endBasis = endFacts
 			}
 		case "exclusion":
-			excluded, err := stringAt(adoc, avn, "/activite_exclue")
+			excluded, err := season.StringAt(adoc, avn, "/activite_exclue")
 			if err != nil {
 				return coverage{}, err
 			}
-			if excluded == s.task.Activite {
+			if excluded == s.task.Activity {
 				facts := []Fact{link, s.fact(avn, "/objet"), s.fact(avn, "/date_effet"), s.fact(avn, "/activite_exclue")}
 				reasons = append(reasons, factsBasis(facts...))
 				if exclusion == nil {
@@ -641,12 +651,12 @@ func (s *solver) coverOf(c candidate, doc pyjson.Object) (coverage, error) {
 			return coverage{}, fmt.Errorf("%s: objet %q is neither prorogation nor exclusion", avn, a["objet"])
 		}
 	}
-	expired := missing == nil && end < s.task.DateExamen
+	expired := missing == nil && end < s.task.ExaminationDate
 	if expired {
 		reasons = append(reasons, factsBasis(endBasis...))
 	}
 	switch {
-	case f["date_emission"] > s.task.DateExamen:
+	case f["date_emission"] > s.task.ExaminationDate:
 		return coverage{Failed, append(head, s.fact(c.path, "/date_emission")), anyOf(reasons...)}, nil
 	case exclusion != nil:
 		return coverage{Failed, append(head, exclusion...), anyOf(reasons...)}, nil
@@ -666,37 +676,37 @@ func (s *solver) declaration() (Outcome, string, error) {
 	}
 	first, _ := s.entityDoc.Get("beneficiaires")
 	if first == nil {
-		s.rest(s.fact(s.task.Entite, "/beneficiaires"))
-		s.basis = factsBasis(s.fact(s.task.Entite, "/beneficiaires"))
+		s.rest(s.fact(s.task.Entity, "/beneficiaires"))
+		s.basis = factsBasis(s.fact(s.task.Entity, "/beneficiaires"))
 		return Failed, "the entity has no beneficial-owner declaration", nil
 	}
 	path, ok := first.(string)
 	if !ok {
-		return "", "", fmt.Errorf("%s: beneficiaires is not a path", s.task.Entite)
+		return "", "", fmt.Errorf("%s: beneficiaires is not a path", s.task.Entity)
 	}
 	doc, exists, err := s.get(path)
 	if err != nil {
 		return "", "", err
 	}
-	link := s.fact(s.task.Entite, "/beneficiaires")
+	link := s.fact(s.task.Entity, "/beneficiaires")
 	if !exists {
 		s.rest(link, s.fact(path, "/existe"))
 		s.basis = factsBasis(link, s.fact(path, "/existe"))
 		return Undetermined, path + " answers existe: false", nil
 	}
-	statut, err := stringAt(doc, path, "/statut_declaration")
+	status, err := season.StringAt(doc, path, "/statut_declaration")
 	if err != nil {
 		return "", "", err
 	}
 	s.rest(link, s.fact(path, "/statut_declaration"))
 	s.basis = factsBasis(link, s.fact(path, "/statut_declaration"))
-	switch statut {
+	switch status {
 	case "complete":
 		return Met, "the declaration is complete", nil
 	case "incomplete":
 		return Failed, "the declaration is incomplete", nil
 	}
-	return "", "", fmt.Errorf("%s: statut_declaration %q is neither complete nor incomplete", path, statut)
+	return "", "", fmt.Errorf("%s: statut_declaration %q is neither complete nor incomplete", path, status)
 }
 
 // person is a name and birth date on a page of a list, with the facts that
@@ -722,7 +732,7 @@ func (s *solver) restrictiveMeasures() (Outcome, string, error) {
 		return Undetermined, "the beneficial owners cannot be read", nil
 	}
 	var owners []person
-	via := []Fact{s.fact(s.task.Entite, "/beneficiaires")}
+	via := []Fact{s.fact(s.task.Entity, "/beneficiaires")}
 	err := s.walkPages(firstPage, func(page string, doc pyjson.Object) (bool, error) {
 		people, err := s.people(page, doc, via)
 		owners = append(owners, people...)
@@ -788,13 +798,13 @@ func (s *solver) restrictiveMeasures() (Outcome, string, error) {
 
 // people reads the entries of a page of people.
 func (s *solver) people(page string, doc pyjson.Object, via []Fact) ([]person, error) {
-	entries, err := objectsAt(doc, page, "/entrees")
+	entries, err := season.ObjectsAt(doc, page, "/entrees")
 	if err != nil {
 		return nil, err
 	}
 	out := make([]person, 0, len(entries))
 	for n, e := range entries {
-		at := pointer("entrees", fmt.Sprint(n))
+		at := season.Pointer("entrees", fmt.Sprint(n))
 		f, err := readFields(e, page+" "+at, "nom", "prenoms", "date_naissance")
 		if err != nil {
 			return nil, err

@@ -80,7 +80,7 @@ func avenant(path, attestation, objet, effet string, newEnd, excluded any) doc {
 }
 
 // fetcher serves the world as the server would, through ServeTree.
-func (w world) fetcher(t *testing.T) Fetcher {
+func (w world) fetcher(t *testing.T) season.Fetcher {
 	t.Helper()
 	tree := fstest.MapFS{}
 	for path, d := range w {
@@ -104,32 +104,32 @@ func TestSolveRules(t *testing.T) {
 		outcomes  string   // R1..R6 outcomes, initials: m met, f failed, u undetermined, s skipped
 		wantFacts []string // facts the verdict must rest on, as Fact.String writes them
 	}{
-		{"clean", func(world, *season.Task) {}, Conforme, "mmmmmm", nil},
+		{"clean", func(world, *season.Task) {}, Compliant, "mmmmmm", nil},
 
 		// R1
-		{"entity radiee", func(w world, _ *season.Task) { w[entity]["statut"] = "radiee" }, NonConforme, "fsssss",
+		{"entity radiee", func(w world, _ *season.Task) { w[entity]["statut"] = "radiee" }, NonCompliant, "fsssss",
 			[]string{`/entites/ENT-1 /statut = "radiee"`}},
 		{"entity absent", func(w world, _ *season.Task) { delete(w, entity) }, Indeterminable, "uuuuuu",
 			[]string{`/entites/ENT-1 /existe = false`}},
 
 		// R2, inclusive bounds
-		{"examined on the agrément's first day", func(w world, _ *season.Task) { w["/agrements/AGR-1"]["date_debut"] = "2026-10-05" }, Conforme, "mmmmmm", nil},
+		{"examined on the agrément's first day", func(w world, _ *season.Task) { w["/agrements/AGR-1"]["date_debut"] = "2026-10-05" }, Compliant, "mmmmmm", nil},
 		{"examined on the agrément's last day", func(w world, task *season.Task) {
-			task.DateExamen = "2026-12-31"
+			task.ExaminationDate = "2026-12-31"
 			w["/agrements/AGR-1"]["date_fin_validite"] = "2026-12-31"
-		}, Conforme, "mmmmmm", nil},
+		}, Compliant, "mmmmmm", nil},
 		{"agrément ended the day before", func(w world, _ *season.Task) { w["/agrements/AGR-1"]["date_fin_validite"] = "2026-10-04" },
-			NonConforme, "mfssss", []string{`/agrements/AGR-1 /statut = "actif"`, `/agrements/AGR-1 /date_fin_validite = "2026-10-04"`}},
+			NonCompliant, "mfssss", []string{`/agrements/AGR-1 /statut = "actif"`, `/agrements/AGR-1 /date_fin_validite = "2026-10-04"`}},
 		{"agrément starts the day after", func(w world, _ *season.Task) { w["/agrements/AGR-1"]["date_debut"] = "2026-10-06" },
-			NonConforme, "mfssss", []string{`/agrements/AGR-1 /date_debut = "2026-10-06"`}},
+			NonCompliant, "mfssss", []string{`/agrements/AGR-1 /date_debut = "2026-10-06"`}},
 		{"agrément suspendu", func(w world, _ *season.Task) { w["/agrements/AGR-1"]["statut"] = "suspendu" },
-			NonConforme, "mfssss", []string{`/agrements/AGR-1 /statut = "suspendu"`}},
+			NonCompliant, "mfssss", []string{`/agrements/AGR-1 /statut = "suspendu"`}},
 		{"agrément for a neighbouring activity only", func(w world, _ *season.Task) { w["/agrements/AGR-1"]["activite"] = "transfert-fonds" },
-			NonConforme, "mfssss", []string{`/entites/ENT-1 /agrements = ["/agrements/AGR-1"]`, `/agrements/AGR-1 /activite = "transfert-fonds"`}},
+			NonCompliant, "mfssss", []string{`/entites/ENT-1 /agrements = ["/agrements/AGR-1"]`, `/agrements/AGR-1 /activite = "transfert-fonds"`}},
 		{"the right agrément listed second", func(w world, _ *season.Task) {
 			w[entity]["agrements"] = []any{"/agrements/AGR-2", "/agrements/AGR-1"}
 			w["/agrements/AGR-2"] = doc{"existe": true, "activite": "domiciliation", "statut": "actif", "date_debut": "2020-01-01", "date_fin_validite": "2030-01-01"}
-		}, Conforme, "mmmmmm", []string{`/entites/ENT-1 /agrements/1 = "/agrements/AGR-1"`}},
+		}, Compliant, "mmmmmm", []string{`/entites/ENT-1 /agrements/1 = "/agrements/AGR-1"`}},
 		{"a listed agrément absent and no other valid", func(w world, _ *season.Task) {
 			w[entity]["agrements"] = []any{"/agrements/AGR-9"}
 		}, Indeterminable, "muummm", []string{`/agrements/AGR-9 /existe = false`}},
@@ -139,72 +139,72 @@ func TestSolveRules(t *testing.T) {
 			list := w["/listes/agrees/change-manuel"]
 			w["/listes/agrees/change-manuel-p2"] = doc{"entrees": list["entrees"], "page_suivante": nil}
 			list["entrees"], list["page_suivante"] = []any{}, "/listes/agrees/change-manuel-p2"
-		}, Conforme, "mmmmmm", []string{`/listes/agrees/change-manuel-p2 /entrees/1/statut = "actif"`}},
+		}, Compliant, "mmmmmm", []string{`/listes/agrees/change-manuel-p2 /entrees/1/statut = "actif"`}},
 		{"list entry says retire: a contradiction", func(w world, _ *season.Task) {
 			w["/listes/agrees/change-manuel"]["entrees"].([]any)[1].(doc)["statut"] = "retire"
 		}, Indeterminable, "mmummm", []string{`/agrements/AGR-1 /statut = "actif"`, `/listes/agrees/change-manuel /entrees/1/statut = "retire"`}},
 		{"no list entry", func(w world, _ *season.Task) {
 			w["/listes/agrees/change-manuel"]["entrees"] = []any{}
-		}, NonConforme, "mmfsss", nil},
+		}, NonCompliant, "mmfsss", nil},
 
 		// R4
-		{"attestation issued on the date", func(w world, _ *season.Task) { w[att1]["date_emission"] = "2026-10-05" }, Conforme, "mmmmmm", nil},
-		{"attestation ends on the date", func(w world, _ *season.Task) { w[att1]["date_fin_validite"] = "2026-10-05" }, Conforme, "mmmmmm", nil},
+		{"attestation issued on the date", func(w world, _ *season.Task) { w[att1]["date_emission"] = "2026-10-05" }, Compliant, "mmmmmm", nil},
+		{"attestation ends on the date", func(w world, _ *season.Task) { w[att1]["date_fin_validite"] = "2026-10-05" }, Compliant, "mmmmmm", nil},
 		{"attestation expired the day before: non_conforme, not indeterminable", func(w world, _ *season.Task) { w[att1]["date_fin_validite"] = "2026-10-04" },
-			NonConforme, "mmmfss", []string{`/attestations/ATT-1 /date_fin_validite = "2026-10-04"`}},
+			NonCompliant, "mmmfss", []string{`/attestations/ATT-1 /date_fin_validite = "2026-10-04"`}},
 		{"attestation not yet issued", func(w world, _ *season.Task) { w[att1]["date_emission"] = "2026-10-06" },
-			NonConforme, "mmmfss", []string{`/attestations/ATT-1 /date_emission = "2026-10-06"`}},
+			NonCompliant, "mmmfss", []string{`/attestations/ATT-1 /date_emission = "2026-10-06"`}},
 		{"a required type missing", func(w world, _ *season.Task) { w[entity]["attestations"] = []any{att1} },
-			NonConforme, "mmmfss", []string{`/entites/ENT-1 /attestations = ["/attestations/ATT-1"]`}},
+			NonCompliant, "mmmfss", []string{`/entites/ENT-1 /attestations = ["/attestations/ATT-1"]`}},
 		{"an expired one and a valid one of the same type", func(w world, _ *season.Task) {
 			w[entity]["attestations"] = []any{"/attestations/ATT-3", att1, att2}
 			w["/attestations/ATT-3"] = doc{"existe": true, "type": "assurance-rc-pro", "date_emission": "2024-01-01", "date_fin_validite": "2024-12-31", "avenants": []any{}}
-		}, Conforme, "mmmmmm", nil},
+		}, Compliant, "mmmmmm", nil},
 		{"a prorogation carries it past the date", func(w world, _ *season.Task) {
 			w[att1]["date_fin_validite"] = "2026-06-30"
 			w[att1]["avenants"] = []any{"/avenants/AVN-1"}
 			w["/avenants/AVN-1"] = avenant("/avenants/AVN-1", att1, "prorogation", "2026-06-15", "2027-06-30", nil)
-		}, Conforme, "mmmmmm", []string{`/attestations/ATT-1 /avenants/0 = "/avenants/AVN-1"`, `/avenants/AVN-1 /nouvelle_date_fin = "2027-06-30"`}},
+		}, Compliant, "mmmmmm", []string{`/attestations/ATT-1 /avenants/0 = "/avenants/AVN-1"`, `/avenants/AVN-1 /nouvelle_date_fin = "2027-06-30"`}},
 		{"the latest prorogation wins, even with an earlier end", func(w world, _ *season.Task) {
 			w[att1]["date_fin_validite"] = "2026-06-30"
 			w[att1]["avenants"] = []any{"/avenants/AVN-1", "/avenants/AVN-2"}
 			w["/avenants/AVN-1"] = avenant("/avenants/AVN-1", att1, "prorogation", "2026-06-15", "2027-06-30", nil)
 			w["/avenants/AVN-2"] = avenant("/avenants/AVN-2", att1, "prorogation", "2026-07-01", "2026-09-30", nil)
-		}, NonConforme, "mmmfss", []string{`/avenants/AVN-2 /date_effet = "2026-07-01"`, `/avenants/AVN-2 /nouvelle_date_fin = "2026-09-30"`}},
+		}, NonCompliant, "mmmfss", []string{`/avenants/AVN-2 /date_effet = "2026-07-01"`, `/avenants/AVN-2 /nouvelle_date_fin = "2026-09-30"`}},
 		{"the latest prorogation wins, listed first", func(w world, _ *season.Task) {
 			w[att1]["date_fin_validite"] = "2026-06-30"
 			w[att1]["avenants"] = []any{"/avenants/AVN-2", "/avenants/AVN-1"}
 			w["/avenants/AVN-1"] = avenant("/avenants/AVN-1", att1, "prorogation", "2026-06-15", "2026-09-30", nil)
 			w["/avenants/AVN-2"] = avenant("/avenants/AVN-2", att1, "prorogation", "2026-07-01", "2027-06-30", nil)
-		}, Conforme, "mmmmmm", []string{`/avenants/AVN-2 /nouvelle_date_fin = "2027-06-30"`}},
+		}, Compliant, "mmmmmm", []string{`/avenants/AVN-2 /nouvelle_date_fin = "2027-06-30"`}},
 		{"a prorogation not yet in effect does not count", func(w world, _ *season.Task) {
 			w[att1]["date_fin_validite"] = "2026-06-30"
 			w[att1]["avenants"] = []any{"/avenants/AVN-1"}
 			w["/avenants/AVN-1"] = avenant("/avenants/AVN-1", att1, "prorogation", "2026-10-06", "2027-06-30", nil)
-		}, NonConforme, "mmmfss", []string{`/attestations/ATT-1 /date_fin_validite = "2026-06-30"`}},
+		}, NonCompliant, "mmmfss", []string{`/attestations/ATT-1 /date_fin_validite = "2026-06-30"`}},
 		{"an exclusion in effect removes the cover", func(w world, _ *season.Task) {
 			w[att1]["avenants"] = []any{"/avenants/AVN-1"}
 			w["/avenants/AVN-1"] = avenant("/avenants/AVN-1", att1, "exclusion", "2026-07-01", nil, "change-manuel")
-		}, NonConforme, "mmmfss", []string{`/avenants/AVN-1 /objet = "exclusion"`, `/avenants/AVN-1 /date_effet = "2026-07-01"`, `/avenants/AVN-1 /activite_exclue = "change-manuel"`}},
+		}, NonCompliant, "mmmfss", []string{`/avenants/AVN-1 /objet = "exclusion"`, `/avenants/AVN-1 /date_effet = "2026-07-01"`, `/avenants/AVN-1 /activite_exclue = "change-manuel"`}},
 		{"an exclusion taking effect on the date", func(w world, _ *season.Task) {
 			w[att1]["avenants"] = []any{"/avenants/AVN-1"}
 			w["/avenants/AVN-1"] = avenant("/avenants/AVN-1", att1, "exclusion", "2026-10-05", nil, "change-manuel")
-		}, NonConforme, "mmmfss", nil},
+		}, NonCompliant, "mmmfss", nil},
 		{"an exclusion not yet in effect", func(w world, _ *season.Task) {
 			w[att1]["avenants"] = []any{"/avenants/AVN-1"}
 			w["/avenants/AVN-1"] = avenant("/avenants/AVN-1", att1, "exclusion", "2026-10-06", nil, "change-manuel")
-		}, Conforme, "mmmmmm", nil},
+		}, Compliant, "mmmmmm", nil},
 		{"an exclusion of another activity", func(w world, _ *season.Task) {
 			w[att1]["avenants"] = []any{"/avenants/AVN-1"}
 			w["/avenants/AVN-1"] = avenant("/avenants/AVN-1", att1, "exclusion", "2026-07-01", nil, "transfert-fonds")
-		}, Conforme, "mmmmmm", nil},
+		}, Compliant, "mmmmmm", nil},
 		{"a listed avenant absent", func(w world, _ *season.Task) {
 			w[att1]["avenants"] = []any{"/avenants/AVN-9"}
 		}, Indeterminable, "mmmumm", []string{`/attestations/ATT-1 /avenants/0 = "/avenants/AVN-9"`, `/avenants/AVN-9 /existe = false`}},
 		{"an absent avenant beside an exclusion in effect", func(w world, _ *season.Task) {
 			w[att1]["avenants"] = []any{"/avenants/AVN-9", "/avenants/AVN-1"}
 			w["/avenants/AVN-1"] = avenant("/avenants/AVN-1", att1, "exclusion", "2026-07-01", nil, "change-manuel")
-		}, NonConforme, "mmmfss", nil},
+		}, NonCompliant, "mmmfss", nil},
 		{"an absent cited attestation, the only one of its type", func(w world, task *season.Task) {
 			w[entity]["attestations"] = []any{att1, "/attestations/ATT-9"}
 			task.References = []string{"/attestations/ATT-9"}
@@ -215,39 +215,39 @@ func TestSolveRules(t *testing.T) {
 		}, Indeterminable, "mmmumm", []string{`/attestations/ATT-9 /existe = false`}},
 		{"an absent attestation when every type is covered", func(w world, _ *season.Task) {
 			w[entity]["attestations"] = []any{"/attestations/ATT-9", att1, att2}
-		}, Conforme, "mmmmmm", nil},
+		}, Compliant, "mmmmmm", nil},
 		{"a cited attestation the entity does not list does not count", func(w world, task *season.Task) {
 			w[entity]["attestations"] = []any{att1}
 			task.References = []string{att2}
-		}, NonConforme, "mmmfss", nil},
+		}, NonCompliant, "mmmfss", nil},
 
 		// R5
 		{"declaration incomplete", func(w world, _ *season.Task) { w["/beneficiaires/ENT-1"]["statut_declaration"] = "incomplete" },
-			NonConforme, "mmmmfs", []string{`/beneficiaires/ENT-1 /statut_declaration = "incomplete"`}},
+			NonCompliant, "mmmmfs", []string{`/beneficiaires/ENT-1 /statut_declaration = "incomplete"`}},
 		{"no declaration", func(w world, _ *season.Task) { w[entity]["beneficiaires"] = nil },
-			NonConforme, "mmmmfs", []string{`/entites/ENT-1 /beneficiaires = null`}},
+			NonCompliant, "mmmmfs", []string{`/entites/ENT-1 /beneficiaires = null`}},
 		{"declaration absent", func(w world, _ *season.Task) { delete(w, "/beneficiaires/ENT-1") },
 			Indeterminable, "mmmmuu", []string{`/beneficiaires/ENT-1 /existe = false`}},
 
 		// R6
 		{"a homonym born on another date is no match", func(w world, _ *season.Task) {
 			w["/mesures-restrictives/MR-1"]["entrees"] = []any{owner("Marchetti", "Lucie Anne", "1981-09-03")}
-		}, Conforme, "mmmmmm", []string{
+		}, Compliant, "mmmmmm", []string{
 			`/beneficiaires/ENT-1 /entrees/0/date_naissance = "1979-04-12"`,
 			`/mesures-restrictives/MR-1 /entrees/0/date_naissance = "1981-09-03"`,
 		}},
 		{"same name and date, other given names: no match", func(w world, _ *season.Task) {
 			w["/mesures-restrictives/MR-1"]["entrees"] = []any{owner("Marchetti", "Lucie", "1979-04-12")}
-		}, Conforme, "mmmmmm", nil},
+		}, Compliant, "mmmmmm", nil},
 		{"all three fields match", func(w world, _ *season.Task) {
 			w["/mesures-restrictives/MR-1"]["entrees"] = []any{owner("Durand", "Paul", "1960-01-01"), owner("Marchetti", "Lucie Anne", "1979-04-12")}
-		}, NonConforme, "mmmmmf", []string{`/mesures-restrictives/MR-1 /entrees/1/date_naissance = "1979-04-12"`}},
+		}, NonCompliant, "mmmmmf", []string{`/mesures-restrictives/MR-1 /entrees/1/date_naissance = "1979-04-12"`}},
 		{"a match between later pages of both lists", func(w world, _ *season.Task) {
 			w["/beneficiaires/ENT-1"]["page_suivante"] = "/beneficiaires/ENT-1-p2"
 			w["/beneficiaires/ENT-1-p2"] = doc{"statut_declaration": "complete", "entrees": []any{owner("Vasseur", "Hélène Margaux", "1968-02-21")}, "page_suivante": nil}
 			w["/mesures-restrictives/MR-1"]["page_suivante"] = "/mesures-restrictives/MR-1-p2"
 			w["/mesures-restrictives/MR-1-p2"] = doc{"entrees": []any{owner("Vasseur", "Hélène Margaux", "1968-02-21")}, "page_suivante": nil}
-		}, NonConforme, "mmmmmf", []string{
+		}, NonCompliant, "mmmmmf", []string{
 			`/beneficiaires/ENT-1 /page_suivante = "/beneficiaires/ENT-1-p2"`,
 			`/beneficiaires/ENT-1-p2 /entrees/0/nom = "Vasseur"`,
 			`/mesures-restrictives/MR-1-p2 /entrees/0/prenoms = "H\u00e9l\u00e8ne Margaux"`,
@@ -258,11 +258,11 @@ func TestSolveRules(t *testing.T) {
 			w[entity]["attestations"] = []any{att1, "/attestations/ATT-9"}
 			w["/agrements/AGR-1"]["date_fin_validite"] = "2026-09-30"
 			task.References = []string{"/attestations/ATT-9"}
-		}, NonConforme, "mfssss", []string{`/agrements/AGR-1 /date_fin_validite = "2026-09-30"`}},
+		}, NonCompliant, "mfssss", []string{`/agrements/AGR-1 /date_fin_validite = "2026-09-30"`}},
 		{"false beats indeterminable within R4", func(w world, _ *season.Task) {
 			w[att1]["avenants"] = []any{"/avenants/AVN-9"}
 			w[att2]["date_fin_validite"] = "2026-09-30"
-		}, NonConforme, "mmmfss", []string{`/attestations/ATT-2 /date_fin_validite = "2026-09-30"`}},
+		}, NonCompliant, "mmmfss", []string{`/attestations/ATT-2 /date_fin_validite = "2026-09-30"`}},
 		{"an absent attestation may be of any type", func(w world, _ *season.Task) {
 			w[entity]["attestations"] = []any{att1, "/attestations/ATT-9", att2}
 			w[att1]["date_fin_validite"] = "2026-09-30"
@@ -270,16 +270,16 @@ func TestSolveRules(t *testing.T) {
 		{"a later failure beats an earlier contradiction", func(w world, _ *season.Task) {
 			w["/listes/agrees/change-manuel"]["entrees"].([]any)[1].(doc)["statut"] = "suspendu"
 			w["/beneficiaires/ENT-1"]["statut_declaration"] = "incomplete"
-		}, NonConforme, "mmumfs", nil},
+		}, NonCompliant, "mmumfs", nil},
 		{"a later failure beats an earlier absence", func(w world, _ *season.Task) {
 			w[entity]["attestations"] = []any{att1, "/attestations/ATT-9"}
 			w["/mesures-restrictives/MR-1"]["entrees"] = []any{owner("Marchetti", "Lucie Anne", "1979-04-12")}
-		}, NonConforme, "mmmumf", nil},
+		}, NonCompliant, "mmmumf", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := cleanWorld()
-			task := season.Task{ID: "t", Entite: entity, Activite: "change-manuel", DateExamen: "2026-10-05"}
+			task := season.Task{ID: "t", Entity: entity, Activity: "change-manuel", ExaminationDate: "2026-10-05"}
 			tt.edit(w, &task)
 			res, err := Solve(task, w.fetcher(t))
 			require.NoError(t, err)
@@ -299,7 +299,7 @@ func TestSolveRules(t *testing.T) {
 // The solver fetches each path once, the referentiel first and as one call,
 // and stops fetching at the first criterion established false.
 func TestSolveCalls(t *testing.T) {
-	task := season.Task{ID: "t", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05"}
+	task := season.Task{ID: "t", Entity: "/entites/ENT-1", Activity: "change-manuel", ExaminationDate: "2026-10-05"}
 	res, err := Solve(task, cleanWorld().fetcher(t))
 	require.NoError(t, err)
 	assert.Equal(t, []string{
@@ -320,8 +320,8 @@ func TestSolveRefusesBrokenCorpus(t *testing.T) {
 		name string
 		edit func(w world, task *season.Task)
 	}{
-		{"an activity the referentiel does not know", func(_ world, task *season.Task) { task.Activite = "crypto" }},
-		{"a date that is not a date", func(_ world, task *season.Task) { task.DateExamen = "05/10/2026" }},
+		{"an activity the referentiel does not know", func(_ world, task *season.Task) { task.Activity = "crypto" }},
+		{"a date that is not a date", func(_ world, task *season.Task) { task.ExaminationDate = "05/10/2026" }},
 		{"a date in a resource that is not a date", func(w world, _ *season.Task) { w["/agrements/AGR-1"]["date_debut"] = "2024-02-30" }},
 		{"a page loop", func(w world, _ *season.Task) {
 			w["/mesures-restrictives/MR-1"]["page_suivante"] = "/mesures-restrictives/MR-1"
@@ -335,7 +335,7 @@ func TestSolveRefusesBrokenCorpus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := cleanWorld()
-			task := season.Task{ID: "t", Entite: "/entites/ENT-1", Activite: "change-manuel", DateExamen: "2026-10-05"}
+			task := season.Task{ID: "t", Entity: "/entites/ENT-1", Activity: "change-manuel", ExaminationDate: "2026-10-05"}
 			tt.edit(w, &task)
 			_, err := Solve(task, w.fetcher(t))
 			assert.Error(t, err)
@@ -349,4 +349,13 @@ func initials(criteria []Criterion) string {
 		out[i] = c.Outcome[0]
 	}
 	return string(out)
+}
+
+// Every track's rulebook has its criteria here: a new track without them
+// would have no reference solver.
+func TestEveryTrackHasItsCriteria(t *testing.T) {
+	require.Len(t, solvers, len(season.Tracks))
+	for _, r := range season.Tracks {
+		assert.NotNil(t, solvers[r], r.Name())
+	}
 }

@@ -1,4 +1,13 @@
-package manifest
+// Package anchor computes the hashes Trust Layer anchors for a call to the
+// corpus, as Trust Layer computes them (docs/contract.md, section 1): the
+// request_hash of the request_data its POST /v1/proxy builds for a GET, and
+// the response_hash of the parsed response body, each the SHA-256 of a
+// canonical JSON form written by package pyjson, never of a Go value
+// serialised.
+//
+// A scorer recomputes both from a manifest; the manifest records them (see
+// package manifest), and this package is the one place they are computed.
+package anchor
 
 import (
 	"bytes"
@@ -11,19 +20,23 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
-// Request is the constant part of every request_data Trust Layer builds for a
-// corpus call: only the target varies.
-var Request = RequestTemplate{Method: "GET", Amount: 0, Currency: "eur"}
+// The constant part of every request_data Trust Layer builds for a corpus
+// call: only the target varies.
+const (
+	Method   = "GET"
+	Amount   = 0.0
+	Currency = "eur"
+)
 
 // RequestData is the object Trust Layer hashes for a GET of target through
 // POST /v1/proxy: {"target", "method", "payload": {}, "amount": 0.0, "currency"}.
 func RequestData(target string) pyjson.Object {
 	return pyjson.Object{
 		{Key: "target", Value: target},
-		{Key: "method", Value: Request.Method},
+		{Key: "method", Value: Method},
 		{Key: "payload", Value: pyjson.Object{}},
-		{Key: "amount", Value: pyjson.Number(string(pyjson.AppendFloat(nil, float64(Request.Amount))))},
-		{Key: "currency", Value: Request.Currency},
+		{Key: "amount", Value: pyjson.Number(string(pyjson.AppendFloat(nil, Amount)))},
+		{Key: "currency", Value: Currency},
 	}
 }
 
@@ -34,16 +47,16 @@ var requestPrefix = func() []byte {
 	const tail = `"target":""}`
 	whole := pyjson.Canonical(RequestData(""))
 	if !bytes.HasSuffix(whole, []byte(tail)) {
-		panic("manifest: the target is not the last key of request_data's canonical form")
+		panic("anchor: the target is not the last key of request_data's canonical form")
 	}
 	return whole[:len(whole)-len(tail)+len(`"target":`)]
 }()
 
 // RequestHash is the request_hash Trust Layer anchors for a GET of target.
 func RequestHash(target string) string {
-	h := hashers.Get().(*hasher)
-	defer h.release()
-	return HexSHA256(h.requestSum(target))
+	h := Pooled()
+	defer h.Release()
+	return HexSHA256(h.RequestSum(target))
 }
 
 // ResponseHash is the response_hash Trust Layer anchors for a response body:
@@ -52,26 +65,30 @@ func RequestHash(target string) string {
 // A body that is not JSON is an error: Trust Layer would anchor a substitute
 // that this project never serves.
 func ResponseHash(body []byte) (string, error) {
-	h := hashers.Get().(*hasher)
-	defer h.release()
+	h := Pooled()
+	defer h.Release()
 	if err := h.doc.Read(body); err != nil {
 		return "", err
 	}
-	return HexSHA256(h.responseSum()), nil
+	return HexSHA256(h.ResponseSum()), nil
 }
 
-// hasher reads bodies and hashes them, its buffers reused from one body to
+// Hasher reads bodies and hashes them, its buffers reused from one body to
 // the next: on a large tree, allocating for each body would be most of the
-// time spent.
-type hasher struct {
+// time spent. The zero value is ready; one Hasher serves one goroutine.
+type Hasher struct {
 	doc       pyjson.Document
 	canonical []byte
 }
 
-var hashers = sync.Pool{New: func() any { return new(hasher) }}
+var hashers = sync.Pool{New: func() any { return new(Hasher) }}
 
-// release hands h back to the pool.
-func (h *hasher) release() {
+// Pooled returns a Hasher of a pool shared by the process, to hand back with
+// Release.
+func Pooled() *Hasher { return hashers.Get().(*Hasher) }
+
+// Release hands h back to the pool; h is not used after.
+func (h *Hasher) Release() {
 	h.doc.Reset()
 	hashers.Put(h)
 }
@@ -79,9 +96,9 @@ func (h *hasher) release() {
 // falsyBody is the canonical form Trust Layer hashes for a falsy body.
 var falsyBody = pyjson.Canonical(pyjson.Object{{Key: "error", Value: nil}})
 
-// responseSum is the SHA-256 behind the response_hash of the body h read
-// last.
-func (h *hasher) responseSum() [sha256.Size]byte {
+// ResponseSum is the SHA-256 behind the response_hash of the body h read
+// last, by Check.
+func (h *Hasher) ResponseSum() [sha256.Size]byte {
 	if h.falsy() {
 		return sha256.Sum256(falsyBody)
 	}
@@ -89,14 +106,14 @@ func (h *hasher) responseSum() [sha256.Size]byte {
 	return sha256.Sum256(h.canonical)
 }
 
-// requestSum is the SHA-256 behind the request_hash of a GET of target.
-func (h *hasher) requestSum(target string) [sha256.Size]byte {
+// RequestSum is the SHA-256 behind the request_hash of a GET of target.
+func (h *Hasher) RequestSum(target string) [sha256.Size]byte {
 	h.canonical = append(pyjson.AppendCanonical(append(h.canonical[:0], requestPrefix...), target), '}')
 	return sha256.Sum256(h.canonical)
 }
 
 // falsy reports whether the body h read last is falsy in Python.
-func (h *hasher) falsy() bool {
+func (h *Hasher) falsy() bool {
 	if n, container := h.doc.Len(); container {
 		return n == 0
 	}
@@ -122,12 +139,21 @@ func SHA256(b []byte) string {
 // HexSHA256 writes a SHA-256 sum as SHA256 does.
 func HexSHA256(sum [sha256.Size]byte) string {
 	var text [2 * sha256.Size]byte
-	return string(appendHex(text[:0], sum))
+	return string(AppendHex(text[:0], sum))
 }
 
-// appendHex appends a SHA-256 as SHA256 writes it.
-func appendHex(dst []byte, sum [sha256.Size]byte) []byte {
+// AppendHex appends a SHA-256 sum as SHA256 writes it.
+func AppendHex(dst []byte, sum [sha256.Size]byte) []byte {
 	return hex.AppendEncode(dst, sum[:])
+}
+
+// HasSHA256 reports whether b's SHA-256 is sum as SHA256 writes it, without
+// writing it.
+func HasSHA256(b []byte, sum string) bool {
+	digest := sha256.Sum256(b)
+	var text [2 * sha256.Size]byte
+	hex.Encode(text[:], digest[:])
+	return string(text[:]) == sum
 }
 
 // IsSHA256 reports whether s is a SHA-256 written as SHA256 writes it: 64
@@ -148,19 +174,20 @@ func IsSHA256(s string) bool {
 var ErrNumber = errors.New("numbers are not allowed in the corpus (strings, booleans and null only)")
 
 // CheckBody parses a body the corpus serves and enforces what every such body
-// must be: a non-empty JSON object that Python reads exactly as written, with
-// no number anywhere. The error names the JSON pointer and the rule.
+// must be for its response_hash to be the one anyone recomputes: a non-empty
+// JSON object that Python reads exactly as written, with no number anywhere.
+// The error names the JSON pointer and the rule.
 func CheckBody(body []byte) (pyjson.Object, error) {
-	h := hashers.Get().(*hasher)
-	defer h.release()
-	if err := h.check(body); err != nil {
+	h := Pooled()
+	defer h.Release()
+	if err := h.Check(body); err != nil {
 		return nil, err
 	}
 	return h.doc.Value().(pyjson.Object), nil
 }
 
-// check reads body as CheckBody does.
-func (h *hasher) check(body []byte) error {
+// Check reads body as CheckBody does, for ResponseSum and Strings.
+func (h *Hasher) Check(body []byte) error {
 	if err := h.doc.Read(body); err != nil {
 		return err
 	}
@@ -173,15 +200,8 @@ func (h *hasher) check(body []byte) error {
 	return nil
 }
 
-// appendCandidates appends every string value of the body h read last
-// that may be a reference into a collection, but self (the body's own
-// path): a reference starts with a slash, and most strings do not, so only
-// those are copied; corpus.IsReference decides.
-func (h *hasher) appendCandidates(refs []string, self string) []string {
-	h.doc.StringValues(func(text []byte) {
-		if len(text) > 0 && text[0] == '/' && string(text) != self {
-			refs = append(refs, string(text))
-		}
-	})
-	return refs
+// Strings calls fn with every string value of the body h read last, as a
+// view valid for the call.
+func (h *Hasher) Strings(fn func(text []byte)) {
+	h.doc.StringValues(fn)
 }

@@ -1,21 +1,13 @@
-package manifest
+package verify
 
 import (
 	"errors"
 	"io/fs"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 )
-
-// MaxFileSize is the most bytes a file of a corpus tree may hold, far
-// above any body of the season (a few KiB): Build lists no larger file, and a tree that holds one is refused, that file read no further
-// than this, so that a huge or sparse file put in the tree costs no
-// memory at start-up or reload.
-const MaxFileSize = 1 << 20
-
-// Dir is a corpus tree in a folder on disk, as package tree reads it.
-type Dir = tree.Dir
 
 // File is one file of a corpus tree.
 type File struct {
@@ -26,7 +18,7 @@ type File struct {
 // ReadTree reads every file of a track's tree, keyed by canonical path. A
 // file whose name is not a canonical resource of the track (a stray file, a
 // non-JSON file, an id outside the grammar, another track's resource), that
-// is not a regular file or that is larger than MaxFileSize (read no
+// is not a regular file or that is larger than manifest.MaxFileSize (read no
 // further) is an error naming it: nothing in the served tree goes
 // unaccounted for.
 func ReadTree(fsys fs.FS, track *corpus.Track) (map[string]File, error) {
@@ -35,7 +27,7 @@ func ReadTree(fsys fs.FS, track *corpus.Track) (map[string]File, error) {
 	// from large chunks, one filled at a time by each reader, rather than
 	// allocated one by one, which would round each up to its size class.
 	chunks := make([][]byte, tree.Readers(fsys))
-	files, data, err := tree.Scan(fsys, track.PathOf, MaxFileSize, func(reader int, _, _ string, b []byte) []byte {
+	files, data, err := tree.Scan(fsys, track.PathOf, manifest.MaxFileSize, func(reader int, _, _ string, b []byte) []byte {
 		if len(b) > bodyChunk/8 {
 			return append(make([]byte, 0, len(b)), b...)
 		}

@@ -1,19 +1,24 @@
-package solver
+package season
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
-	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// Graph is a task's graph (specification 5.2 and 6.6): the resources an
+// Fetcher answers a canonical path with the body the server would send.
+type Fetcher func(path string) ([]byte, error)
+
+// Graph is a task's graph (docs/contract.md, section 6; spec §5.2 and 6.6): the resources an
 // assertion on the task may name, split into its own resources and the
 // common lists.
 type Graph struct {
+	// Rules is the rulebook of the task's track.
+	Rules *Rules
 	// Own holds, on the conformity track, the entity, the agréments and
 	// attestations it lists, their avenants, its beneficial-owner pages, and
 	// what the statement cites in those collections; on the purchasing
@@ -30,8 +35,9 @@ type Graph struct {
 	bodies     map[string]pyjson.Object
 }
 
-func newGraph(entity string) *Graph {
+func newGraph(rules *Rules, entity string) *Graph {
 	return &Graph{
+		Rules:      rules,
 		Own:        map[string]bool{},
 		Common:     map[string]bool{},
 		entity:     entity,
@@ -41,20 +47,25 @@ func newGraph(entity string) *Graph {
 	}
 }
 
-// TaskGraph walks a task's graph through fetch, for a task of either track.
-// Its fetches are not the solver's calls: the graph holds what a task could
-// be asserted on, not what answering it takes.
-func TaskGraph(task season.Task, fetch Fetcher) (*Graph, error) {
-	if task.Track() != corpus.Conformite {
-		return purchaseGraph(task, fetch)
-	}
-	g := newGraph(task.Entite)
-	entity, err := g.own(task.Entite, fetch)
+// TaskGraph walks a task's graph through fetch, by its track's rules. Its
+// fetches are not the solver's calls: the graph holds what a task could be
+// asserted on, not what answering it takes.
+func TaskGraph(task Task, fetch Fetcher) (*Graph, error) {
+	rules := task.Rules()
+	return rules.graph(rules, task, fetch)
+}
+
+// conformityGraph walks a conformity task's graph: the entity, what it
+// lists and what the statement cites are its own; the activity's public
+// list and the restrictive-measures list its common lists.
+func conformityGraph(rules *Rules, task Task, fetch Fetcher) (*Graph, error) {
+	g := newGraph(rules, task.Entity)
+	entity, err := g.own(task.Entity, fetch)
 	if err != nil {
 		return nil, err
 	}
 	for _, ref := range task.References {
-		if collection, _, ok := corpus.SplitReference(ref); ok && collection != "listes/agrees" && collection != "mesures-restrictives" {
+		if collection, _, ok := corpus.SplitReference(ref); ok && !slices.Contains(g.Rules.CommonLists, collection) {
 			if _, err := g.own(ref, fetch); err != nil {
 				return nil, err
 			}
@@ -65,19 +76,11 @@ func TaskGraph(task season.Task, fetch Fetcher) (*Graph, error) {
 			return nil, err
 		}
 	}
-	ref, err := g.read(corpus.Referentiel, fetch)
-	if err != nil {
-		return nil, err
-	}
-	list, err := stringAt(ref, corpus.Referentiel, pointer("listes_agrees", task.Activite))
-	if err != nil {
-		return nil, err
-	}
-	measures, err := stringAt(ref, corpus.Referentiel, "/mesures_restrictives")
-	if err != nil {
-		return nil, err
-	}
-	for _, first := range []string{list, measures} {
+	for _, at := range []string{Pointer("listes_agrees", task.Activity), "/mesures_restrictives"} {
+		first, err := g.stated(at, fetch)
+		if err != nil {
+			return nil, err
+		}
 		if err := g.pages(first, fetch, g.Common, nil); err != nil {
 			return nil, err
 		}
@@ -85,11 +88,21 @@ func TaskGraph(task season.Task, fetch Fetcher) (*Graph, error) {
 	return g, nil
 }
 
+// stated returns the path at ptr in the resource that states the track's
+// rules: the first page of a common list.
+func (g *Graph) stated(ptr string, fetch Fetcher) (string, error) {
+	doc, err := g.read(g.Rules.Track.Rules, fetch)
+	if err != nil {
+		return "", err
+	}
+	return StringAt(doc, g.Rules.Track.Rules, ptr)
+}
+
 // ownResources adds what the entity lists: agréments, attestations and their
 // avenants, and every page of its beneficial-owner declaration.
 func (g *Graph) ownResources(entity pyjson.Object, fetch Fetcher) error {
 	for _, field := range []string{"agrements", "attestations"} {
-		paths, err := stringsAt(entity, g.entity, "/"+field)
+		paths, err := StringsAt(entity, g.entity, "/"+field)
 		if err != nil {
 			return err
 		}
@@ -101,11 +114,11 @@ func (g *Graph) ownResources(entity pyjson.Object, fetch Fetcher) error {
 			if field != "attestations" || doc == nil {
 				continue
 			}
-			avenants, err := stringsAt(doc, path, "/avenants")
+			amendments, err := StringsAt(doc, path, "/avenants")
 			if err != nil {
 				return err
 			}
-			for _, avn := range avenants {
+			for _, avn := range amendments {
 				if _, err := g.own(avn, fetch); err != nil {
 					return err
 				}
@@ -118,11 +131,11 @@ func (g *Graph) ownResources(entity pyjson.Object, fetch Fetcher) error {
 			return fmt.Errorf("%s: beneficiaires is not a path", g.entity)
 		}
 		return g.pages(path, fetch, g.Own, func(doc pyjson.Object) error {
-			entries, err := objectsAt(doc, path, "/entrees")
+			entries, err := ObjectsAt(doc, path, "/entrees")
 			for _, e := range entries {
-				nom, _ := stringAt(e, path, "/nom")
-				prenoms, _ := stringAt(e, path, "/prenoms")
-				g.owners[[2]string{nom, prenoms}] = true
+				surname, _ := StringAt(e, path, "/nom")
+				givenNames, _ := StringAt(e, path, "/prenoms")
+				g.owners[[2]string{surname, givenNames}] = true
 			}
 			return err
 		})
@@ -138,7 +151,7 @@ func (g *Graph) own(path string, fetch Fetcher) (pyjson.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if existe, _ := doc.Get("existe"); existe == false {
+	if exists, _ := doc.Get("existe"); exists == false {
 		return nil, nil
 	}
 	return doc, nil
@@ -152,7 +165,7 @@ func (g *Graph) pages(first string, fetch Fetcher, set map[string]bool, visit fu
 		if err != nil {
 			return err
 		}
-		if existe, _ := doc.Get("existe"); existe == false {
+		if exists, _ := doc.Get("existe"); exists == false {
 			return nil
 		}
 		if visit != nil {
@@ -174,7 +187,7 @@ func (g *Graph) read(path string, fetch Fetcher) (pyjson.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := manifest.CheckBody(data)
+	doc, err := anchor.CheckBody(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -182,13 +195,17 @@ func (g *Graph) read(path string, fetch Fetcher) (pyjson.Object, error) {
 	return doc, nil
 }
 
+// Body returns the body of a resource of the graph, as served; nil for a
+// resource the walk did not read.
+func (g *Graph) Body(path string) pyjson.Object { return g.bodies[path] }
+
 // Contains reports whether a resource is in the task's graph.
 func (g *Graph) Contains(resource string) bool {
 	return g.Own[resource] || g.Common[resource]
 }
 
 // Concerns reports whether an assertion on a common list is on an entry that
-// concerns the task (specification 5.2 and 6.6): on the public list, an entry
+// concerns the task (docs/contract.md, section 6; spec §5.2 and 6.6): on the public list, an entry
 // whose entite is the entity; on the restrictive-measures list, an entry
 // whose nom and prenoms are those of one of its beneficial owners; on a
 // catalogue page, a candidate's entry.
@@ -205,12 +222,12 @@ func (g *Graph) Concerns(resource, field string) bool {
 	}
 	switch collection {
 	case "listes/agrees":
-		entite, _ := entry.Get("entite")
-		return entite == g.entity
+		entity, _ := entry.Get("entite")
+		return entity == g.entity
 	case "mesures-restrictives":
-		nom, _ := stringAt(entry, resource, "/nom")
-		prenoms, _ := stringAt(entry, resource, "/prenoms")
-		return g.owners[[2]string{nom, prenoms}]
+		surname, _ := StringAt(entry, resource, "/nom")
+		givenNames, _ := StringAt(entry, resource, "/prenoms")
+		return g.owners[[2]string{surname, givenNames}]
 	case "catalogues":
 		product, _ := entry.Get("produit")
 		path, _ := product.(string)

@@ -1,4 +1,4 @@
-package manifest_test
+package verify_test
 
 import (
 	"bytes"
@@ -18,12 +18,15 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/tree"
+	"github.com/arkforge/proveit-corpus/manifest/verify"
 	"github.com/arkforge/proveit-corpus/tools/gencorpus"
 )
 
 // decodeThenCheck is what Load must return for a manifest's bytes and a
-// tree: Decode, the track's check, then Check at Bytes depth.
-func decodeThenCheck(data []byte, tree fs.FS, track *corpus.Track) ([]manifest.Served, error) {
+// tree: Decode, the track's check, then Tree at Bytes depth.
+func decodeThenCheck(data []byte, tree fs.FS, track *corpus.Track) ([]verify.Served, error) {
 	m, err := manifest.Decode(data)
 	if err != nil {
 		return nil, err
@@ -31,11 +34,11 @@ func decodeThenCheck(data []byte, tree fs.FS, track *corpus.Track) ([]manifest.S
 	if m.Piste != track.Name {
 		return nil, fmt.Errorf("the manifest is the track %q's", m.Piste)
 	}
-	bodies, err := m.Check(tree, manifest.Bytes)
+	bodies, err := verify.Tree(m, tree, verify.Bytes, nil)
 	if err != nil {
 		return nil, err
 	}
-	var served []manifest.Served
+	var served []verify.Served
 	for _, e := range m.Resources {
 		body, ok := bodies[e.Path]
 		if e.Kind == manifest.Absent {
@@ -44,7 +47,7 @@ func decodeThenCheck(data []byte, tree fs.FS, track *corpus.Track) ([]manifest.S
 		if !ok {
 			return nil, fmt.Errorf("%s: no body", e.Path)
 		}
-		served = append(served, manifest.Served{Path: e.Path, Kind: e.Kind, Status: e.Status, Body: body, SHA256: e.BytesSHA256})
+		served = append(served, verify.Served{Path: e.Path, Kind: e.Kind, Status: e.Status, Body: body, SHA256: e.BytesSHA256})
 	}
 	return served, nil
 }
@@ -70,9 +73,9 @@ func (streamOnly) Seek(int64, int) (int64, error) { return 0, errors.New("read o
 // alone, without reading the manifest again.
 func assertStreamed(t *testing.T, data []byte, tree fs.FS, track *corpus.Track) {
 	t.Helper()
-	served, sum, err := manifest.Load(streamOnly{bytes.NewReader(data)}, tree, track, func(s manifest.Served) string { return s.Path })
+	served, sum, err := verify.Load(streamOnly{bytes.NewReader(data)}, tree, track, func(s verify.Served) string { return s.Path })
 	require.NoError(t, err)
-	assert.Equal(t, manifest.SHA256(data), sum)
+	assert.Equal(t, anchor.SHA256(data), sum)
 	assert.Len(t, served, bytes.Count(data, []byte(`"path":`)))
 }
 
@@ -82,8 +85,8 @@ func assertLoadIsDecodeThenCheck(t *testing.T, data []byte, tree fs.FS, track *c
 	t.Helper()
 	want, wantErr := decodeThenCheck(data, tree, track)
 	for name, read := range readers {
-		served, sum, err := manifest.Load(read(data), tree, track, func(s manifest.Served) manifest.Served { return s })
-		assert.Equal(t, manifest.SHA256(data), sum, "%s: the manifest's SHA-256, error or not", name)
+		served, sum, err := verify.Load(read(data), tree, track, func(s verify.Served) verify.Served { return s })
+		assert.Equal(t, anchor.SHA256(data), sum, "%s: the manifest's SHA-256, error or not", name)
 		if wantErr != nil {
 			assert.EqualError(t, err, wantErr.Error(), name)
 			assert.Nil(t, served, name)
@@ -111,7 +114,7 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 		}, `unknown kind "autre"`},
 		breakage{"an absent entry of the other track", func(_ fstest.MapFS, m *manifest.Manifest) {
 			path := "/produits/PRD-0000"
-			m.Resources = append(m.Resources, manifest.Entry{Path: path, Kind: manifest.Absent, Status: 200, BytesSHA256: manifest.SHA256(corpus.AbsentBody(path))})
+			m.Resources = append(m.Resources, manifest.Entry{Path: path, Kind: manifest.Absent, Status: 200, BytesSHA256: anchor.SHA256(corpus.AbsentBody(path))})
 		}, "absent entry of another track"},
 		breakage{"another track's manifest", func(_ fstest.MapFS, m *manifest.Manifest) { m.Piste = corpus.Generique.Name },
 			`the manifest is the track "generique"'s`},
@@ -129,7 +132,7 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 			if tt.want == "" {
 				assertStreamed(t, data, tree, corpus.Conformite)
 			}
-			_, _, err := manifest.Load(bytes.NewReader(data), tree, corpus.Conformite, func(manifest.Served) int { return 0 })
+			_, _, err := verify.Load(bytes.NewReader(data), tree, corpus.Conformite, func(verify.Served) int { return 0 })
 			if tt.want == "" {
 				assert.NoError(t, err)
 			} else {
@@ -172,12 +175,12 @@ func TestLoadStreamsALargeManifest(t *testing.T) {
 	require.Greater(t, len(data), 4*256<<10, "the manifest spans several windows")
 	root := t.TempDir()
 	require.NoError(t, os.CopyFS(root, files))
-	assertLoadIsDecodeThenCheck(t, data, manifest.Dir(root), corpus.Conformite)
-	assertStreamed(t, data, manifest.Dir(root), corpus.Conformite)
+	assertLoadIsDecodeThenCheck(t, data, tree.Dir(root), corpus.Conformite)
+	assertStreamed(t, data, tree.Dir(root), corpus.Conformite)
 
 	last := m.Resources[len(m.Resources)-5]
 	require.NoError(t, os.WriteFile(filepath.Join(root, *last.File), []byte(`{"ressource": "changed"}`), 0o644))
-	assertLoadIsDecodeThenCheck(t, data, manifest.Dir(root), corpus.Conformite)
-	_, _, err = manifest.Load(bytes.NewReader(data), manifest.Dir(root), corpus.Conformite, func(manifest.Served) int { return 0 })
+	assertLoadIsDecodeThenCheck(t, data, tree.Dir(root), corpus.Conformite)
+	_, _, err = verify.Load(bytes.NewReader(data), tree.Dir(root), corpus.Conformite, func(verify.Served) int { return 0 })
 	assert.ErrorContains(t, err, *last.File+": bytes changed")
 }

@@ -1,32 +1,26 @@
-package solver
+package season
 
 import (
 	"fmt"
 
-	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
-	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// purchaseGraph walks a purchasing task's graph (CONTRACT.md section 6):
+// purchaseGraph walks a purchasing task's graph (docs/contract.md section 3):
 // the category's catalogue pages are its common list; each candidate (a
 // product on one of those pages, or a reference the statement supplies)
 // brings its own resources: its product sheet, supplier, tarif,
 // availability record, delivery conditions and annex, whether or not they
 // exist.
-func purchaseGraph(task season.Task, fetch Fetcher) (*Graph, error) {
-	g := newGraph("")
-	rules, err := g.read(corpus.ReglesAchat, fetch)
-	if err != nil {
-		return nil, err
-	}
-	first, err := stringAt(rules, corpus.ReglesAchat, pointer("catalogues", task.Categorie))
+func purchaseGraph(rules *Rules, task Task, fetch Fetcher) (*Graph, error) {
+	g := newGraph(rules, "")
+	first, err := g.stated(Pointer("catalogues", task.Category), fetch)
 	if err != nil {
 		return nil, err
 	}
 	var candidates []string
 	err = g.pages(first, fetch, g.Common, func(doc pyjson.Object) error {
-		entries, err := objectsAt(doc, first, "/entrees")
+		entries, err := ObjectsAt(doc, first, "/entrees")
 		for _, e := range entries {
 			if product, ok := e.Get("produit"); ok {
 				if path, ok := product.(string); ok {
@@ -83,7 +77,7 @@ func (g *Graph) ownLinks(path string, doc pyjson.Object, fetch Fetcher, fields .
 func (g *Graph) ownChain(from string, fetch Fetcher, fields ...string) error {
 	for _, field := range fields {
 		doc := g.bodies[from]
-		if existe, _ := doc.Get("existe"); doc == nil || existe == false {
+		if exists, _ := doc.Get("existe"); doc == nil || exists == false {
 			return nil
 		}
 		v, _ := doc.Get(field)

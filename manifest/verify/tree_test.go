@@ -1,4 +1,4 @@
-package manifest_test
+package verify_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
+	"github.com/arkforge/proveit-corpus/manifest/verify"
 )
 
 // unopenable is a tree whose named files cannot be opened.
@@ -42,13 +43,13 @@ func TestReadTreeFailsOnTheFirstFile(t *testing.T) {
 		files[fmt.Sprintf("entites/ENT-%d.json", i)] = file
 	}
 	broken := unopenable{files, []string{"entites/ENT-7.json", "agrements/AGR-2999.json", "referentiel.json"}}
-	_, err := manifest.ReadTree(broken, corpus.Conformite)
+	_, err := verify.ReadTree(broken, corpus.Conformite)
 	require.ErrorIs(t, err, fs.ErrPermission)
 	assert.Contains(t, err.Error(), "agrements/AGR-2999.json")
 	_, err = manifest.Build(broken, corpus.Conformite.Name, manifest.DefaultOrigin, nil)
 	assert.ErrorContains(t, err, "agrements/AGR-2999.json")
 
-	contents, err := manifest.ReadTree(files, corpus.Conformite)
+	contents, err := verify.ReadTree(files, corpus.Conformite)
 	require.NoError(t, err)
 	assert.Len(t, contents, 6001)
 	assert.Equal(t, "entites/ENT-42.json", contents["/entites/ENT-42"].Name)
@@ -70,15 +71,15 @@ func TestLargeFileIsRefusedUnread(t *testing.T) {
 
 	for name, run := range map[string]func() error{
 		"Load": func() error {
-			_, _, err := manifest.Load(bytes.NewReader(data), manifest.Dir(root), corpus.Conformite, func(s manifest.Served) []byte { return s.Body })
+			_, _, err := verify.Load(bytes.NewReader(data), tree.Dir(root), corpus.Conformite, func(s verify.Served) []byte { return s.Body })
 			return err
 		},
 		"Check": func() error {
-			_, err := m.Check(manifest.Dir(root), manifest.Full)
+			_, err := verify.Tree(m, tree.Dir(root), verify.Full, nil)
 			return err
 		},
 		"Build": func() error {
-			_, err := manifest.Build(manifest.Dir(root), corpus.Conformite.Name, manifest.DefaultOrigin, nil)
+			_, err := manifest.Build(tree.Dir(root), corpus.Conformite.Name, manifest.DefaultOrigin, nil)
 			return err
 		},
 	} {
@@ -93,10 +94,10 @@ func TestLargeFileIsRefusedUnread(t *testing.T) {
 			assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "allocated while loading a tree of 100 KiB and a file of 1 GiB")
 		})
 	}
-	_, err = m.Check(manifest.Dir(root), manifest.Bytes)
-	var mismatch *manifest.MismatchError
+	_, err = verify.Tree(m, tree.Dir(root), verify.Bytes, nil)
+	var mismatch *verify.MismatchError
 	require.ErrorAs(t, err, &mismatch)
-	assert.Equal(t, []manifest.Problem{
+	assert.Equal(t, []verify.Problem{
 		{What: "extra or unreadable: " + refusal},
 		{Path: m.Resources[len(m.Resources)-1].Path, File: huge, What: "missing from the tree"},
 	}, mismatch.Problems, "the file too large is named, and no other")
@@ -106,6 +107,43 @@ func TestLargeFileIsRefusedUnread(t *testing.T) {
 // errorsOf is ReadTree's error on the tree at root.
 func errorsOf(t *testing.T, root string) error {
 	t.Helper()
-	_, err := manifest.ReadTree(manifest.Dir(root), corpus.Conformite)
+	_, err := verify.ReadTree(tree.Dir(root), corpus.Conformite)
 	return err
+}
+
+// TestDirReadsLikeDirFS reads a tree through Dir and through os.DirFS: the
+// same files, the same bytes, and the same refusal of a name that is not
+// a canonical resource.
+func TestDirReadsLikeDirFS(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.CopyFS(root, corpus.Conformite.Embedded()))
+	want, err := verify.ReadTree(os.DirFS(root), corpus.Conformite)
+	require.NoError(t, err)
+	got, err := verify.ReadTree(tree.Dir(root), corpus.Conformite)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	for _, f := range got {
+		assert.Equal(t, len(f.Bytes), cap(f.Bytes), "%s: read into a slice of exactly its size", f.Name)
+		_ = append(f.Bytes, '!') // files share chunks: growing one must leave its neighbours alone
+	}
+	assert.Equal(t, want, got, "after growing each file's slice")
+
+	_, err = tree.Dir(root).ReadFile("../x.json")
+	assert.Error(t, err)
+	_, err = tree.Dir(root).ReadFile("missing.json")
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	require.NoError(t, os.Mkdir(filepath.Join(root, "folder.json"), 0o755))
+	_, err = tree.Dir(root).ReadFile("folder.json")
+	assert.ErrorContains(t, err, "not a regular file")
+
+	// Files smaller than, as large as and larger than the buffer of one read.
+	for _, size := range []int{0, 1, 64<<10 - 1, 64 << 10, 64<<10 + 1, 300_000} {
+		want := bytes.Repeat([]byte{'x'}, size)
+		name := fmt.Sprintf("size-%d.json", size)
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), want, 0o644))
+		got, err := tree.Dir(root).ReadFile(name)
+		require.NoError(t, err, size)
+		assert.Equal(t, want, got, size)
+		assert.Equal(t, size, cap(got), "%d: read into a slice of exactly its size", size)
+	}
 }

@@ -1,0 +1,61 @@
+package anchor_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+)
+
+func TestContractReferenceHashes(t *testing.T) {
+	assert.Equal(t, "1378d38cdb14483cdbea18463c2a908158202cc6dfba0195dbad8050d1bbaa9c",
+		anchor.RequestHash("https://corpus.arkforge.tech/agrements/AGR-4417"))
+	h, err := anchor.ResponseHash([]byte(`{"ressource": "/agrements/AGR-9999", "existe": false}`))
+	require.NoError(t, err)
+	assert.Equal(t, "d845eab33296088d967dd9629a0d87b653dc2af864bae485e421f2c87ebfe407", h)
+}
+
+func TestResponseHashOfFalsyBodies(t *testing.T) {
+	substitute, err := anchor.ResponseHash([]byte(`{"error": null}`))
+	require.NoError(t, err)
+	for _, body := range []string{`{}`, `[]`, `""`, `null`, `false`, `0`, `0.0`, `-0`, `1e-400`, ` {} `} {
+		got, err := anchor.ResponseHash([]byte(body))
+		require.NoError(t, err, body)
+		assert.Equal(t, substitute, got, body)
+	}
+	for _, body := range []string{`{"a":null}`, `[0]`, `" "`, `true`, `1`, `1e-300`} {
+		got, err := anchor.ResponseHash([]byte(body))
+		require.NoError(t, err, body)
+		assert.NotEqual(t, substitute, got, body)
+	}
+	// Trust Layer anchors a substitute for a body that is not JSON; the
+	// corpus never serves one, so the hash is refused rather than guessed.
+	for _, body := range []string{``, `1e-400x`, `{"a":1,}`, "\xef\xbb\xbf{}", `NaN`} {
+		_, err := anchor.ResponseHash([]byte(body))
+		assert.Error(t, err, body)
+	}
+}
+
+func TestCheckBody(t *testing.T) {
+	tests := []struct {
+		body, message string
+	}{
+		{`{"a": "b"}`, ""},
+		{`{"a": [{"b": 1}]}`, "at /a/0/b (byte 0): numbers are not allowed"},
+		{`{}`, "non-empty JSON object"},
+		{`["a"]`, "non-empty JSON object"},
+		{`{"a": "b", "a": "c"}`, "duplicate key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.body, func(t *testing.T) {
+			_, err := anchor.CheckBody([]byte(tt.body))
+			if tt.message == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tt.message)
+			}
+		})
+	}
+}

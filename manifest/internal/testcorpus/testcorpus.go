@@ -1,0 +1,40 @@
+// Package testcorpus hands the manifest packages' tests a track's
+// checked-in manifest and a copy of its tree they may break.
+package testcorpus
+
+import (
+	"io/fs"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest"
+)
+
+// CheckedIn decodes the manifest of a track compiled into the binary.
+func CheckedIn(t testing.TB, track *corpus.Track) *manifest.Manifest {
+	t.Helper()
+	m, err := manifest.Decode(manifest.Embedded(track))
+	require.NoError(t, err)
+	require.Equal(t, track.Name, m.Piste)
+	return m
+}
+
+// TreeCopy copies a track's embedded tree into an in-memory tree a test
+// may break.
+func TreeCopy(t testing.TB, track *corpus.Track) fstest.MapFS {
+	t.Helper()
+	tree := fstest.MapFS{}
+	err := fs.WalkDir(track.Embedded(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(track.Embedded(), name)
+		tree[name] = &fstest.MapFile{Data: data}
+		return err
+	})
+	require.NoError(t, err)
+	return tree
+}
