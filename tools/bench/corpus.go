@@ -122,7 +122,7 @@ const (
 )
 
 // writeMix writes the request mix of a corpus, in the targets format of
-// tools/loadgen and mix.lua: every resource once, with the secret; absent
+// tools/internal/loadgen and mix.lua: every resource once, with the secret; absent
 // references (the manifest's, then made-up ids) and the same number of
 // requests without the secret (the 403 path), shuffled with a fixed seed.
 func (b *bench) writeMix(c *corpusSet) (string, error) {

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arkforge/proveit-corpus/tools/loadgen"
+	"github.com/arkforge/proveit-corpus/tools/internal/loadgen"
 )
 
 //go:embed mix.lua

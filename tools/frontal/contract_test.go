@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/nginxconf"
 	"github.com/arkforge/proveit-corpus/tools/probe"
-	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
 
 // probeSecretTwice is the probe's check that a repeated secret header is refused.

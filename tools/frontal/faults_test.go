@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/nginxconf"
 	"github.com/arkforge/proveit-corpus/tools/probe"
-	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
 
 // TestLoad runs a bounded load on each topology: every answer hash-checked,

@@ -18,8 +18,8 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/probe"
-	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
 
 // The HTTP/2 window attack: a client that advertises a zero stream window

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/probe"
-	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
 
 // h2ServerReply is a request Go's HTTP/2 server answers itself, before any
