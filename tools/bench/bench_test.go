@@ -162,8 +162,8 @@ func TestPairedMedian(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.InDelta(t, tt.rps, tt.run.medianOf(pairedRound.rpsRatio), 1e-9)
-			assert.InDelta(t, tt.p99, tt.run.medianOf(pairedRound.p99Ratio), 1e-9)
+			assert.InDelta(t, tt.rps, tt.run.MedianRPSRatio(), 1e-9)
+			assert.InDelta(t, tt.p99, tt.run.MedianP99Ratio(), 1e-9)
 		})
 	}
 }

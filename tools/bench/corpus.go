@@ -26,7 +26,9 @@ type corpusSet struct {
 	Files    int
 	Bytes    int64
 	Entries  int
-	manifest *manifest.Manifest
+	// ManifestBytes is the size of the manifest file.
+	ManifestBytes int64
+	manifest      *manifest.Manifest
 	// Generation is how long `proveit gencorpus` took, for a generated corpus.
 	Generation time.Duration
 }
@@ -86,6 +88,7 @@ func (c *corpusSet) load() error {
 	if err != nil {
 		return err
 	}
+	c.ManifestBytes = int64(len(data))
 	if c.manifest, err = manifest.Decode(data); err != nil {
 		return err
 	}
@@ -119,7 +122,7 @@ const (
 )
 
 // writeMix writes the request mix of a corpus, in the targets format of
-// tools/loadgen and mix.lua: every resource once, with the secret; absent
+// tools/internal/loadgen and mix.lua: every resource once, with the secret; absent
 // references (the manifest's, then made-up ids) and the same number of
 // requests without the secret (the 403 path), shuffled with a fixed seed.
 func (b *bench) writeMix(c *corpusSet) (string, error) {

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arkforge/proveit-corpus/tools/loadgen"
+	"github.com/arkforge/proveit-corpus/tools/internal/loadgen"
 )
 
 //go:embed mix.lua
@@ -46,6 +46,11 @@ func (r *closedResult) Errors() int64 {
 	return r.ConnectErrors + r.ReadErrors + r.WriteErrors + r.Timeouts
 }
 
+// NonSuccessPercent is the share of answers outside 2xx and 3xx.
+func (r *closedResult) NonSuccessPercent() float64 {
+	return 100 * float64(r.Non2xx3xx) / float64(r.Requests)
+}
+
 // serverRun is one setup on one corpus.
 type serverRun struct {
 	Setup   setup
@@ -63,6 +68,10 @@ type serverRun struct {
 	// runs kept.
 	ClosedOther, OpenOther float64
 }
+
+// OpenOtherCPU is the others' CPU of the fixed-rate run, 0 when it failed
+// (quietest then reports -1).
+func (s *serverRun) OpenOtherCPU() float64 { return max(s.OpenOther, 0) }
 
 // closedLoop starts a setup, warms it up, then drives it with wrk at a
 // fixed connection count; a run disturbed by other processes is measured

@@ -9,7 +9,7 @@
 // handler), stock Caddy `file_server` gated on the secret header, and nginx
 // with the vhost `proveit nginx` generates. wrk drives each at a fixed
 // connection count over a mix of every resource, absent references and the
-// 403 path; package tools/loadgen then drives each at a fixed rate below
+// 403 path; package tools/internal/loadgen then drives each at a fixed rate below
 // saturation. It records
 // requests per second, latency percentiles and peak RSS, profiles the corpus
 // server under load through Caddy's admin pprof endpoint, and times manifest
@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/tools/loadgen"
+	"github.com/arkforge/proveit-corpus/tools/internal/loadgen"
 )
 
 // bench holds the configuration of a run.

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"slices"
 )
 
@@ -25,10 +23,10 @@ type pairedRun struct {
 	Error  string // why the paired runs did not complete
 }
 
-// rpsRatio and p99Ratio are the round's ratios of the corpus server to the
+// RPSRatio and P99Ratio are the round's ratios of the corpus server to the
 // floor.
-func (r pairedRound) rpsRatio() float64 { return r.Corpus.RPS() / r.Floor.RPS() }
-func (r pairedRound) p99Ratio() float64 {
+func (r pairedRound) RPSRatio() float64 { return r.Corpus.RPS() / r.Floor.RPS() }
+func (r pairedRound) P99Ratio() float64 {
 	return float64(r.Corpus.P99US) / float64(r.Floor.P99US)
 }
 
@@ -39,6 +37,10 @@ func (p *pairedRun) rounds() int {
 	}
 	return len(p.Rounds)
 }
+
+// MedianRPSRatio and MedianP99Ratio are the medians the serving goals read.
+func (p *pairedRun) MedianRPSRatio() float64 { return p.medianOf(pairedRound.RPSRatio) }
+func (p *pairedRun) MedianP99Ratio() float64 { return p.medianOf(pairedRound.P99Ratio) }
 
 // medianOf returns the median of what each round gives (the lower middle one
 // of an even count), or 0 without rounds.
@@ -107,39 +109,4 @@ func setupOf(key string) setup {
 		}
 	}
 	panic("bench: no setup " + key)
-}
-
-// pairedSection writes each corpus's rounds.
-func (r *report) pairedSection(w *bytes.Buffer) {
-	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
-	b := r.Config
-	p("## Serving: the shipped configuration and the floor, in turn")
-	p("")
-	p("Both servers started side by side on CPU %s, each warmed for %s, then driven in turn by the same wrk command for %s each, "+
-		"%d rounds, the first server of a round alternating. Each round's ratios compare the two at the same moment; "+
-		"the serving goals read their median.", b.serverCPU, b.warmup, b.pairDuration, b.pairs)
-	p("")
-	p("| corpus | round | shipped: requests/s | floor: requests/s | ratio | shipped: p99 | floor: p99 | ratio |")
-	p("|---|--:|--:|--:|--:|--:|--:|--:|")
-	for _, c := range r.Corpora {
-		if c.Paired == nil {
-			continue
-		}
-		if c.Paired.Error != "" {
-			p("| %s | not run: %s |||||||", c.Corpus.Name, oneLine(c.Paired.Error))
-			continue
-		}
-		for i, round := range c.Paired.Rounds {
-			first := "floor first"
-			if round.CorpusFirst {
-				first = "shipped first"
-			}
-			p("| %s | %d (%s) | %.0f | %.0f | %.2f | %s | %s | %.2f |", c.Corpus.Name, i+1, first,
-				round.Corpus.RPS(), round.Floor.RPS(), round.rpsRatio(),
-				us(round.Corpus.P99US), us(round.Floor.P99US), round.p99Ratio())
-		}
-		p("| %s | median | | | **%.2f** | | | **%.2f** |", c.Corpus.Name,
-			c.Paired.medianOf(pairedRound.rpsRatio), c.Paired.medianOf(pairedRound.p99Ratio))
-	}
-	p("")
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -36,6 +35,11 @@ type readerTiming struct {
 	Portable, Syscalls       time.Duration
 	PortableCPU, SyscallsCPU time.Duration
 }
+
+// WallRatio and CPURatio compare the portable reader with the system-call
+// one, in wall time and in CPU time.
+func (t readerTiming) WallRatio() float64 { return t.Portable.Seconds() / t.Syscalls.Seconds() }
+func (t readerTiming) CPURatio() float64  { return t.PortableCPU.Seconds() / t.SyscallsCPU.Seconds() }
 
 // readerBenchTimes is the count of scans of the tree each run of
 // BenchmarkReaders times.
@@ -106,38 +110,4 @@ func (b *bench) readerBench(test, tree, reader, pin string, cpus int) (perScan, 
 		}
 	}
 	return 0, 0, fmt.Errorf("BenchmarkReaders/%s: no ns/op in %s", reader, tail(string(out), 1000))
-}
-
-func (r *report) readersSection(w *bytes.Buffer) {
-	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
-	var runs []*corpusRun
-	for _, c := range r.Corpora {
-		if c.Readers != nil {
-			runs = append(runs, c)
-		}
-	}
-	if len(runs) == 0 {
-		return
-	}
-	p("## The tree reader")
-	p("")
-	p("Package `manifest/tree` reads every tree on every platform through `os` and `io/fs` (*portable*); *system calls* is the Linux reader "+
-		"it replaced (getdents64, openat and read on raw descriptors), kept as the yardstick of its tests. `BenchmarkReaders` scans the tree "+
-		"on disk with each, as start-up and `proveit manifest` read it (listing, refusals, every byte read, nothing else done with the bytes), "+
-		"%d scans a run; the two run in turn, %d rounds, the first of a round alternating, and the median is kept, with one CPU (pinned to CPU %s) "+
-		"and with every CPU; *CPU time* is the user and system time of each whole run, the test binary's start included, which "+
-		"other processes of a shared machine disturb less than wall time. Reading is only part of start-up and of `proveit manifest`, which gain less from a faster reader than the "+
-		"reading does; the system-call reader would be worth a build-tagged twin only if it made one of them %.1f× as fast.",
-		readerBenchTimes, r.Config.repeat, r.Config.serverCPU, fastPathGain)
-	p("")
-	p("| corpus | CPUs | portable | system calls | portable ÷ system calls | CPU time: portable | system calls | portable ÷ system calls | others' CPU |")
-	p("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
-	for _, c := range runs {
-		for _, t := range c.Readers.Timings {
-			p("| %s | %d | %s | %s | %.2f× | %s | %s | %.2f× | %.2f |", c.Corpus.Name, t.CPUs,
-				sec(t.Portable), sec(t.Syscalls), t.Portable.Seconds()/t.Syscalls.Seconds(),
-				sec(t.PortableCPU), sec(t.SyscallsCPU), t.PortableCPU.Seconds()/t.SyscallsCPU.Seconds(), c.Readers.Other)
-		}
-	}
-	p("")
 }

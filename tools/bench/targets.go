@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 )
@@ -50,7 +48,7 @@ func (r *report) targets() []target {
 		measuredRPS := fmt.Sprintf("%.2f× (%.0f vs %.0f requests/s, one run each)", rps, corpus.Closed.RPS(), floor.Closed.RPS())
 		measuredP99 := fmt.Sprintf("%.2f× (%s vs %s, one run each)", p99, us(corpus.Closed.P99US), us(floor.Closed.P99US))
 		if rounds := c.Paired.rounds(); rounds > 0 {
-			rps, p99 = c.Paired.medianOf(pairedRound.rpsRatio), c.Paired.medianOf(pairedRound.p99Ratio)
+			rps, p99 = c.Paired.MedianRPSRatio(), c.Paired.MedianP99Ratio()
 			measuredRPS = fmt.Sprintf("%.2f×, median of %d paired rounds (one run each: %.2f×)", rps, rounds, oneRPS)
 			measuredP99 = fmt.Sprintf("%.2f×, median of %d paired rounds (one run each: %.2f×)", p99, rounds, oneP99)
 		}
@@ -70,11 +68,11 @@ func (r *report) targets() []target {
 			name string
 			t    toolTiming
 		}{{"`proveit manifest`", c.Tools.Manifest}, {"`proveit verify`", c.Tools.Verify}} {
-			floor := op.t.GoAllCPUs.Seconds() / op.t.Floor.Seconds()
+			floor := op.t.FloorRatio()
 			ts = append(ts, target{Name: fmt.Sprintf("%s: %s ≤ %.1f × sha256sum", c.Corpus.Name, op.name, sha256sumBound),
 				Met:      floor <= sha256sumBound,
 				Measured: fmt.Sprintf("%.2f× (%s vs %s)", floor, sec(op.t.GoAllCPUs), sec(op.t.Floor))})
-			python := op.t.Python.Seconds() / op.t.GoAllCPUs.Seconds()
+			python := op.t.PythonSpeedup()
 			ts = append(ts, target{Name: fmt.Sprintf("%s: %s ≥ %.0f × faster than Python", c.Corpus.Name, op.name, pythonSpeedup),
 				Met:      python >= pythonSpeedup,
 				Measured: fmt.Sprintf("%.2f× (%s vs %s)", python, sec(op.t.GoAllCPUs), sec(op.t.Python))})
@@ -110,25 +108,6 @@ func (r *report) targets() []target {
 	return ts
 }
 
-func (r *report) targetsSection(w *bytes.Buffer) {
-	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
-	p("## Goals")
-	p("")
-	p("Each goal compares two figures of this run. What they mean, and where the time goes when one is missed, is written by hand in " +
-		"[performance-analysis.md](performance-analysis.md), which names the run it read.")
-	p("")
-	p("| goal | measured | |")
-	p("|---|---|---|")
-	for _, t := range r.targets() {
-		verdict := "**missed**"
-		if t.Met {
-			verdict = "met"
-		}
-		p("| %s | %s | %s |", t.Name, t.Measured, verdict)
-	}
-	p("")
-}
-
 func benchField(line, unit string) string {
 	f := strings.Fields(line)
 	for i := 1; i < len(f); i++ {
@@ -137,12 +116,4 @@ func benchField(line, unit string) string {
 		}
 	}
 	return "?"
-}
-
-func fileSize(name string) (int64, error) {
-	info, err := os.Stat(name)
-	if err != nil {
-		return 0, err
-	}
-	return info.Size(), nil
 }

@@ -20,6 +20,22 @@ type toolTiming struct {
 	Go                       time.Duration // proveit pinned to one CPU
 }
 
+// PythonSpeedup is how many times faster proveit is than the Python
+// reference; FloorRatio, proveit's time over sha256sum's.
+func (t toolTiming) PythonSpeedup() float64 { return t.Python.Seconds() / t.GoAllCPUs.Seconds() }
+func (t toolTiming) FloorRatio() float64    { return t.GoAllCPUs.Seconds() / t.Floor.Seconds() }
+
+// toolOperation is one timed operation of the manifest tool.
+type toolOperation struct {
+	Name string
+	toolTiming
+}
+
+// Operations are the two timings, generation first.
+func (t *toolRun) Operations() []toolOperation {
+	return []toolOperation{{"generate", t.Manifest}, {"verify", t.Verify}}
+}
+
 // toolRun is the manifest tool measured on one corpus.
 type toolRun struct {
 	Manifest, Verify toolTiming

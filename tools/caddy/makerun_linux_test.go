@@ -22,8 +22,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/probe"
-	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
 
 // makeRunUser is the unprivileged account TestMakeRunAsWritten creates,

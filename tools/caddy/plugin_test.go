@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	proveitcorpus "github.com/arkforge/proveit-corpus"
-	"github.com/arkforge/proveit-corpus/tools/servertest"
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 )
 
 // pluginModules are the modules the plugin registers.

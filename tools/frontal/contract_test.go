@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/nginxconf"
 	"github.com/arkforge/proveit-corpus/tools/probe"
-	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
 
 // probeSecretTwice is the probe's check that a repeated secret header is refused.
@@ -76,12 +76,8 @@ func TestThreeTopologies(t *testing.T) {
 		for _, n := range d.beforeCaddy {
 			before += n
 		}
-		summary := fmt.Sprintf("The differential sent %d calls, %d requests with their variants (with the secret, without, "+
-			"twice), to each topology: %d exchanges. %d requests got the same status and the same bytes from all three. "+
-			"Caddy alone refused %d before its handler could run, and both nginx topologies answered those with a "+
-			"contract body or a closed connection. Every other difference is a residual below, allowed only where its "+
-			"rule holds.", len(calls), variants, 3*variants, d.identical, before)
-		t.Log(summary)
+		summary := differentialFigures{Calls: len(calls), Requests: variants, Exchanges: 3 * variants, Identical: d.identical, BeforeCaddy: before}
+		t.Logf("differential: %+v", summary)
 		t.Logf("residuals observed: %v; refused before Caddy's handler: %v", residuals.counts(), d.beforeCaddy)
 		figures.setDifferential(summary)
 		figures.refusedBeforeCaddy(d.beforeCaddy)
@@ -101,16 +97,11 @@ func TestThreeTopologies(t *testing.T) {
 		}
 		canaryRead := canaryAccessed(t, c)
 		assert.False(t, canaryRead, "a canary file beside the tree was opened")
-		summary := fmt.Sprintf("%d hostile calls (traversal, encodings, other forms of target, header injection, "+
-			"oversized lines, odd methods and versions), %d requests with and without the secret on each topology. "+
-			"Contract bodies: %s; closed connections: %s; Caddy alone refused %d before its handler (above). "+
-			"No answer held a byte of the canary files beside the tree, and none of them was opened.",
-			len(calls), h.requests/len(topologies), perTopology(h.contract), perTopology(h.closed), h.beforeCaddy)
-		t.Log(summary)
+		summary := hostileFigures{Calls: len(calls), Requests: h.requests / len(topologies), AllRequests: h.requests,
+			BeforeCaddy: h.beforeCaddy, Contract: h.contract, Closed: h.closed, Elapsed: time.Since(start)}
+		t.Logf("hostile targets: %+v", summary)
 		figures.setHostile(summary)
-		figures.add(fault{Name: "hostile targets", Topology: "all three", Requests: h.requests, Recovery: "—",
-			Sentence: fmt.Sprintf("%d requests in %s: each answered with a contract body or a closed connection "+
-				"(Caddy alone: or its refusals before the handler); the canary never came back.", h.requests, ms(time.Since(start)))})
+		figures.add(fault{Name: "hostile targets", Topology: "all three", Requests: h.requests, Recovery: "—", Figures: summary})
 	})
 
 	// The first secret was only ever sent in its header: no log may hold it.

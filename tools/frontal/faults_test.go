@@ -3,7 +3,6 @@ package frontal
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/nginxconf"
 	"github.com/arkforge/proveit-corpus/tools/probe"
-	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
 
 // TestLoad runs a bounded load on each topology: every answer hash-checked,
@@ -41,9 +40,8 @@ func TestLoad(t *testing.T) {
 			t.Logf("%s: %s", tp.name, r)
 			r.requireClean(t)
 			figures.add(fault{Name: "load", Topology: tp.name, Requests: r.Requests, Errors: r.Errors, Mismatches: r.Mismatches,
-				Recovery: "—", Sentence: fmt.Sprintf("50 connections for %s, drawing in turn the %d checks of the probe "+
-					"(every manifest entry with the secret, every row of the contract): %.0f requests a second, latency "+
-					"p50 %s, p99 %s, max %s.", ms(r.Elapsed), len(checks), r.rate(), ms(r.percentile(50)), ms(r.percentile(99)), ms(r.percentile(100)))})
+				Recovery: "—", Figures: loadFigures{Connections: 50, Checks: len(checks), Elapsed: r.Elapsed, Rate: r.rate(),
+					P50: r.percentile(50), P99: r.percentile(99), Max: r.percentile(100)}})
 		})
 	}
 }
@@ -105,15 +103,10 @@ func TestReloadUnderLoad(t *testing.T) {
 		assertNoSecretIn(t, s.AllLogs(t), secrets...)
 
 		figures.add(fault{Name: "reload: secrets", Topology: caddyAlone, Requests: r.Requests, Errors: r.Errors, Mismatches: r.Mismatches,
-			Recovery: "none needed", Sentence: fmt.Sprintf("Under 50 connections, caddy reload added a second secret "+
-				"(%s), the clients switched to it, and a second reload retired the first (%s); the retired secret then "+
-				"got the 403 body. %d requests, latency p99 %s, max %s; %d were sent again after Caddy closed an idle "+
-				"keep-alive connection as they left (nothing had been answered on it).", ms(addNext), ms(retireOld), r.Requests,
-				ms(r.percentile(99)), ms(r.percentile(100)), r.Retried)})
+			Recovery: "none needed", Figures: reloadFigures{Connections: 50, Requests: r.Requests, Retried: r.Retried,
+				AddNext: addNext, RetireOld: retireOld, P99: r.percentile(99), Max: r.percentile(100)}})
 		figures.add(fault{Name: "reload: tampered tree", Topology: caddyAlone, Requests: r.Requests, Errors: r.Errors,
-			Mismatches: r.Mismatches, Recovery: "none needed", Sentence: fmt.Sprintf("Under the same load, one byte-changed "+
-				"file in CORPUS_ROOT: caddy reload refused the tree in %s, naming the file, and the verified corpus went on "+
-				"serving from memory; no answer carried the changed bytes.", ms(tampered))})
+			Mismatches: r.Mismatches, Recovery: "none needed", Figures: tamperedFigures{Refused: tampered}})
 	})
 
 	t.Run("nginx alone", func(t *testing.T) {
@@ -143,11 +136,8 @@ func TestReloadUnderLoad(t *testing.T) {
 		requireStatus(t, tp.url, next, http.StatusOK)
 		assertNoSecretIn(t, tp.nginx.AllLogs(), secrets...)
 		figures.add(fault{Name: "nginx reload: secrets", Topology: nginxAlone, Requests: r.Requests, Errors: r.Errors,
-			Mismatches: r.Mismatches, Recovery: "none needed", Sentence: fmt.Sprintf("Under 50 connections, "+
-				"proveit nginx -write-gate added a second secret to the gate and nginx reloaded (%s until its new workers "+
-				"ran), the clients switched, and a second reload retired the first (%s). %d requests, latency p99 %s, max %s; "+
-				"%d sent again after nginx closed an idle keep-alive connection.",
-				ms(addNext), ms(retireOld), r.Requests, ms(r.percentile(99)), ms(r.percentile(100)), r.Retried)})
+			Mismatches: r.Mismatches, Recovery: "none needed", Figures: reloadFigures{Connections: 50, Requests: r.Requests,
+				Retried: r.Retried, AddNext: addNext, RetireOld: retireOld, P99: r.percentile(99), Max: r.percentile(100)}})
 	})
 }
 
@@ -222,28 +212,8 @@ func TestCorpusKilledBehindFrontal(t *testing.T) {
 		killed.Sub(start), restarted.Sub(start), ready.Sub(start), r.FirstTolerated.Sub(start), r.LastTolerated.Sub(start))
 	outage := r.LastTolerated.Sub(r.FirstTolerated)
 	figures.add(fault{Name: "corpus killed", Topology: nginxFrontal, Requests: r.Requests, Errors: r.Errors, Mismatches: r.Mismatches,
-		Tolerated: r.Tolerated, Cut: r.Cut, Recovery: "503 for " + ms(outage), Sentence: fmt.Sprintf("Under 20 connections through "+
-			"nginx, Caddy was killed (SIGKILL) %s into the run and started again on its port %s later; it answered %s "+
-			"after that, %s after the kill. nginx answered the 503 body to %d calls, from %s after the kill for %s; the "+
-			"last came %s the restarted Caddy answered its readiness check, and the calls after it were served. %s "+
-			"Every other answer was the manifest's: no error, no other body.", ms(killed.Sub(start)), ms(restarted.Sub(killed)),
-			ms(ready.Sub(restarted)), ms(ready.Sub(killed)), r.Tolerated, ms(r.FirstTolerated.Sub(killed)), ms(outage),
-			beforeOrAfter(r.LastTolerated, ready), cutSentence(r.Cut))})
-}
-
-// cutSentence says how many answers the kill cut off mid-body.
-func cutSentence(n int) string {
-	if n == 0 {
-		return "No answer was cut off mid-body."
-	}
-	return fmt.Sprintf("%d answers were cut off mid-body, the connection closed short of their Content-Length as "+
-		"Caddy died sending them: no client takes them for an answer.", n)
-}
-
-// beforeOrAfter says when a came relative to b.
-func beforeOrAfter(a, b time.Time) string {
-	if a.Before(b) {
-		return ms(b.Sub(a)) + " before"
-	}
-	return ms(a.Sub(b)) + " after"
+		Tolerated: r.Tolerated, Cut: r.Cut, Recovery: "503 for " + ms(outage), Figures: killFigures{Connections: 20,
+			Tolerated: r.Tolerated, Cut: r.Cut, Killed: killed.Sub(start), Restarted: restarted.Sub(killed), Ready: ready.Sub(restarted),
+			Down: ready.Sub(killed), FirstTolerated: r.FirstTolerated.Sub(killed), Outage: outage,
+			LastToReady: r.LastTolerated.Sub(ready).Abs(), LastBeforeReady: r.LastTolerated.Before(ready)}})
 }

@@ -18,8 +18,8 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/probe"
-	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
 
 // The HTTP/2 window attack: a client that advertises a zero stream window
@@ -355,20 +355,20 @@ func TestH2WindowFlood(t *testing.T) {
 			attack.Wait()
 			<-sampled
 			x := floodFigures{
-				channel: channel.name, heldAfter: heldAfter,
-				dialed: tally.dialed.Load(), dialFailed: tally.dialFailed.Load(), closedEarly: tally.closedEarly.Load(),
-				opened: tally.opened.Load(), answered: tally.answered.Load(), refused: tally.refused.Load(),
-				rssBefore: before, rssPeak: peak.Load(), failures: len(failures),
-				slowestH1: slowest["HTTP/1.1"], slowestH2: slowest["HTTP/2"],
+				Channel: channel.name, HeldAfter: heldAfter,
+				Dialed: tally.dialed.Load(), DialFailed: tally.dialFailed.Load(), ClosedEarly: tally.closedEarly.Load(),
+				Opened: tally.opened.Load(), Answered: tally.answered.Load(), Refused: tally.refused.Load(),
+				RSSBefore: before, RSSPeak: peak.Load(), Failures: len(failures),
+				SlowestH1: slowest["HTTP/1.1"], SlowestH2: slowest["HTTP/2"],
 			}
 			t.Logf("window flood, %s: %d connections dialled (%d failed, %d closed by the server at once), %d streams "+
 				"sent, %d answered with headers, %d reset; server RSS %d MB before, peak %d MB; streams held after %s; "+
-				"slowest call with the secret from 127.0.0.2: HTTP/1.1 %s, HTTP/2 %s", x.channel, x.dialed, x.dialFailed,
-				x.closedEarly, x.opened, x.answered, x.refused, x.rssBefore>>20, x.rssPeak>>20, x.heldAfter,
-				x.slowestH1, x.slowestH2)
+				"slowest call with the secret from 127.0.0.2: HTTP/1.1 %s, HTTP/2 %s", x.Channel, x.Dialed, x.DialFailed,
+				x.ClosedEarly, x.Opened, x.Answered, x.Refused, x.RSSBefore>>20, x.RSSPeak>>20, x.HeldAfter,
+				x.SlowestH1, x.SlowestH2)
 
 			assert.Empty(t, failures, "calls with the secret during the attack")
-			assert.Less(t, x.rssPeak, int64(floodMemoryBound), "the server's resident memory under the attack")
+			assert.Less(t, x.RSSPeak, int64(floodMemoryBound), "the server's resident memory under the attack")
 			for proto, d := range slowest {
 				assert.Less(t, d, floodAnswerBound, "%s call with the secret during the attack", proto)
 			}
@@ -379,44 +379,18 @@ func TestH2WindowFlood(t *testing.T) {
 
 // floodFigures are what one run of TestH2WindowFlood measured, for the report.
 type floodFigures struct {
-	channel                                                    string
-	heldAfter                                                  time.Duration // from the attack's start to the calls
-	dialed, dialFailed, closedEarly, opened, answered, refused int64
-	rssBefore, rssPeak                                         int64
-	failures                                                   int
-	slowestH1, slowestH2                                       time.Duration
+	Channel                                                    string
+	HeldAfter                                                  time.Duration // from the attack's start to the calls
+	Dialed, DialFailed, ClosedEarly, Opened, Answered, Refused int64
+	RSSBefore, RSSPeak                                         int64
+	Failures                                                   int
+	SlowestH1, SlowestH2                                       time.Duration
 }
 
 func (f *reportFigures) addFlood(x floodFigures) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.flood = append(f.flood, x)
-}
-
-// writeFlood renders the window attack's figures.
-func (f *reportFigures) writeFlood(p func(string, ...any)) {
-	p("## HTTP/2: the window attack")
-	p("")
-	p("`TestH2WindowFlood` runs against Caddy alone, with HTTP/2 switched on, what `h2load -c %d -m %d -n %d -w 0 -W 0` "+
-		"does: %d connections, each asking for up to %d streams of `GET %s` without the secret, %d requests in all, a zero "+
-		"stream window and never a WINDOW_UPDATE, so that no response body can leave the server; the attack lasts %s, "+
-		"in clear (h2c) and inside TLS.", floodConns, floodStreams, floodRequests, floodConns, floodStreams, floodTarget,
-		floodRequests, ms(floodHold))
-	p("")
-	p("| channel | connections dialled | closed by the server at once | streams sent | answered with headers | reset by the server | "+
-		"server RSS before | peak RSS | streams held after | slowest of %d calls with the secret, HTTP/1.1 | same, HTTP/2 | calls failed |",
-		floodLegitCalls)
-	p("|---|---|---|---|---|---|---|---|---|---|---|---|")
-	for _, x := range f.flood {
-		p("| %s | %d (%d failed) | %d | %d | %d | %d | %d MB | %d MB | %s | %s | %s | %d |", x.channel, x.dialed, x.dialFailed,
-			x.closedEarly, x.opened, x.answered, x.refused, x.rssBefore>>20, x.rssPeak>>20, ms(x.heldAfter),
-			ms(x.slowestH1), ms(x.slowestH2), x.failures)
-	}
-	p("")
-	p("The calls with the secret came from 127.0.0.2, each on a fresh connection (over TLS in the TLS run), once the attack "+
-		"held its streams open (its count of answered streams steady, a second after it began at the earliest), until "+
-		"it ended. The test requires a peak under %d MB and every call answered with the resource's bytes within %s.",
-		floodMemoryBound>>20, ms(floodAnswerBound))
 }
 
 // TestH2SettingsAdvertised reads the SETTINGS the server sends first, in

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/probe"
-	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
 
 // h2ServerReply is a request Go's HTTP/2 server answers itself, before any
@@ -43,12 +43,6 @@ func h2ServerReplies() []h2ServerReply {
 	}
 }
 
-// h2ReplyRow is what one request got on each channel.
-type h2ReplyRow struct {
-	request  string
-	verdicts []string // one a channel, in h2ReplyChannels order
-}
-
 var h2ReplyChannels = []string{"h2c, with the secret", "h2c, without", "HTTP/2 over TLS, with the secret", "HTTP/2 over TLS, without"}
 
 // TestH2ServerRepliesClosed sends, with HTTP/2 switched on, over h2c and
@@ -71,9 +65,9 @@ func TestH2ServerRepliesClosed(t *testing.T) {
 		client.InsecureTLS = true
 		clients[useTLS] = client
 	}
-	var rows []h2ReplyRow
+	var rows []replyRow
 	for _, r := range h2ServerReplies() {
-		row := h2ReplyRow{request: r.name}
+		row := replyRow{Request: r.name}
 		for _, useTLS := range []bool{false, true} {
 			for _, withSecret := range []bool{true, false} {
 				header := r.fields
@@ -100,7 +94,7 @@ func TestH2ServerRepliesClosed(t *testing.T) {
 				if !a.Closed {
 					verdict = fmt.Sprintf("%d body", a.Status)
 				}
-				row.verdicts = append(row.verdicts, verdict)
+				row.Verdicts = append(row.Verdicts, verdict)
 			}
 		}
 		rows = append(rows, row)
@@ -108,25 +102,8 @@ func TestH2ServerRepliesClosed(t *testing.T) {
 	figures.setH2Replies(rows)
 }
 
-func (f *reportFigures) setH2Replies(rows []h2ReplyRow) {
+func (f *reportFigures) setH2Replies(rows []replyRow) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.h2Replies = rows
-}
-
-// writeH2Replies renders what the HTTP/2 server's own replies became.
-func (f *reportFigures) writeH2Replies(p func(string, ...any)) {
-	p("## HTTP/2: the replies of the HTTP/2 server")
-	p("")
-	p("Go's HTTP/2 server answers a decoded field section over the limit with a 431 in HTML, and a " +
-		"connection-specific field with a 400 in plain text, before any handler. The listener wrapper " +
-		"`proveit_h2_guard` reads the field section of every response written and closes the connection instead " +
-		"of sending one without the contract's content type. `TestH2ServerRepliesClosed` sends each on Caddy alone, " +
-		"`GET /referentiel`; measured in this run:")
-	p("")
-	p("| request | %s |", strings.Join(h2ReplyChannels, " | "))
-	p("|---|%s", strings.Repeat("---|", len(h2ReplyChannels)))
-	for _, r := range f.h2Replies {
-		p("| %s | %s |", r.request, strings.Join(r.verdicts, " | "))
-	}
 }

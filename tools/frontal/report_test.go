@@ -1,6 +1,8 @@
 package frontal
 
 import (
+	"bytes"
+	_ "embed"
 	"fmt"
 	"maps"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"text/template"
 	"time"
 )
 
@@ -29,27 +32,113 @@ func TestMain(m *testing.M) {
 }
 
 // fault is the row of one fault: what was sent, what came back, how long
-// the service took to recover, and the sentence that says it.
+// the service took to recover, and the figures its sentence states (one of
+// the *Figures types below, by Name).
 type fault struct {
 	Name, Topology                          string
 	Requests, Errors, Mismatches, Tolerated int
 	Cut                                     int // answers cut off mid-body
 	Recovery                                string
-	Sentence                                string
+	Figures                                 any
+}
+
+// loadFigures are a load run's, for the "load" fault.
+type loadFigures struct {
+	Connections, Checks int
+	Elapsed             time.Duration
+	Rate                float64
+	P50, P99, Max       time.Duration
+}
+
+// reloadFigures are a secret rotation's under load, for "reload: secrets"
+// and "nginx reload: secrets".
+type reloadFigures struct {
+	Connections, Requests, Retried int
+	AddNext, RetireOld             time.Duration // each reload, until it took effect
+	P99, Max                       time.Duration
+}
+
+// tamperedFigures are how long the reload took to refuse a tampered tree.
+type tamperedFigures struct {
+	Refused time.Duration
+}
+
+// killFigures are the corpus killed behind the frontal: when each step
+// came, from the load's start (Killed) or from the one before.
+type killFigures struct {
+	Connections, Tolerated, Cut int
+	Killed, Restarted, Ready    time.Duration
+	Down                        time.Duration // from the kill to the first right answer
+	FirstTolerated, Outage      time.Duration // the first 503 body after the kill, and the 503s' span
+	LastToReady                 time.Duration // between the last 503 body and the readiness check
+	LastBeforeReady             bool
+}
+
+// slowFigures are the slow clients of one topology.
+type slowFigures struct {
+	PerKind, Others                            int
+	Cuts                                       []slowCut
+	Refusals                                   []kindCount // what Go wrote before cutting, by kind
+	BeforeP50, BeforeP99, DuringP50, DuringP99 time.Duration
+}
+
+// slowCut is when one kind of slow client was cut off, the first and the
+// last of them.
+type slowCut struct {
+	Kind        string
+	First, Last time.Duration
+}
+
+// hostileFigures are the hostile targets' run: its summary and its fault.
+type hostileFigures struct {
+	Calls                 int
+	Requests, AllRequests int // a topology, and in all
+	BeforeCaddy           int
+	Contract, Closed      map[string]int // by topology
+	Elapsed               time.Duration
+}
+
+// differentialFigures are the differential's counts.
+type differentialFigures struct {
+	Calls, Requests, Exchanges, Identical, BeforeCaddy int
+}
+
+// probeRow is the conformance probe on one topology.
+type probeRow struct {
+	Topology                 string
+	Checks, Passed, Residual int
+}
+
+// kindCount is a count of one kind of answer.
+type kindCount struct {
+	Kind  string
+	Count int
+}
+
+// replyRow is what one request got on each channel of a table.
+type replyRow struct {
+	Request  string
+	Verdicts []string // one a channel, in the table's order
+}
+
+// replyTable is a table of requests by channels.
+type replyTable struct {
+	Channels []string
+	Rows     []replyRow
 }
 
 // reportFigures collects what the tests measured, for the report.
 type reportFigures struct {
 	mu           sync.Mutex
 	nginxVersion string
-	probes       []string // one table row a topology
-	differential string
-	hostile      string
+	probes       []probeRow
+	differential *differentialFigures
+	hostile      *hostileFigures
 	beforeCaddy  map[string]int
 	faults       []fault
 	matrix       []matrixCell
 	flood        []floodFigures
-	h2Replies    []h2ReplyRow
+	h2Replies    []replyRow
 }
 
 var figures = &reportFigures{beforeCaddy: map[string]int{}}
@@ -63,13 +152,13 @@ func (f *reportFigures) add(x fault) {
 func (f *reportFigures) probe(topology string, checks, passed, residual int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.probes = append(f.probes, fmt.Sprintf("| %s | %d | %d | %d |", topology, checks, passed, residual))
+	f.probes = append(f.probes, probeRow{topology, checks, passed, residual})
 }
 
-func (f *reportFigures) setDifferential(s string) {
+func (f *reportFigures) setDifferential(d differentialFigures) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.differential = s
+	f.differential = &d
 }
 
 // refusedBeforeCaddy counts answers Caddy alone wrote before its handler.
@@ -81,10 +170,10 @@ func (f *reportFigures) refusedBeforeCaddy(kinds map[string]int) {
 	}
 }
 
-func (f *reportFigures) setHostile(s string) {
+func (f *reportFigures) setHostile(h hostileFigures) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.hostile = s
+	f.hostile = &h
 }
 
 func (f *reportFigures) setMatrix(cells []matrixCell) {
@@ -99,6 +188,48 @@ func (f *reportFigures) setNginxVersion(v string) {
 	f.nginxVersion = v
 }
 
+//go:embed reliability.md.tmpl
+var reliabilityTemplate string
+
+// reliabilityPage renders docs/reliability.md; its helpers only format
+// figures.
+var reliabilityPage = template.Must(template.New("reliability").Funcs(template.FuncMap{
+	"ms": ms, "perTopology": perTopology, "join": strings.Join,
+	"mb": func(n int64) int64 { return n >> 20 },
+}).Parse(reliabilityTemplate))
+
+// reliabilityData is what docs/reliability.md shows: what this run
+// measured, and the settings of the attacks it ran.
+type reliabilityData struct {
+	Date, ReportEnv, OS, Arch, GoVersion, NginxVersion string
+	Elapsed                                            time.Duration
+	CPUs                                               int
+	Probes                                             []probeRow
+	Differential                                       *differentialFigures
+	Hostile                                            *hostileFigures
+	Faults                                             []fault
+	Flood                                              *floodSection
+	H2Replies, Matrix                                  replyTable
+	Residuals                                          []residualRow
+	BeforeCaddy                                        []kindCount
+}
+
+// floodSection is the window attack as it was sent, and its runs.
+type floodSection struct {
+	Conns, Streams, Requests, LegitCalls int
+	Target                               string
+	Hold, AnswerBound                    time.Duration
+	MemoryBound                          int64
+	Runs                                 []floodFigures
+}
+
+// residualRow is a residual with what this run observed of it.
+type residualRow struct {
+	ID, Title, Text string
+	Measured        bool
+	Count           int
+}
+
 // write renders docs/reliability.md. A run that skipped a test (go test
 // -run) has not measured everything: it writes nothing.
 func (f *reportFigures) write(path string, elapsed time.Duration) error {
@@ -109,127 +240,59 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 		recorded[x.Name] = true
 	}
 	for _, name := range faultsRecorded {
-		if !recorded[name] || len(f.probes) < 3 || f.differential == "" || f.hostile == "" || len(f.matrix) == 0 || len(f.flood) < len(floodChannels) || len(f.h2Replies) == 0 {
+		if !recorded[name] || len(f.probes) < 3 || f.differential == nil || f.hostile == nil || len(f.matrix) == 0 || len(f.flood) < len(floodChannels) || len(f.h2Replies) == 0 {
 			return fmt.Errorf("the run did not measure everything (%q, the probe, the differential): run the whole package", name)
 		}
 	}
-	var b strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	p("# Reliability: three topologies, one contract, faults survived")
-	p("")
-	p("Written by `make reliability` on %s: the tests of `tools/frontal` with `%s` set, %s in all, "+
-		"on %s/%s with %d CPUs, %s, nginx %s from Debian. Every figure is measured by a test that fails if one "+
-		"byte is served wrong; no figure is asserted against a time. Run it again to refresh them.",
-		time.Now().UTC().Format("2006-01-02"), reportEnv, elapsed.Round(time.Second), runtime.GOOS, runtime.GOARCH,
-		runtime.NumCPU(), runtime.Version(), f.nginxVersion)
-	p("")
-	p("The corpus runs three ways: **(a) Caddy alone**; **(b) nginx → Caddy**, the vhost `proveit nginx -upstream` " +
-		"writes, in front of Caddy on loopback; **(c) nginx alone**, the vhost `proveit nginx -root` writes, serving " +
-		"the tree from disk. The vhost is generated from the manifest: its fixed bodies are the manifest's files, " +
-		"checked again by `proveit nginx -check`.")
-	p("")
-	p("## One contract")
-	p("")
-	p("The conformance probe (`proveit probe`: every row of the contract, every entry of the manifest, bytes and both hashes):")
-	p("")
-	p("| topology | checks | passed | documented residual |")
-	p("|---|---|---|---|")
-	for _, row := range f.probes {
-		p("%s", row)
+	data := reliabilityData{
+		Date: time.Now().UTC().Format("2006-01-02"), ReportEnv: reportEnv, Elapsed: elapsed.Round(time.Second),
+		OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), NginxVersion: f.nginxVersion,
+		Probes: f.probes, Differential: f.differential, Hostile: f.hostile, Faults: f.faults,
+		Flood: &floodSection{Conns: floodConns, Streams: floodStreams, Requests: floodRequests, LegitCalls: floodLegitCalls,
+			Target: floodTarget, Hold: floodHold, AnswerBound: floodAnswerBound, MemoryBound: floodMemoryBound, Runs: f.flood},
+		H2Replies: replyTable{Channels: h2ReplyChannels, Rows: f.h2Replies},
+		Matrix:    f.matrixTable(),
 	}
-	p("")
-	p("%s", f.differential)
-	p("")
-	p("%s", f.hostile)
-	p("")
-	p("## Faults")
-	p("")
-	p("| fault | topology | requests | errors | mismatches | 503 bodies | cut mid-body | recovery, cut-off |")
-	p("|---|---|---|---|---|---|---|---|")
-	for _, x := range f.faults {
-		p("| %s | %s | %d | %d | %d | %d | %d | %s |", x.Name, x.Topology, x.Requests, x.Errors, x.Mismatches, x.Tolerated, x.Cut, x.Recovery)
-	}
-	p("")
-	p("Errors are requests that got no answer at all; mismatches, answers whose status, headers, bytes or " +
-		"response_hash are not the manifest's for that request; 503 bodies, the contract's answer while the corpus " +
-		"is down; cut mid-body, answers whose connection closed short of their Content-Length, which no client takes " +
-		"for an answer. Every answer of every fault was checked.")
-	p("")
-	for _, x := range f.faults {
-		p("- **%s, %s.** %s", x.Name, x.Topology, x.Sentence)
-	}
-	p("")
-	f.writeFlood(p)
-	p("")
-	f.writeH2Replies(p)
-	p("")
-	p("## What nginx cannot match")
-	p("")
-	p("Each difference below is allowed by the differential test only where its rule holds, and counted there.")
-	p("")
 	counts := residuals.counts()
 	for _, r := range residualList {
-		seen := "not measured in this run"
-		if r.measured {
-			seen = times(counts[r.id])
-		}
-		p("- **%s. %s** (%s). %s", r.id, r.title, seen, r.text)
+		data.Residuals = append(data.Residuals, residualRow{ID: r.id, Title: r.title, Text: r.text, Measured: r.measured, Count: counts[r.id]})
 	}
-	p("")
-	p("## Before the handler: every protocol")
-	p("")
-	p("Go's `net/http`, its HTTP/2 server, quic-go and Caddy's server each answer some requests before any handler " +
-		"runs. `TestPreHandlerMatrix` sends each such request (with the secret, but where a row says otherwise) " +
-		"over every protocol each topology serves: Caddy alone over TLS as the shipped Caddyfile serves it, HTTP/1.x " +
-		"only, then with `CORPUS_PROTOCOLS=\"h1 h2 h3\"`. It requires a contract body with the contract's headers, " +
-		"or a closed connection. Measured in this run:")
-	p("")
-	f.writeMatrix(p)
-	p("")
-	p("A cell marked *left open* is a reply of the protocol stack's own that no code of this project's can rewrite " +
-		"(in QUIC streams; README, \"What comes before the handler\"): the shipped configuration serves no HTTP/3. " +
-		"Over HTTP/1.x, in clear and inside TLS, the listener wrapper `proveit_guard` closes the connection on every " +
-		"reply Go writes by itself, and over HTTP/2 `proveit_h2_guard` on every reply of the HTTP/2 server's own. " +
-		"Trust Layer, which builds its requests with an HTTP/1.1 library, sends none of these requests; the nginx " +
-		"frontal, which terminates TLS and speaks HTTP/1.x only, answers every one of them with a contract body.")
-	if len(f.beforeCaddy) > 0 {
-		p("")
-		p("Among the hostile requests of the differential, Caddy alone answered before its handler:")
-		p("")
-		for _, kind := range slices.Sorted(maps.Keys(f.beforeCaddy)) {
-			p("- %s: %d", kind, f.beforeCaddy[kind])
-		}
+	for _, kind := range slices.Sorted(maps.Keys(f.beforeCaddy)) {
+		data.BeforeCaddy = append(data.BeforeCaddy, kindCount{kind, f.beforeCaddy[kind]})
+	}
+	var b bytes.Buffer
+	if err := reliabilityPage.Execute(&b, data); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
-// writeMatrix renders the matrix: a row a request, a column a channel.
-func (f *reportFigures) writeMatrix(p func(string, ...any)) {
-	var channels []string
+// matrixTable lays the matrix out: a row a request, a column a channel.
+func (f *reportFigures) matrixTable() replyTable {
+	var table replyTable
 	cells := map[[2]string]matrixCell{}
 	var requests []string
 	for _, c := range f.matrix {
 		ch := c.channel.String()
-		if !slices.Contains(channels, ch) {
-			channels = append(channels, ch)
+		if !slices.Contains(table.Channels, ch) {
+			table.Channels = append(table.Channels, ch)
 		}
 		if !slices.Contains(requests, c.request) {
 			requests = append(requests, c.request)
 		}
 		cells[[2]string{c.request, ch}] = c
 	}
-	p("| request | %s |", strings.Join(channels, " | "))
-	p("|---|%s", strings.Repeat("---|", len(channels)))
 	for _, r := range requests {
-		row := make([]string, len(channels))
-		for i, ch := range channels {
-			row[i] = cells[[2]string{r, ch}].verdict()
+		row := replyRow{Request: r}
+		for _, ch := range table.Channels {
+			row.Verdicts = append(row.Verdicts, cells[[2]string{r, ch}].verdict())
 		}
-		p("| %s | %s |", r, strings.Join(row, " | "))
+		table.Rows = append(table.Rows, row)
 	}
+	return table
 }
 
 // verdict names a cell's answer in a few words.
@@ -268,15 +331,4 @@ func ms(d time.Duration) string {
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	}
 	return fmt.Sprintf("%.1f s", d.Seconds())
-}
-
-// times writes a count of occurrences.
-func times(n int) string {
-	switch n {
-	case 0:
-		return "not observed in this run"
-	case 1:
-		return "observed once in this run"
-	}
-	return fmt.Sprintf("observed %d times in this run", n)
 }

@@ -3,8 +3,8 @@ package frontal
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -148,28 +148,23 @@ func TestSlowClients(t *testing.T) {
 					assert.NoError(t, bodies.contractProblem(a, http.MethodGet), "%s: %s", tp.name, s.kind)
 				}
 			}
-			var parts []string
+			x := slowFigures{PerKind: perKind, Others: others.conns, BeforeP50: before.percentile(50), BeforeP99: before.percentile(99),
+				DuringP50: during.percentile(50), DuringP99: during.percentile(99)}
 			for _, kind := range slowKinds("", "") {
 				d := cuts[kind.name]
 				slices.Sort(d)
 				require.Len(t, d, perKind)
-				span := ms(d[0])
-				if last := ms(d[len(d)-1]); last != span {
-					span += " to " + last
-				}
-				parts = append(parts, fmt.Sprintf("%s cut off after %s", kind.name, span))
+				x.Cuts = append(x.Cuts, slowCut{Kind: kind.name, First: d[0], Last: d[len(d)-1]})
 			}
-			for kind, n := range refusals {
-				parts = append(parts, fmt.Sprintf("to %d of them Go first wrote its refusal (%s)", n, kind))
-				figures.refusedBeforeCaddy(map[string]int{kind + ", to a client slower than the timeout": n})
+			// Sorted, so that the report reads the same from run to run.
+			for _, kind := range slices.Sorted(maps.Keys(refusals)) {
+				x.Refusals = append(x.Refusals, kindCount{kind, refusals[kind]})
+				figures.refusedBeforeCaddy(map[string]int{kind + ", to a client slower than the timeout": refusals[kind]})
 			}
-			t.Logf("%s: %s", tp.name, strings.Join(parts, "; "))
+			t.Logf("%s: %+v", tp.name, x)
 			figures.add(fault{Name: "slow clients", Topology: tp.name, Requests: before.Requests + during.Requests,
 				Errors: before.Errors + during.Errors, Mismatches: before.Mismatches + during.Mismatches,
-				Recovery: "cut off ≤ " + ms(longest),
-				Sentence: fmt.Sprintf("%d clients of each kind hung while 8 others called: %s. The others' latency: p50 "+
-					"%s and p99 %s before, p50 %s and p99 %s while the slow ones hung.", perKind, strings.Join(parts, "; "),
-					ms(before.percentile(50)), ms(before.percentile(99)), ms(during.percentile(50)), ms(during.percentile(99)))})
+				Recovery: "cut off ≤ " + ms(longest), Figures: x})
 		})
 	}
 }

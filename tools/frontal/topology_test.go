@@ -15,8 +15,8 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/nginxconf"
-	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
 
 // The three topologies, as the report names them.

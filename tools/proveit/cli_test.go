@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/arkforge/proveit-corpus/tools/servertest"
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 )
 
 // readsTrack are the commands that read a track, each of which takes

@@ -19,12 +19,12 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
-	"github.com/arkforge/proveit-corpus/tools/participant"
+	"github.com/arkforge/proveit-corpus/tools/internal/participant"
+	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
-	"github.com/arkforge/proveit-corpus/tools/servertest"
 )
 
 // chainTrack is one track of the end-to-end chain: its files, its
