@@ -43,7 +43,7 @@ func setups() []setup {
 			startCorpus(false)},
 		{keyRespond, "Caddy `respond` (floor)",
 			"the same binary, a plain Caddyfile whose static `respond` answers one fixed body, with the shipped Caddyfile's protocols, " +
-				"timeouts and listener wrappers (`proveit_guard`): the floor of any Caddy handler",
+				"timeouts and listener wrappers (`proveit_limits`, `proveit_guard`, `proveit_h2_guard`) and `metrics`: the floor of any Caddy handler",
 			startRespond},
 		{keyFileServer, "Caddy `file_server`, gated",
 			"the same binary, a plain Caddyfile: `@ok header X-Challenge-Secret`, the contract's headers, stock `file_server` over the tree, " +
