@@ -592,10 +592,10 @@ func TestScoreBadInput(t *testing.T) {
 		{"generic manifest for conformity", append(anchored, "-manifest", generic.manifestPath(), sub),
 			generic.manifestPath() + ` /piste: the manifest is of the track "generique", not "conformite"`},
 		{"statements of the other track", append(anchored, "-tasks", generic.tasksPath(), sub), generic.tasksPath() + ` /piste: the statements are of the track "generique", not "conformite"`},
-		{"proofs: a name in another case", append(anchored, "-proofs", caseProofs, sub), caseProofs + ` /prf_1/Valide: unknown field "Valide"`},
+		{"proofs: a name in another case", append(anchored, "-proofs", caseProofs, sub), caseProofs + ` /prf_1/Valide: unknown member (want agent_did, en_attente, request_hash, response_hash, valide)`},
 		{"proofs: a duplicate key", append(anchored, "-proofs", duplicateProofs, sub), duplicateProofs + ` /prf_1/valide: not JSON as Python reads it: duplicate key "valide"`},
 		{"proofs: a duplicate proof id", append(anchored, "-proofs", duplicateIDs, sub), duplicateIDs + ` /prf_1: not JSON as Python reads it: duplicate key "prf_1"`},
-		{"proofs: the old format", append(anchored, "-proofs", oldProofs, sub), oldProofs + ` /prf_1/identite_liee: unknown field`},
+		{"proofs: the old format", append(anchored, "-proofs", oldProofs, sub), oldProofs + ` /prf_1/identite_liee: unknown member (want agent_did, en_attente, request_hash, response_hash, valide)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
+
+// outcomeMembers are the members of a proof's outcome.
+var outcomeMembers = season.Exactly("valide", "en_attente", "agent_did", "request_hash", "response_hash")
 
 // ParseProofs reads the verifier's input, {"<proof_id>": {"valide",
 // "en_attente", "agent_did", "request_hash", "response_hash"}}, as strictly
@@ -29,17 +31,13 @@ func ParseProofs(file string, data []byte) (map[string]ProofOutcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	required := []string{"valide", "en_attente", "agent_did", "request_hash", "response_hash"}
 	for _, m := range doc.(pyjson.Object) {
 		at := pyjson.FormatPointer([]string{m.Key})
 		if m.Key == "" {
 			return nil, fmt.Errorf("%s %s: a proof_id is a non-empty string", file, pyjson.ShowPointer(at))
 		}
-		obj := m.Value.(pyjson.Object) // DecodeStrict checked the shape
-		for _, name := range required {
-			if _, ok := obj.Get(name); !ok {
-				return nil, fmt.Errorf("%s %s: missing field %q (a proof's outcome has %s)", file, at, name, strings.Join(required, ", "))
-			}
+		if err := outcomeMembers.Check(m.Value, at); err != nil {
+			return nil, fmt.Errorf("%s %w", file, err)
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(proofs)) {

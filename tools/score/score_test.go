@@ -753,13 +753,13 @@ func TestParseProofsIsStrict(t *testing.T) {
 	tests := []struct {
 		name, data, want string
 	}{
-		{"a name in another case", strings.Replace(valid, `"valide"`, `"Valide"`, 1), `proofs.json /prf_1/Valide: unknown field "Valide"`},
-		{"a duplicate key", strings.Replace(valid, `"valide": true`, `"valide": false, "valide": true`, 1), `proofs.json /prf_1/valide: not JSON as Python reads it: duplicate key "valide"`},
-		{"a duplicate proof id", strings.Replace(valid, `}}`, `}, "prf_1": {}}`, 1), `duplicate key "prf_1"`},
-		{"an unknown key", strings.Replace(valid, `"valide": true`, `"valide": true, "identite_liee": true`, 1), `proofs.json /prf_1/identite_liee: unknown field`},
-		{"a missing member", strings.Replace(valid, `"en_attente": false, `, ``, 1), `proofs.json /prf_1: missing field "en_attente"`},
+		{"a name in another case", strings.Replace(valid, `"valide"`, `"Valide"`, 1), `proofs.json /prf_1/Valide: unknown member (want agent_did, en_attente, request_hash, response_hash, valide)`},
+		{"a duplicate key", strings.Replace(valid, `"valide": true`, `"valide": false, "valide": true`, 1), `proofs.json /prf_1/valide: not JSON as Python reads it: duplicate key "valide" (Python keeps only the last one) (byte 28)`},
+		{"a duplicate proof id", strings.Replace(valid, `}}`, `}, "prf_1": {}}`, 1), `proofs.json /prf_1: not JSON as Python reads it: duplicate key "prf_1" (Python keeps only the last one) (byte 251)`},
+		{"an unknown key", strings.Replace(valid, `"valide": true`, `"valide": true, "identite_liee": true`, 1), `proofs.json /prf_1/identite_liee: unknown member (want agent_did, en_attente, request_hash, response_hash, valide)`},
+		{"a missing member", strings.Replace(valid, `"en_attente": false, `, ``, 1), `proofs.json /prf_1: member "en_attente" is missing`},
 		{"a boolean as a string", strings.Replace(valid, `"valide": true`, `"valide": "true"`, 1), `proofs.json /prf_1/valide: want true or false, not a string`},
-		{"a hash not hex", strings.Replace(valid, `"request_hash": "`+h, `"request_hash": "`+strings.ToUpper(h), 1), `proofs.json /prf_1/request_hash: want the opened value`},
+		{"a hash not hex", strings.Replace(valid, `"request_hash": "`+h, `"request_hash": "`+strings.ToUpper(h), 1), `proofs.json /prf_1/request_hash: want the opened value, a SHA-256 as 64 lowercase hex digits`},
 		{"not an object", `[]`, `proofs.json (root): want an object, not an array`},
 		{"an empty proof id", strings.Replace(valid, `"prf_1"`, `""`, 1), `proofs.json /: a proof_id is a non-empty string`},
 	}
@@ -767,8 +767,7 @@ func TestParseProofsIsStrict(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			require.NotEqual(t, valid, tt.data, "the alteration applies")
 			_, err := ParseProofs("proofs.json", []byte(tt.data))
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tt.want)
+			assert.EqualError(t, err, tt.want)
 		})
 	}
 }

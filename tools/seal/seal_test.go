@@ -167,9 +167,9 @@ func TestReadRecordIsStrict(t *testing.T) {
 	tests := []struct {
 		name, data, want string
 	}{
-		{"a name in another case", strings.Replace(valid, `"piste"`, `"Piste"`, 1), `/Piste: unknown field "Piste"`},
+		{"a name in another case", strings.Replace(valid, `"piste"`, `"Piste"`, 1), `/Piste: unknown member (want bareme_sha256, engagement_cle, manifest_sha256, piste, saison, taches_sha256)`},
 		{"a duplicate key", strings.Replace(valid, `"saison": "1"`, `"saison": "1", "saison": "2"`, 1), `/saison: not JSON as Python reads it: duplicate key "saison"`},
-		{"an unknown key", strings.Replace(valid, `"saison": "1"`, `"saison": "1", "sel": "00"`, 1), `/sel: unknown field "sel"`},
+		{"an unknown key", strings.Replace(valid, `"saison": "1"`, `"saison": "1", "sel": "00"`, 1), `/sel: unknown member (want bareme_sha256, engagement_cle, manifest_sha256, piste, saison, taches_sha256)`},
 		{"an unknown track", strings.Replace(valid, `"conformite"`, `"autre"`, 1), `/piste: `},
 		{"a season not a number", strings.Replace(valid, `"saison": "1"`, `"saison": "un"`, 1), `/saison: want the season's number`},
 		{"a season as a number", strings.Replace(valid, `"saison": "1"`, `"saison": 1`, 1), `/saison: want a string, not a number`},

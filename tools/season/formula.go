@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
@@ -36,8 +35,8 @@ var errEmpty = errors.New("an empty formula founds nothing")
 // Members of a fact of the formula and of one of its forms, in the order
 // the key writes them.
 var (
-	formulaFactMembers = []string{"resource", "field", "value", "formes_equivalentes"}
-	formMembers        = []string{"resource", "field", "value"}
+	formulaFactMembers = Exactly("resource", "field", "value", "formes_equivalentes")
+	formMembers        = Exactly("resource", "field", "value")
 )
 
 // DecodeFormula reads a formula from its JSON, as strictly as a
@@ -107,18 +106,11 @@ func formulaOf(v pyjson.Value, at string) (Formula, error) {
 	return FactOf(fact), nil
 }
 
-// tripleOf reads a fact's resource, field and value, refusing any member
-// but those named.
-func tripleOf(obj pyjson.Object, at string, members []string) (Fact, error) {
-	for _, m := range obj {
-		if !slices.Contains(members, m.Key) {
-			return Fact{}, fmt.Errorf("%s: unknown member (a fact has %s)", pyjson.ShowPointer(at+pyjson.FormatPointer([]string{m.Key})), strings.Join(members, ", "))
-		}
-	}
-	for _, name := range members {
-		if _, ok := obj.Get(name); !ok {
-			return Fact{}, fmt.Errorf("%s: member %q is missing", pyjson.ShowPointer(at), name)
-		}
+// tripleOf reads a fact's resource, field and value from an object with
+// exactly the members named.
+func tripleOf(obj pyjson.Object, at string, members Members) (Fact, error) {
+	if err := members.Check(obj, at); err != nil {
+		return Fact{}, err
 	}
 	resource, _ := obj.Get("resource")
 	field, _ := obj.Get("field")

@@ -32,7 +32,7 @@ func TestDecodeFormulaIsStrict(t *testing.T) {
 		{"a fact", f, ""},
 		{"a fact with a form", `{"resource": "/entites/E", "field": "/agrements/0", "value": "/agrements/A", "formes_equivalentes": [{"resource": "/entites/E", "field": "/agrements", "value": ["/agrements/A"]}]}`, ""},
 		{"tous and un_de", `{"tous": [` + f + `, {"un_de": [` + f + `, ` + f + `]}]}`, ""},
-		{"an unknown member", `{"resource": "/entites/E", "field": "/statut", "value": "active", "formes_equivalentes": [], "note": 1}`, `/note: unknown member`},
+		{"an unknown member", `{"resource": "/entites/E", "field": "/statut", "value": "active", "formes_equivalentes": [], "note": 1}`, `/taches/0/fondement/note: unknown member (want resource, field, value, formes_equivalentes)`},
 		{"a member in another case", `{"Resource": "/entites/E", "field": "/statut", "value": "active", "formes_equivalentes": []}`, `a formula is a fact`},
 		{"a duplicate member", `{"tous": [` + f + `], "tous": [` + f + `]}`, `duplicate key "tous"`},
 		{"two shapes in one node", `{"tous": [` + f + `], "un_de": [` + f + `]}`, `exactly one shape per node`},
@@ -40,7 +40,7 @@ func TestDecodeFormulaIsStrict(t *testing.T) {
 		{"an empty tous", `{"tous": []}`, `/tous: want a non-empty array`},
 		{"an empty un_de, deep", `{"tous": [{"un_de": []}]}`, `/tous/0/un_de: want a non-empty array`},
 		{"no forms member", `{"resource": "/entites/E", "field": "/statut", "value": "active"}`, `member "formes_equivalentes" is missing`},
-		{"a form with forms of its own", `{"resource": "/entites/E", "field": "/statut", "value": "active", "formes_equivalentes": [` + f + `]}`, `/formes_equivalentes/0/formes_equivalentes: unknown member`},
+		{"a form with forms of its own", `{"resource": "/entites/E", "field": "/statut", "value": "active", "formes_equivalentes": [` + f + `]}`, `/taches/0/fondement/formes_equivalentes/0/formes_equivalentes: unknown member (want resource, field, value)`},
 		{"a form without a value", `{"resource": "/entites/E", "field": "/statut", "value": "active", "formes_equivalentes": [{"resource": "/entites/E", "field": "/statut"}]}`, `/formes_equivalentes/0: member "value" is missing`},
 		{"a field that is not a string", `{"resource": "/entites/E", "field": 3, "value": "active", "formes_equivalentes": []}`, `resource and field are strings`},
 		{"not an object", `[]`, `a formula is an object`},
@@ -66,9 +66,9 @@ func TestDecodeKey(t *testing.T) {
 		name, data, err string
 	}{
 		{"a key", `{"taches": [` + task + `]}`, ""},
-		{"a task member in another case", `{"taches": [{"ID": "conf-01", "verdict": "conforme", "familles": [], "controle": true, "fondement": {}}]}`, `/taches/0: unknown member "ID"`},
+		{"a task member in another case", `{"taches": [{"ID": "conf-01", "verdict": "conforme", "familles": [], "controle": true, "fondement": {}}]}`, `cle.json /taches/0/ID: unknown member (want id, verdict, familles, controle, fondement)`},
 		{"a task without its formula", `{"taches": [{"id": "conf-01", "verdict": "conforme", "familles": [], "controle": true}]}`, `/taches/0: member "fondement" is missing`},
-		{"the flat faits of old", `{"taches": [{"id": "conf-01", "verdict": "conforme", "familles": [], "controle": true, "faits": []}]}`, `unknown member "faits"`},
+		{"the flat faits of old", `{"taches": [{"id": "conf-01", "verdict": "conforme", "familles": [], "controle": true, "faits": []}]}`, `/taches/0/faits: unknown member (want id,`},
 		{"a bad formula", `{"taches": [{"id": "conf-01", "verdict": "conforme", "familles": [], "controle": true, "fondement": {"tous": []}}]}`, `cle.json /taches/0/fondement/tous: want a non-empty array`},
 		{"a duplicate task member", `{"taches": [{"id": "conf-01", "id": "conf-02", "verdict": "conforme", "familles": [], "controle": true, "fondement": {}}]}`, `duplicate key "id"`},
 	}

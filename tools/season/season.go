@@ -103,8 +103,8 @@ type KeyTask struct {
 	Founding Formula  `json:"fondement"`
 }
 
-// keyTaskMembers are the members of a task's key, exactly.
-var keyTaskMembers = []string{"id", "verdict", "familles", "controle", "fondement"}
+// keyTaskMembers are the members of a task's key.
+var keyTaskMembers = Exactly("id", "verdict", "familles", "controle", "fondement")
 
 // Fact is a (resource, JSON pointer, value) triple a scorer checks against
 // the served bytes.
@@ -172,25 +172,18 @@ func DecodeTasks(name string, data []byte) (*Tasks, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s /piste: unknown track %q", name, t.Track)
 	}
-	want := append(slices.Clone(CommonFields), RulesOf(track).Fields...)
 	// The typed decoding cannot tell a missing member from an empty one, nor
 	// a member of the other track from one left empty: read the names.
-	var raw struct {
-		Tasks []map[string]json.RawMessage `json:"taches"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	statement := Exactly(append(slices.Clone(CommonFields), RulesOf(track).Fields...)...)
+	doc, err := pyjson.Parse(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	for i, task := range raw.Tasks {
-		for _, f := range want {
-			if _, ok := task[f]; !ok {
-				return nil, fmt.Errorf("%s /taches/%d: member %q is missing (a %s statement has %s)", name, i, f, t.Track, strings.Join(want, ", "))
-			}
-		}
-		for _, f := range slices.Sorted(maps.Keys(task)) {
-			if !slices.Contains(want, f) {
-				return nil, fmt.Errorf("%s /taches/%d/%s: not a member of a %s statement", name, i, f, t.Track)
-			}
+	tasks, _ := pyjson.Lookup(doc, "/taches")
+	list, _ := tasks.(pyjson.Array) // none when left out
+	for i, task := range list {
+		if err := statement.Check(task, fmt.Sprintf("/taches/%d", i)); err != nil {
+			return nil, fmt.Errorf("%s %w", name, err)
 		}
 	}
 	return &t, nil
@@ -213,13 +206,13 @@ func DecodeKey(name string, data []byte) (*Key, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := exactMembers(doc, "", []string{"taches"}); err != nil {
+	if err := Exactly("taches").Check(doc, ""); err != nil {
 		return nil, fmt.Errorf("%s %w", name, err)
 	}
 	tasks, _ := pyjson.Lookup(doc, "/taches")
 	list, _ := tasks.(pyjson.Array)
 	for i, task := range list {
-		if err := exactMembers(task, fmt.Sprintf("/taches/%d", i), keyTaskMembers); err != nil {
+		if err := keyTaskMembers.Check(task, fmt.Sprintf("/taches/%d", i)); err != nil {
 			return nil, fmt.Errorf("%s %w", name, err)
 		}
 	}
@@ -244,26 +237,6 @@ func DecodeKey(name string, data []byte) (*Key, error) {
 		k.Tasks[i] = KeyTask{ID: t.ID, Verdict: t.Verdict, Families: t.Families, Control: t.Control, Founding: f}
 	}
 	return k, nil
-}
-
-// exactMembers checks that v is an object with exactly the members named,
-// spelt exactly: encoding/json alone matches names regardless of case.
-func exactMembers(v pyjson.Value, at string, members []string) error {
-	obj, ok := v.(pyjson.Object)
-	if !ok {
-		return fmt.Errorf("%s: want an object", pyjson.ShowPointer(at))
-	}
-	for _, m := range obj {
-		if !slices.Contains(members, m.Key) {
-			return fmt.Errorf("%s: unknown member %q (want %s)", pyjson.ShowPointer(at), m.Key, strings.Join(members, ", "))
-		}
-	}
-	for _, m := range members {
-		if _, ok := obj.Get(m); !ok {
-			return fmt.Errorf("%s: member %q is missing", pyjson.ShowPointer(at), m)
-		}
-	}
-	return nil
 }
 
 // Encode writes the key as its file holds it: indented by two spaces,
@@ -349,13 +322,13 @@ func checkShape(v pyjson.Value, t reflect.Type, at []string) error {
 			break
 		}
 		fields := jsonFields(t)
+		// Any member may be left out, as encoding/json allows.
+		declared := Members{Allowed: slices.Sorted(maps.Keys(fields))}
+		if err := declared.Check(obj, pyjson.FormatPointer(at)); err != nil {
+			return err
+		}
 		for _, m := range obj {
-			field, known := fields[m.Key]
-			if !known {
-				names := slices.Sorted(maps.Keys(fields))
-				return fmt.Errorf("%s: unknown field %q (the schema allows %s; names are case-sensitive)", pyjson.ShowPointer(pyjson.FormatPointer(append(at, m.Key))), m.Key, strings.Join(names, ", "))
-			}
-			if err := checkShape(m.Value, field, append(at, m.Key)); err != nil {
+			if err := checkShape(m.Value, fields[m.Key], append(at, m.Key)); err != nil {
 				return err
 			}
 		}

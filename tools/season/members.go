@@ -1,0 +1,47 @@
+package season
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+)
+
+// Members is the rule "this JSON object has exactly these members", the one
+// every reader of the season's files and of a verifier's proofs applies: the
+// names the object may have, each spelt exactly (encoding/json alone matches
+// names regardless of case), and among them those it must have.
+type Members struct {
+	// Allowed are the names the object may have, in the order a refusal
+	// lists them.
+	Allowed []string
+	// Required are the names it must have, each one of Allowed; none when
+	// every member may be left out.
+	Required []string
+}
+
+// Exactly is the rule of an object that has every one of names and no other.
+func Exactly(names ...string) Members { return Members{Allowed: names, Required: names} }
+
+// Check refuses v, found at the JSON pointer at, unless it is an object the
+// rule allows. It names the first member the rule does not allow, in the
+// document's order, at that member's pointer; else the first required member
+// missing, in the rule's order, at the object's pointer.
+func (m Members) Check(v pyjson.Value, at string) error {
+	obj, ok := v.(pyjson.Object)
+	if !ok {
+		return fmt.Errorf("%s: want an object, not %s", pyjson.ShowPointer(at), describe(v))
+	}
+	for _, member := range obj {
+		if !slices.Contains(m.Allowed, member.Key) {
+			return fmt.Errorf("%s: unknown member (want %s)", at+pyjson.FormatPointer([]string{member.Key}), strings.Join(m.Allowed, ", "))
+		}
+	}
+	for _, name := range m.Required {
+		if _, ok := obj.Get(name); !ok {
+			return fmt.Errorf("%s: member %q is missing", pyjson.ShowPointer(at), name)
+		}
+	}
+	return nil
+}
