@@ -267,14 +267,21 @@ type comparison struct {
 	at        func(i int) listed
 	index     *pathIndex
 
-	failures  [][]Problem   // by entry, its problems
+	mu        sync.Mutex
+	failures  []failure     // the entries with problems, in no order
 	unlisted  [][]string    // by entry, at Full depth: the references it cites that have no entry
 	citedHere []atomic.Bool // by entry, at Full depth: whether the tree cites it
 }
 
+// failure is the problems of one entry.
+type failure struct {
+	entry    int
+	problems []Problem
+}
+
 func newComparison(header *manifest.Manifest, track *corpus.Track, depth Depth, citations []string, n int, at func(i int) listed, path func(i int) string) *comparison {
 	c := &comparison{header: header, track: track, depth: depth, citations: citations, n: n, at: at,
-		index: newPathIndex(n, path), failures: make([][]Problem, n)}
+		index: newPathIndex(n, path)}
 	if depth == Full {
 		c.unlisted, c.citedHere = make([][]string, n), make([]atomic.Bool, n)
 	}
@@ -328,7 +335,9 @@ func (c *comparison) entry(i int, f File, isFile bool) (listed, []byte) {
 	}
 	r.checkOwner(c.track, e)
 	if len(r.problems) > 0 {
-		c.failures[i] = r.problems
+		c.mu.Lock()
+		c.failures = append(c.failures, failure{i, r.problems})
+		c.mu.Unlock()
 		return e, nil
 	}
 	return e, r.body
@@ -354,8 +363,9 @@ func (c *comparison) problems(readErr error, extras []Problem) []Problem {
 			problems = append(problems, Problem{What: "extra or unreadable: " + line})
 		}
 	}
-	for _, p := range c.failures {
-		problems = append(problems, p...)
+	slices.SortFunc(c.failures, func(a, b failure) int { return a.entry - b.entry })
+	for _, f := range c.failures {
+		problems = append(problems, f.problems...)
 	}
 	problems = append(problems, extras...)
 	if c.depth != Full {
