@@ -138,12 +138,29 @@ func (m *Manifest) absentEntry(path string) Entry {
 	return m.EntryFor(h, path, "", body)
 }
 
+// Sums are what an entry records of its body: the SHA-256 of its bytes
+// and the one behind its response_hash.
+type Sums struct {
+	Bytes, Response [sha256.Size]byte
+}
+
+// SumsOf is the Sums of body, which h has just checked (Hasher.Check).
+func SumsOf(h *anchor.Hasher, body []byte) Sums {
+	return Sums{Bytes: sha256.Sum256(body), Response: h.ResponseSum()}
+}
+
 // EntryFor computes the manifest entry of a path served with body, which h
 // has just checked (Hasher.Check). file is the file of the tree it comes
-// from, empty for an absent reference. The entry's strings share one
-// allocation, and its optional ones another: on a large tree, allocating
-// each is a good part of the time spent building.
+// from, empty for an absent reference.
 func (m *Manifest) EntryFor(h *anchor.Hasher, path, file string, body []byte) Entry {
+	return m.EntryOf(h, path, file, SumsOf(h, body))
+}
+
+// EntryOf is EntryFor of a body whose Sums are known, h only hashing the
+// request. The entry's strings share one allocation, and its optional ones
+// another: on a large tree, allocating each is a good part of the time
+// spent building.
+func (m *Manifest) EntryOf(h *anchor.Hasher, path, file string, sums Sums) Entry {
 	e := Entry{Path: path}
 	switch {
 	case file == "":
@@ -154,7 +171,7 @@ func (m *Manifest) EntryFor(h *anchor.Hasher, path, file string, body []byte) En
 		e.Kind, e.Status = Document, 200
 	}
 	var buf [3 * 2 * sha256.Size]byte
-	text := anchor.AppendHex(anchor.AppendHex(buf[:0], sha256.Sum256(body)), h.ResponseSum())
+	text := anchor.AppendHex(anchor.AppendHex(buf[:0], sums.Bytes), sums.Response)
 	var target string
 	if e.Kind != System {
 		target = m.Target(path)

@@ -52,7 +52,7 @@ func Load[T any](src io.ReadSeeker, tree fs.FS, track *corpus.Track, serve func(
 	}()
 	header, list, sum, streamed := stream(src, sizeOf(src))
 	<-read
-	n, at := len(list.entries), list.at
+	n, at, path := len(list.entries), list.at, list.path
 	if !streamed {
 		if _, err := src.Seek(0, io.SeekStart); err != nil {
 			return nil, "", err
@@ -65,14 +65,14 @@ func Load[T any](src io.ReadSeeker, tree fs.FS, track *corpus.Track, serve func(
 		if header, err = manifest.Decode(data); err != nil {
 			return nil, sum, err
 		}
-		n, at = len(header.Resources), wholeEntries(header)
+		n, at, path = len(header.Resources), wholeEntries(header), func(i int) string { return header.Resources[i].Path }
 	}
 	if header.Piste != track.Name {
 		return nil, sum, fmt.Errorf("the manifest is the track %q's", header.Piste)
 	}
-	c := comparison{header: header, track: track, contents: contents, readErr: readErr, depth: Bytes}
+	c := newComparison(header, track, Bytes, nil, n, at, path)
 	served = make([]T, n)
-	problems := c.compare(n, at, func(i int, e listed, body []byte) {
+	problems := c.byEntry(contents, readErr, func(i int, e listed, body []byte) {
 		served[i] = serve(Served{Path: e.path, Kind: e.kind, Status: e.status, Body: body, SHA256: e.sha256})
 	})
 	if len(problems) > 0 {
@@ -103,12 +103,17 @@ var kinds = [...]manifest.Kind{manifest.Document, manifest.Absent, manifest.Syst
 
 // at returns the i-th entry.
 func (l *listing) at(i int) listed {
+	e := &l.entries[i]
+	return listed{path: l.path(i), sha256: l.text[e.pathEnd:e.end], kind: kinds[e.kind], status: int(e.status), fileField: e.fileField}
+}
+
+// path returns the path of the i-th entry.
+func (l *listing) path(i int) string {
 	start := uint32(0)
 	if i > 0 {
 		start = l.entries[i-1].end
 	}
-	e := &l.entries[i]
-	return listed{path: l.text[start:e.pathEnd], sha256: l.text[e.pathEnd:e.end], kind: kinds[e.kind], status: int(e.status), fileField: e.fileField}
+	return l.text[start:l.entries[i].pathEnd]
 }
 
 // sizeOf is the size of a manifest, 0 when unknown.

@@ -3,9 +3,11 @@ package verify
 import (
 	"errors"
 	"io/fs"
+	"slices"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 )
 
@@ -13,6 +15,25 @@ import (
 type File struct {
 	Name  string // slash-separated, relative to the tree's root
 	Bytes []byte
+	// parsed is what the comparison at Full depth reads of Bytes, found
+	// by the reader of the file as it read it.
+	parsed parsedBody
+}
+
+// parsedBody is a body parsed as Python would, and hashed.
+type parsedBody struct {
+	err   error         // why the body is not a corpus body; if so, nothing else is set
+	sums  manifest.Sums // its entry's hashes
+	cited []string      // the references it cites (corpus.IsReference), but its own path
+}
+
+// parse parses and hashes body, served at path, with h.
+func parse(h *anchor.Hasher, path string, body []byte) parsedBody {
+	if err := h.Check(body); err != nil {
+		return parsedBody{err: err}
+	}
+	cited := slices.DeleteFunc(manifest.AppendCited(nil, h, path), func(ref string) bool { return !corpus.IsReference(ref) })
+	return parsedBody{sums: manifest.SumsOf(h, body), cited: cited}
 }
 
 // ReadTree reads every file of a track's tree, keyed by canonical path. A
@@ -22,23 +43,9 @@ type File struct {
 // further) is an error naming it: nothing in the served tree goes
 // unaccounted for.
 func ReadTree(fsys fs.FS, track *corpus.Track) (map[string]File, error) {
-	// The bytes may be kept for the life of a server: each file is copied
-	// into a slice of exactly its length and capacity. The copies are cut
-	// from large chunks, one filled at a time by each reader, rather than
-	// allocated one by one, which would round each up to its size class.
-	chunks := make([][]byte, tree.Readers(fsys))
+	copies := make([]copier, tree.Readers(fsys))
 	files, data, err := tree.Scan(fsys, track.PathOf, manifest.MaxFileSize, func(reader int, _, _ string, b []byte) []byte {
-		if len(b) > bodyChunk/8 {
-			return append(make([]byte, 0, len(b)), b...)
-		}
-		chunk := chunks[reader]
-		if cap(chunk)-len(chunk) < len(b) {
-			chunk = make([]byte, 0, bodyChunk)
-		}
-		start := len(chunk)
-		chunk = append(chunk, b...)
-		chunks[reader] = chunk
-		return chunk[start:len(chunk):len(chunk)]
+		return copies[reader].copy(b)
 	})
 	if err != nil {
 		return nil, err
@@ -50,6 +57,25 @@ func ReadTree(fsys fs.FS, track *corpus.Track) (map[string]File, error) {
 	return contents, errors.Join(files.Refused...)
 }
 
-// bodyChunk is the size of the chunks ReadTree cuts files from; a file
-// larger than an eighth of it gets an allocation of its own.
+// copier copies the bytes of files that may be kept for the life of a
+// server: each into a slice of exactly its length and capacity, cut from
+// large chunks filled one at a time, rather than allocated one by one,
+// which would round each up to its size class. One copier serves one
+// reader.
+type copier struct{ chunk []byte }
+
+// bodyChunk is the size of a copier's chunks; a file larger than an eighth
+// of it gets an allocation of its own.
 const bodyChunk = 1 << 20
+
+func (c *copier) copy(b []byte) []byte {
+	if len(b) > bodyChunk/8 {
+		return append(make([]byte, 0, len(b)), b...)
+	}
+	if cap(c.chunk)-len(c.chunk) < len(b) {
+		c.chunk = make([]byte, 0, bodyChunk)
+	}
+	start := len(c.chunk)
+	c.chunk = append(c.chunk, b...)
+	return c.chunk[start:len(c.chunk):len(c.chunk)]
+}

@@ -78,12 +78,18 @@ func TestTreeRefusesAnotherTracksResource(t *testing.T) {
 	assert.ErrorContains(t, err, "belongs to the track conformite")
 }
 
-func TestTree(t *testing.T) {
-	tests := []struct {
-		name    string
-		breakIt func(tree fstest.MapFS, m *manifest.Manifest)
-		want    []string
-	}{
+// fullBreakage is an edit to a copy of the conformity track's tree and
+// manifest, and what the check at Full depth says of it (nil when
+// nothing).
+type fullBreakage struct {
+	name    string
+	breakIt func(tree fstest.MapFS, m *manifest.Manifest)
+	want    []string
+}
+
+// fullBreakages are the cases of the auditor's check, at Full depth.
+func fullBreakages() []fullBreakage {
+	return []fullBreakage{
 		{"intact", func(fstest.MapFS, *manifest.Manifest) {}, nil},
 		{"one byte changed", func(tree fstest.MapFS, _ *manifest.Manifest) {
 			f := tree["referentiel.json"]
@@ -108,6 +114,10 @@ func TestTree(t *testing.T) {
 			tree["referentiel.json"] = &fstest.MapFile{Data: []byte(`{"version": 1}`)}
 		}, []string{"referentiel.json: at /version", "numbers are not allowed"}},
 	}
+}
+
+func TestTree(t *testing.T) {
+	tests := fullBreakages()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tree, m := treeCopy(t), checkedIn(t)

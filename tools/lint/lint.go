@@ -262,7 +262,7 @@ func (l *linter) readActivities() {
 
 // checkManifest compares the tree with the manifest, hash for hash.
 func (l *linter) checkManifest() {
-	_, err := verify.Tree(l.opts.Manifest, l.tree, verify.Full, nil)
+	err := verify.Check(l.opts.Manifest, l.tree, verify.Full, nil)
 	var mismatch *verify.MismatchError
 	switch {
 	case errors.As(err, &mismatch):

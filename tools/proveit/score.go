@@ -76,7 +76,7 @@ func runScore(args []string, stdout io.Writer) error {
 	if err := season.DecodeStrict(t.key, files.Key.Data, &key); err != nil {
 		return badInput(err)
 	}
-	if _, err := verify.Tree(files.manifest, os.DirFS(t.tree), verify.Full, nil); err != nil {
+	if err := verify.Check(files.manifest, os.DirFS(t.tree), verify.Full, nil); err != nil {
 		return bad("%s against %s: %w", t.tree, t.manifest, err)
 	}
 	scorer := &score.Scorer{

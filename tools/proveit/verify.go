@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/arkforge/proveit-corpus/manifest"
-	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
 )
@@ -34,16 +32,6 @@ func verifyTrack(t trackFiles, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := manifest.Decode(data)
-	var shape *manifest.ShapeError
-	switch {
-	case errors.As(err, &shape):
-		// JSON of the right fields that no server would load, such as the
-		// build of a tree without its fixed bodies.
-		return checkFailed(fmt.Errorf("%s: %w", t.manifest, err))
-	case err != nil:
-		return fmt.Errorf("%s: %w", t.manifest, err)
-	}
 	citations := []string{}
 	if t.tasks != "" {
 		tasks, err := readTasks(t)
@@ -52,30 +40,29 @@ func verifyTrack(t trackFiles, stdout io.Writer) error {
 		}
 		citations = tasks.Citations()
 	}
-	failed := false
-	fail := func(format string, args ...any) {
-		fmt.Fprintf(stdout, "FAIL "+format+"\n", args...)
-		failed = true
-	}
-	if m.Piste != t.track.Name {
-		fail("%s: piste %q, want %q", t.manifest, m.Piste, t.track.Name)
-	}
-	_, err = verify.Tree(m, tree.Dir(t.tree), verify.Full, citations)
+	file, err := verify.CheckFile(data, tree.Dir(t.tree), t.track, citations)
+	var shape *manifest.ShapeError
 	var mismatch *verify.MismatchError
 	switch {
+	case errors.As(err, &shape):
+		// JSON of the right fields that no server would load, such as the
+		// build of a tree without its fixed bodies.
+		return checkFailed(fmt.Errorf("%s: %w", t.manifest, err))
+	case file == nil:
+		return fmt.Errorf("%s: %w", t.manifest, err)
 	case errors.As(err, &mismatch):
 		for _, p := range mismatch.Problems {
-			fail("%s", p)
+			fmt.Fprintf(stdout, "FAIL %s\n", p)
 		}
 	case err != nil:
 		return err
 	}
-	if !bytes.Equal(m.Encode(), data) {
-		fail("%s is not byte for byte the manifest the tree builds to (run proveit manifest and review the diff)", t.manifest)
+	if !file.Canonical {
+		fmt.Fprintf(stdout, "FAIL %s is not byte for byte the manifest the tree builds to (run proveit manifest and review the diff)\n", t.manifest)
 	}
-	if failed {
+	if err != nil || !file.Canonical {
 		return errFailed
 	}
-	fmt.Fprintf(stdout, "OK %d entries of %s match %s (manifest sha256 %s)\n", len(m.Resources), t.manifest, t.tree, anchor.SHA256(data))
+	fmt.Fprintf(stdout, "OK %d entries of %s match %s (manifest sha256 %s)\n", len(file.Manifest.Resources), t.manifest, t.tree, file.SHA256)
 	return nil
 }
