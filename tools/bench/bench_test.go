@@ -59,7 +59,7 @@ func TestWriteMix(t *testing.T) {
 }
 
 func writeMix(t *testing.T, track *corpus.Track) {
-	c, err := seasonCorpus("../..", track)
+	c, err := seasonCorpus("../..", track.Name, track)
 	require.NoError(t, err)
 	assert.Same(t, track, c.Track)
 	b := &bench{work: t.TempDir()}

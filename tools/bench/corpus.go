@@ -12,6 +12,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/gencorpus"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
@@ -34,12 +35,8 @@ type corpusSet struct {
 }
 
 // seasonCorpus is a track's checked-in season-1 tree of the repository at
-// root, served from the binary.
-func seasonCorpus(root string, track *corpus.Track) (*corpusSet, error) {
-	name := "season 1"
-	if track != corpus.Conformite {
-		name += ", " + track.Name
-	}
+// root, served from the binary; name is what the report calls it.
+func seasonCorpus(root, name string, track *corpus.Track) (*corpusSet, error) {
 	c := &corpusSet{
 		Name:     name,
 		Track:    track,
@@ -62,11 +59,10 @@ func (b *bench) generateCorpus(n int) (*corpusSet, error) {
 	}
 	c := &corpusSet{
 		Name:       fmt.Sprintf("generated, %d resources", n),
-		Track:      corpus.Conformite,
-		Tree:       filepath.Join(dir, corpus.Conformite.Name),
-		Manifest:   filepath.Join(dir, corpus.Conformite.Name+".json"),
+		Track:      gencorpus.Track,
 		Generation: time.Since(start),
 	}
+	c.Tree, c.Manifest = gencorpus.Paths(dir)
 	// Write the new files out now, so that their writeback does not run
 	// during the first measurements.
 	syscall.Sync()

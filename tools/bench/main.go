@@ -141,18 +141,19 @@ func (b *bench) run() error {
 	b.waitIdle()
 	b.started = time.Now()
 	r := &report{Started: b.started, Machine: describeMachine(b), Config: b}
-	season, err := seasonCorpus(".", corpus.Conformite)
-	if err != nil {
-		return err
-	}
-	corpora := []*corpusSet{season}
-	// The other tracks' trees, served beside it by the same binary.
-	for _, track := range corpus.Tracks[1:] {
-		other, err := seasonCorpus(".", track)
+	// Every track's tree, served by the same binary: the first is the one
+	// the serving comparisons are made on.
+	var corpora []*corpusSet
+	for i, track := range corpus.Tracks {
+		name := "season 1"
+		if i > 0 {
+			name += ", " + track.Name
+		}
+		season, err := seasonCorpus(".", name, track)
 		if err != nil {
 			return err
 		}
-		corpora = append(corpora, other)
+		corpora = append(corpora, season)
 	}
 	if b.generated > 0 {
 		gen, err := b.generateCorpus(b.generated)
@@ -173,7 +174,7 @@ func (b *bench) run() error {
 			b.rate = run.Rate // the same fixed rate for every corpus
 		}
 	}
-	if r.Profiles, err = b.profiles(season); err != nil {
+	if r.Profiles, err = b.profiles(corpora[0]); err != nil {
 		b.log("profile: %v", err)
 		r.ProfileError = err.Error()
 	}

@@ -35,6 +35,10 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
+// Track is the track whose schema the generated trees have: the one track
+// this package names.
+var Track = corpus.Conformite
+
 // MinResources is the smallest tree generated: the referentiel, the four
 // fixed bodies, the first page of every list and a few entities.
 const MinResources = 20
@@ -86,7 +90,7 @@ func TreeAndManifest(o Options) (fstest.MapFS, *manifest.Manifest, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := manifest.Build(files, corpus.Conformite.Name, manifest.DefaultOrigin, nil)
+	m, err := manifest.Build(files, Track.Name, manifest.DefaultOrigin, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("gencorpus: manifest of the generated tree: %w", err)
 	}
@@ -113,20 +117,21 @@ func ForBenchmark(tb testing.TB) (tree fstest.MapFS, m *manifest.Manifest, size 
 	return tree, m, size
 }
 
-// Write generates a corpus into dir: its tree in dir/conformite and its
-// manifest, built by manifest.Build, in dir/conformite.json. The tree folder
-// must not exist yet.
+// Paths are where Write writes a corpus into dir: its tree in
+// dir/<track> and its manifest in dir/<track>.json.
+func Paths(dir string) (tree, manifestFile string) {
+	return filepath.Join(dir, Track.Name), filepath.Join(dir, Track.Name+".json")
+}
+
+// Write generates a corpus into dir, its manifest built by manifest.Build,
+// where Paths says. The tree folder must not exist yet.
 func Write(dir string, o Options) (*Result, error) {
 	files, m, err := TreeAndManifest(o)
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{
-		Tree:     filepath.Join(dir, corpus.Conformite.Name),
-		Manifest: filepath.Join(dir, corpus.Conformite.Name+".json"),
-		Files:    len(files),
-		Entries:  len(m.Resources),
-	}
+	r := &Result{Files: len(files), Entries: len(m.Resources)}
+	r.Tree, r.Manifest = Paths(dir)
 	if _, err := os.Stat(r.Tree); !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("gencorpus: %s already exists: choose an empty folder", r.Tree)
 	}
@@ -182,7 +187,7 @@ func newGenerator(o Options) (*generator, error) {
 // copyFixed copies the real referentiel and fixed bodies, and reads the
 // activities, their required attestations and their lists from the former.
 func (g *generator) copyFixed() error {
-	tree := corpus.Conformite.Embedded()
+	tree := Track.Embedded()
 	names := []string{corpus.FileOf(corpus.Referentiel)}
 	for path := range corpus.SystemStatus {
 		names = append(names, corpus.FileOf(path))

@@ -266,10 +266,10 @@ func (s *Server) Reload(t testing.TB, env map[string]string) error {
 	return nil
 }
 
-// CopyCorpus writes the embedded corpus tree and its manifest into a new
-// temporary folder, for a server told to read them from disk (CORPUS_ROOT,
-// CORPUS_MANIFEST). The folder holds nothing else: a test may put files
-// beside the tree.
+// CopyCorpus is CopyTrack of the track the Caddyfile serves from
+// CORPUS_ROOT and CORPUS_MANIFEST, the conformity track, for a server told
+// to read it from disk. The folder holds nothing else: a test may put
+// files beside the tree.
 func CopyCorpus(t testing.TB) (root, manifestPath string) {
 	t.Helper()
 	return CopyTrack(t, corpus.Conformite)
