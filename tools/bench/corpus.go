@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
@@ -67,9 +66,7 @@ func (b *bench) generateCorpus(n int) (*corpusSet, error) {
 		Manifest:   filepath.Join(dir, corpus.Conformite.Name+".json"),
 		Generation: time.Since(start),
 	}
-	// Write the new files out now, so that their writeback does not run
-	// during the first measurements.
-	syscall.Sync()
+	writeBack()
 	return c, c.load()
 }
 
