@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
@@ -63,9 +62,7 @@ func (b *bench) generateCorpus(n int) (*corpusSet, error) {
 		Generation: time.Since(start),
 	}
 	c.Tree, c.Manifest = gencorpus.Paths(dir)
-	// Write the new files out now, so that their writeback does not run
-	// during the first measurements.
-	syscall.Sync()
+	writeBack()
 	return c, c.load()
 }
 

@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -64,15 +63,14 @@ func TestMakeRunAsWritten(t *testing.T) {
 		cmd = exec.CommandContext(ctx, "runuser", append([]string{"-u", runAs.Username, "--", "env", "-i"}, append(env, "make", "run")...)...)
 	}
 	cmd.Dir = checkout
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	inOwnGroup(cmd)
 	out := &servertest.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(t, cmd.Start())
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	stop := func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) // make and the server it runs
+		stopGroup(cmd) // make and the server it runs
 		<-exited
 	}
 	defer stop()

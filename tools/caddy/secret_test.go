@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -283,8 +282,7 @@ func TestMakeRunPrintsNoSecret(t *testing.T) {
 			"CORPUS_LISTEN=127.0.0.1:"+strconv.Itoa(port), "CADDY="+servertest.Binary(t))
 		cmd.Dir = root
 		cmd.Env = append(environment, "CORPUS_ADMIN=127.0.0.1:"+strconv.Itoa(servertest.FreePort(t)))
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		inOwnGroup(cmd)
 		out := &servertest.SyncBuffer{}
 		cmd.Stdout, cmd.Stderr = out, out
 		require.NoError(t, cmd.Start())
@@ -294,7 +292,7 @@ func TestMakeRunPrintsNoSecret(t *testing.T) {
 			_, err := client.Do(context.Background(), probe.Request{Method: "GET", Target: "/referentiel"})
 			return err == nil
 		}, 2*time.Minute, 100*time.Millisecond, "make run serves: %s", out)
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) // make and the server it runs
+		stopGroup(cmd) // make and the server it runs
 		_ = cmd.Wait()
 		cancel()
 		if !fromEnv {

@@ -26,8 +26,8 @@ const DefaultLifetime = 10 * time.Minute
 const readyLimit = 2 * time.Minute
 
 // Process is a running server process: a child that dies with the process
-// that started it (Pdeathsig) and after its lifetime at the latest, its
-// output kept in memory.
+// that started it (on Linux: dieWithParent) and after its lifetime at the
+// latest, its output kept in memory.
 type Process struct {
 	cmd     *exec.Cmd
 	output  *SyncBuffer
@@ -62,10 +62,7 @@ func (l launch) start() (*Process, error) {
 	p.cmd = exec.CommandContext(ctx, name, args...)
 	p.cmd.Env, p.cmd.Dir = l.env, l.dir
 	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if l.newPID {
-		p.cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWPID
-	}
+	dieWithParent(p.cmd, l.newPID)
 	p.started = time.Now()
 	if err := p.cmd.Start(); err != nil {
 		cancel()
@@ -110,7 +107,10 @@ func (p *Process) Stop() {
 	if p.cmd.Process == nil {
 		return
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		// A system without signals (Windows) is only told to kill.
+		_ = p.cmd.Process.Kill()
+	}
 	select {
 	case <-p.done:
 	case <-time.After(10 * time.Second):
