@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -182,15 +183,33 @@ func procStatus(pid int, field string) int64 {
 	return 0
 }
 
-// PickPort returns a loopback TCP port free at the time of the call.
+// PickPort returns a loopback TCP port that is free now and that this
+// process has never returned before: two servers it starts never share a
+// port, not even one just stopped that may still be closing its own
+// (Caddy binds with SO_REUSEPORT, so a second listener on a port is no
+// error, only a server answering in another's place).
 func PickPort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	pickedMu.Lock()
+	defer pickedMu.Unlock()
+	for range 1000 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !picked[port] {
+			picked[port] = true
+			return port, nil
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return 0, errors.New("no loopback port left that this process has not used")
 }
+
+var (
+	pickedMu sync.Mutex
+	picked   = map[int]bool{} // the ports PickPort returned
+)
 
 // baseEnv is this process's environment without the corpus variables, with
 // HOME and Caddy's data and config folders inside dir.

@@ -55,3 +55,16 @@ func TestNginxConfWorkers(t *testing.T) {
 		assert.DirExists(t, filepath.Join(dir, "temp", "body"))
 	}
 }
+
+// TestPickPortNeverRepeats: the ports handed out are all free when handed
+// out, and never the same twice, even once the listener that held one is
+// closed and the system could give it again.
+func TestPickPortNeverRepeats(t *testing.T) {
+	seen := map[int]bool{}
+	for range 2000 {
+		port, err := PickPort()
+		require.NoError(t, err)
+		require.False(t, seen[port], "port %d handed out twice", port)
+		seen[port] = true
+	}
+}
