@@ -7,7 +7,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,10 +39,13 @@ func init() {
 //
 // The file is rolled as Caddy's own file writer rolls its logs, with the
 // same library and options: when it reaches RollSizeMB it is renamed aside
-// with the time in its name, compressed, and a new one is started; the
-// oldest rolled files beyond RollKeep, or older than RollKeepDays, are
-// deleted. Unlike Caddy's, it deletes nothing unless told to: the
-// telemetry is the season's journal of calls, archived at its close.
+// with the time in its name and a new one is started; the oldest rolled
+// files beyond RollKeep, or older than RollKeepDays, are deleted. Unlike
+// Caddy's, it deletes nothing unless told to, the telemetry being the
+// season's journal of calls, archived at its close; and it compresses a
+// rolled file only when told to (RollCompression): compressing runs in the
+// server's process, on the CPUs that answer calls, and while it runs the
+// calls wait behind it (docs/performance-analysis.md, "Serving").
 //
 // Nothing is created before the first record is written out: validating a
 // configuration (`caddy validate`) touches no file.
@@ -62,8 +67,9 @@ type TelemetryFile struct {
 	// RollSizeMB is the size, in MiB, at which the file is rolled. Default: 100.
 	RollSizeMB int `json:"roll_size_mb,omitempty"`
 
-	// RollCompress compresses rolled files with gzip. Default: true.
-	RollCompress *bool `json:"roll_gzip,omitempty"`
+	// RollCompression compresses each rolled file: "none", "gzip" or
+	// "zstd", as Caddy's file writer names them. Default: "none".
+	RollCompression string `json:"roll_compression,omitempty"`
 
 	// RollKeep is how many rolled files are kept. Default: all.
 	RollKeep int `json:"roll_keep,omitempty"`
@@ -110,7 +116,21 @@ func (f *TelemetryFile) Validate() error {
 	if f.rolls() && int64(f.BufferSize) > int64(f.RollSizeMB)<<20 {
 		return fmt.Errorf("proveit_file: buffer_size %d exceeds roll_size", f.BufferSize)
 	}
+	if !slices.Contains(rollCompressions, f.compression()) {
+		return fmt.Errorf("proveit_file: roll_compression %q is none of %s", f.RollCompression, strings.Join(rollCompressions, ", "))
+	}
 	return nil
+}
+
+// rollCompressions are the values of RollCompression.
+var rollCompressions = []string{"none", "gzip", "zstd"}
+
+// compression is the compression of rolled files.
+func (f TelemetryFile) compression() string {
+	if f.RollCompression == "" {
+		return "none"
+	}
+	return f.RollCompression
 }
 
 func (f TelemetryFile) String() string { return "proveit_file:" + f.Filename }
@@ -147,16 +167,12 @@ func (f TelemetryFile) open() (io.WriteCloser, error) {
 	if !f.rolls() {
 		return os.OpenFile(f.Filename, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	}
-	compression := "gzip"
-	if f.RollCompress != nil && !*f.RollCompress {
-		compression = "none"
-	}
 	return &timberjack.Logger{
 		Filename:    f.Filename,
 		MaxSize:     f.RollSizeMB,
 		MaxBackups:  f.RollKeep,
 		MaxAge:      f.RollKeepDays,
-		Compression: compression,
+		Compression: f.compression(),
 		FileMode:    0o600,
 	}, nil
 }
@@ -168,13 +184,15 @@ func (f TelemetryFile) open() (io.WriteCloser, error) {
 //	    buffer_size       <bytes>
 //	    roll_disabled
 //	    roll_size         <size>
+//	    roll_compression  none|gzip|zstd
 //	    roll_uncompressed
 //	    roll_keep         <num>
 //	    roll_keep_for     <duration>
 //	}
 //
 // The rolling subdirectives are those of Caddy's file writer: roll_size
-// is rounded up to whole MiB, roll_keep_for up to whole days.
+// is rounded up to whole MiB, roll_keep_for up to whole days, and
+// roll_uncompressed is roll_compression none, here the default.
 func (f *TelemetryFile) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the writer's name
 	if !d.NextArg() {
@@ -196,11 +214,11 @@ func (f *TelemetryFile) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if d.NextArg() {
 				return d.ArgErr()
 			}
-			off := false
 			if name == "roll_disabled" {
+				off := false
 				f.Roll = &off
 			} else {
-				f.RollCompress = &off
+				f.RollCompression = "none"
 			}
 			continue
 		}
@@ -227,6 +245,11 @@ func (f *TelemetryFile) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("roll_size: %q is not a positive size", value)
 			}
 			f.RollSizeMB = int(math.Ceil(float64(size) / humanize.MiByte))
+		case "roll_compression":
+			if !slices.Contains(rollCompressions, value) {
+				return d.Errf("roll_compression: %q is none of %s", value, strings.Join(rollCompressions, ", "))
+			}
+			f.RollCompression = value
 		case "roll_keep":
 			keep, err := strconv.Atoi(value)
 			if err != nil || keep <= 0 {

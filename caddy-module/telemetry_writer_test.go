@@ -15,6 +15,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -50,7 +51,7 @@ func writeRecords(t *testing.T, w *bufferedFile, writers, records int) {
 	wg.Wait()
 }
 
-// readRecords reads every record of a file, gzip-compressed or not, and
+// readRecords reads every record of a file, plain or compressed, and
 // requires each to be whole and each writer's to follow its order.
 func readRecords(t *testing.T, path string, seen map[[2]int]int) {
 	t.Helper()
@@ -58,10 +59,16 @@ func readRecords(t *testing.T, path string, seen map[[2]int]int) {
 	require.NoError(t, err)
 	defer file.Close()
 	var r io.Reader = file
-	if strings.HasSuffix(path, ".gz") {
+	switch filepath.Ext(path) {
+	case ".gz":
 		gz, err := gzip.NewReader(file)
 		require.NoError(t, err)
 		r = gz
+	case ".zst":
+		zst, err := zstd.NewReader(file)
+		require.NoError(t, err)
+		defer zst.Close()
+		r = zst
 	}
 	last := map[int]int{}
 	scanner := bufio.NewScanner(r)
@@ -104,28 +111,45 @@ func TestTelemetryFileKeepsEveryRecordWhole(t *testing.T) {
 }
 
 // TestTelemetryFileRollLosesNoRecord rolls the file several times under
-// concurrent writers: every record is in exactly one file, whole.
+// concurrent writers, its rolled files plain (the default) or compressed:
+// every record is in exactly one file, whole.
 func TestTelemetryFileRollLosesNoRecord(t *testing.T) {
-	const keep = 100 // none deleted
-	w, path := openTelemetryFile(t, TelemetryFile{BufferSize: 4096, FlushInterval: caddy.Duration(time.Millisecond), RollSizeMB: 1, RollKeep: keep})
-	const writers, records = 4, 800 // about 6 MiB: five rolls or more
-	writeRecords(t, w, writers, records)
-	require.NoError(t, w.Close())
+	for _, tt := range []struct{ name, compression, suffix string }{{"plain by default", "", ".log"}, {"gzip", "gzip", ".gz"}, {"zstd", "zstd", ".zst"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			const keep = 100 // none deleted
+			w, path := openTelemetryFile(t, TelemetryFile{BufferSize: 4096, FlushInterval: caddy.Duration(time.Millisecond), RollSizeMB: 1, RollKeep: keep, RollCompression: tt.compression})
+			const writers, records = 4, 800 // about 6 MiB: five rolls or more
+			writeRecords(t, w, writers, records)
+			require.NoError(t, w.Close())
 
-	files, err := filepath.Glob(filepath.Join(filepath.Dir(path), "telemetry*"))
-	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(files), 6, "the file was rolled: %v", files)
-	seen := map[[2]int]int{}
-	for _, f := range files {
-		info, err := os.Stat(f)
-		require.NoError(t, err)
-		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), f)
-		readRecords(t, f, seen)
-	}
-	for g := range writers {
-		for i := range records {
-			require.Equal(t, 1, seen[[2]int{g, i}], "record %d of writer %d in exactly one file", i, g)
-		}
+			var files []string
+			// Compression runs behind the writer: wait until every rolled
+			// file is compressed, the current one alone plain.
+			require.Eventually(t, func() bool {
+				var err error
+				files, err = filepath.Glob(filepath.Join(filepath.Dir(path), "telemetry*"))
+				require.NoError(t, err)
+				ofSuffix := 0
+				for _, f := range files {
+					if strings.HasSuffix(f, tt.suffix) {
+						ofSuffix++
+					}
+				}
+				return len(files) >= 6 && (ofSuffix == len(files)-1 || tt.compression == "" && ofSuffix == len(files))
+			}, 10*time.Second, 20*time.Millisecond, "the file was rolled, and each rolled file is %s", tt.suffix)
+			seen := map[[2]int]int{}
+			for _, f := range files {
+				info, err := os.Stat(f)
+				require.NoError(t, err)
+				assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), f)
+				readRecords(t, f, seen)
+			}
+			for g := range writers {
+				for i := range records {
+					require.Equal(t, 1, seen[[2]int{g, i}], "record %d of writer %d in exactly one file", i, g)
+				}
+			}
+		})
 	}
 }
 
@@ -190,7 +214,10 @@ func TestTelemetryFileCaddyfile(t *testing.T) {
 		{input: "proveit_file /t.log {\n flush_interval 1s\n flush_interval 2s\n}", err: "flush_interval: already specified"},
 		{input: "proveit_file /t.log {\n roll_size 1MiB\n roll_keep 5\n roll_keep_for 36h\n}", want: TelemetryFile{Filename: "/t.log", RollSizeMB: 1, RollKeep: 5, RollKeepDays: 2}},
 		{input: "proveit_file /t.log {\n roll_size 1.5MiB\n}", want: TelemetryFile{Filename: "/t.log", RollSizeMB: 2}},
-		{input: "proveit_file /t.log {\n roll_disabled\n roll_uncompressed\n}", want: TelemetryFile{Filename: "/t.log", Roll: &rollOff, RollCompress: &rollOff}},
+		{input: "proveit_file /t.log {\n roll_disabled\n roll_uncompressed\n}", want: TelemetryFile{Filename: "/t.log", Roll: &rollOff, RollCompression: "none"}},
+		{input: "proveit_file /t.log {\n roll_compression zstd\n}", want: TelemetryFile{Filename: "/t.log", RollCompression: "zstd"}},
+		{input: "proveit_file /t.log {\n roll_compression gzip\n}", want: TelemetryFile{Filename: "/t.log", RollCompression: "gzip"}},
+		{input: "proveit_file /t.log {\n roll_compression brotli\n}", err: `roll_compression: "brotli" is none of none, gzip, zstd`},
 		{input: "proveit_file /t.log {\n roll_size many\n}", err: "not a positive size"},
 		{input: "proveit_file /t.log {\n roll_keep 0\n}", err: "not a positive number of files"},
 		{input: "proveit_file /t.log {\n roll_keep_for -1h\n}", err: "not a positive duration"},
@@ -211,4 +238,5 @@ func TestTelemetryFileCaddyfile(t *testing.T) {
 	}
 	assert.Error(t, (&TelemetryFile{}).Validate(), "a file is required")
 	assert.ErrorContains(t, (&TelemetryFile{Filename: "/t.log", BufferSize: 2 << 20, RollSizeMB: 1}).Validate(), "exceeds roll_size")
+	assert.ErrorContains(t, (&TelemetryFile{Filename: "/t.log", RollCompression: "lz4"}).Validate(), `roll_compression "lz4" is none of none, gzip, zstd`)
 }
