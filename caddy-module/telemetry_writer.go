@@ -45,7 +45,8 @@ func init() {
 // season's journal of calls, archived at its close; and it compresses a
 // rolled file only when told to (RollCompression): compressing runs in the
 // server's process, on the CPUs that answer calls, and while it runs the
-// calls wait behind it (docs/performance-analysis.md, "Serving").
+// calls wait behind it (docs/performance-analysis.md, "Where the goals
+// stand").
 //
 // Nothing is created before the first record is written out: validating a
 // configuration (`caddy validate`) touches no file.
