@@ -86,23 +86,25 @@ const (
 // be served; otherwise a *MismatchError naming each problem. The paths of
 // the manifest are taken to be unique, as Decode and Build make them.
 func Tree(m *manifest.Manifest, tree fs.FS, depth Depth, citations []string) (map[string][]byte, error) {
-	track, err := corpus.TrackNamed(m.Piste)
-	if err != nil {
-		return nil, &MismatchError{Problems: append(headerProblems(m), Problem{What: "piste: " + err.Error()})}
-	}
-	return byFile(track, tree, depth, citations, true, func() (*manifest.Manifest, error) { return m, nil })
+	return treeOf(m, tree, depth, citations, true)
 }
 
 // Check is Tree for a caller that only asks whether the tree matches: no
 // file's bytes are kept once compared, which on a large tree is most of
 // the memory Tree takes.
 func Check(m *manifest.Manifest, tree fs.FS, depth Depth, citations []string) error {
+	_, err := treeOf(m, tree, depth, citations, false)
+	return err
+}
+
+// treeOf is Tree of a manifest in memory, of its own track's tree, keeping
+// the files' bytes when keep is set.
+func treeOf(m *manifest.Manifest, tree fs.FS, depth Depth, citations []string, keep bool) (map[string][]byte, error) {
 	track, err := corpus.TrackNamed(m.Piste)
 	if err != nil {
-		return &MismatchError{Problems: append(headerProblems(m), Problem{What: "piste: " + err.Error()})}
+		return nil, &MismatchError{Problems: append(headerProblems(m), Problem{What: "piste: " + err.Error()})}
 	}
-	_, err = byFile(track, tree, depth, citations, false, func() (*manifest.Manifest, error) { return m, nil })
-	return err
+	return byFile(track, tree, depth, citations, keep, func() (*manifest.Manifest, error) { return m, nil })
 }
 
 // ManifestFile is a manifest file as CheckFile read it.
@@ -172,7 +174,7 @@ func byFile(track *corpus.Track, fsys fs.FS, depth Depth, citations []string, ke
 			return
 		}
 		n := len(m.Resources)
-		c = newComparison(m, track, depth, citations, n, wholeEntries(m), func(i int) string { return m.Resources[i].Path })
+		c = newComparison(m, track, depth, citations, n, wholeEntries(m), wholePaths(m))
 		answered, next = make([]bool, n), make([]int, readers)
 		if keep {
 			bodies = make([][]byte, n)
@@ -243,6 +245,11 @@ type listed struct {
 	status       int
 	fileField    bool            // the file field names the path's file
 	entry        *manifest.Entry // nil when the entry was streamed
+}
+
+// wholePaths reads the paths of the entries of a manifest in memory.
+func wholePaths(m *manifest.Manifest) func(i int) string {
+	return func(i int) string { return m.Resources[i].Path }
 }
 
 // wholeEntries reads the entries of a manifest in memory.

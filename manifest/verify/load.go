@@ -65,7 +65,7 @@ func Load[T any](src io.ReadSeeker, tree fs.FS, track *corpus.Track, serve func(
 		if header, err = manifest.Decode(data); err != nil {
 			return nil, sum, err
 		}
-		n, at, path = len(header.Resources), wholeEntries(header), func(i int) string { return header.Resources[i].Path }
+		n, at, path = len(header.Resources), wholeEntries(header), wholePaths(header)
 	}
 	if header.Piste != track.Name {
 		return nil, sum, fmt.Errorf("the manifest is the track %q's", header.Piste)
