@@ -117,14 +117,22 @@ func (f *TelemetryFile) Validate() error {
 	if f.rolls() && int64(f.BufferSize) > int64(f.RollSizeMB)<<20 {
 		return fmt.Errorf("proveit_file: buffer_size %d exceeds roll_size", f.BufferSize)
 	}
-	if !slices.Contains(rollCompressions, f.compression()) {
-		return fmt.Errorf("proveit_file: roll_compression %q is none of %s", f.RollCompression, strings.Join(rollCompressions, ", "))
+	if err := checkCompression(f.compression()); err != nil {
+		return fmt.Errorf("proveit_file: %w", err)
 	}
 	return nil
 }
 
 // rollCompressions are the values of RollCompression.
 var rollCompressions = []string{"none", "gzip", "zstd"}
+
+// checkCompression refuses a value that is not one of rollCompressions.
+func checkCompression(value string) error {
+	if !slices.Contains(rollCompressions, value) {
+		return fmt.Errorf("roll_compression: %q is none of %s", value, strings.Join(rollCompressions, ", "))
+	}
+	return nil
+}
 
 // compression is the compression of rolled files.
 func (f TelemetryFile) compression() string {
@@ -247,8 +255,8 @@ func (f *TelemetryFile) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			f.RollSizeMB = int(math.Ceil(float64(size) / humanize.MiByte))
 		case "roll_compression":
-			if !slices.Contains(rollCompressions, value) {
-				return d.Errf("roll_compression: %q is none of %s", value, strings.Join(rollCompressions, ", "))
+			if err := checkCompression(value); err != nil {
+				return d.Err(err.Error())
 			}
 			f.RollCompression = value
 		case "roll_keep":

@@ -238,5 +238,5 @@ func TestTelemetryFileCaddyfile(t *testing.T) {
 	}
 	assert.Error(t, (&TelemetryFile{}).Validate(), "a file is required")
 	assert.ErrorContains(t, (&TelemetryFile{Filename: "/t.log", BufferSize: 2 << 20, RollSizeMB: 1}).Validate(), "exceeds roll_size")
-	assert.ErrorContains(t, (&TelemetryFile{Filename: "/t.log", RollCompression: "lz4"}).Validate(), `roll_compression "lz4" is none of none, gzip, zstd`)
+	assert.ErrorContains(t, (&TelemetryFile{Filename: "/t.log", RollCompression: "lz4"}).Validate(), `proveit_file: roll_compression: "lz4" is none of none, gzip, zstd`)
 }
