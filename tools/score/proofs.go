@@ -11,7 +11,7 @@ import (
 )
 
 // outcomeMembers are the members of a proof's outcome.
-var outcomeMembers = season.Exactly("valide", "en_attente", "agent_did", "request_hash", "response_hash")
+var outcomeMembers = season.FieldsOf[ProofOutcome]()
 
 // ParseProofs reads the verifier's input, {"<proof_id>": {"valide",
 // "en_attente", "agent_did", "request_hash", "response_hash"}}, as strictly

@@ -2,6 +2,7 @@ package season
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -23,6 +24,14 @@ type Members struct {
 
 // Exactly is the rule of an object that has every one of names and no other.
 func Exactly(names ...string) Members { return Members{Allowed: names, Required: names} }
+
+// FieldsOf is Exactly the members encoding/json reads into a T, a struct,
+// in the order T declares them.
+func FieldsOf[T any]() Members {
+	var names []string
+	eachJSONField(reflect.TypeFor[T](), func(name string, _ reflect.Type) { names = append(names, name) })
+	return Exactly(names...)
+}
 
 // Check refuses v, found at the JSON pointer at, unless it is an object the
 // rule allows. It names the first member the rule does not allow, in the

@@ -104,7 +104,7 @@ type KeyTask struct {
 }
 
 // keyTaskMembers are the members of a task's key.
-var keyTaskMembers = Exactly("id", "verdict", "familles", "controle", "fondement")
+var keyTaskMembers = FieldsOf[KeyTask]()
 
 // Fact is a (resource, JSON pointer, value) triple a scorer checks against
 // the served bytes.
@@ -405,6 +405,13 @@ func describe(v pyjson.Value) string {
 // fields of an embedded struct without a tag are the struct's own.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
 	fields := map[string]reflect.Type{}
+	eachJSONField(t, func(name string, typ reflect.Type) { fields[name] = typ })
+	return fields
+}
+
+// eachJSONField calls fn with each member encoding/json reads into a value
+// of the struct type t, in the order t declares them, and its type.
+func eachJSONField(t reflect.Type, fn func(name string, typ reflect.Type)) {
 	for f := range t.Fields() {
 		tag := f.Tag.Get("json")
 		name, _, _ := strings.Cut(tag, ",")
@@ -412,14 +419,13 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		case name == "-" && tag == "-":
 			continue
 		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
-			maps.Copy(fields, jsonFields(f.Type))
+			eachJSONField(f.Type, fn)
 			continue
 		case !f.IsExported():
 			continue
 		case name == "":
 			name = f.Name
 		}
-		fields[name] = f.Type
+		fn(name, f.Type)
 	}
-	return fields
 }
