@@ -7,9 +7,10 @@
 // the fixed bodies /_systeme/* are the real ones, copied from the embedded
 // corpus. A few entities cite an attestation that has no file, so the
 // manifest has absent entries too. Generated trees pass every rule of the
-// linter, the realism rules included: a SIREN with its Luhn key, a number of
-// partners the legal form allows, an invented address, beneficial owners
-// above the 25 % threshold or declared for control.
+// linter, the realism rules included: a SIREN that fails the Luhn check (no
+// number INSEE may have issued), a number of partners the legal form allows,
+// an invented address, beneficial owners above the 25 % threshold or
+// declared for control.
 //
 // The same size and seed always give the same bytes, and so the same
 // manifest.
@@ -291,7 +292,8 @@ func pagePath(first string, n int) string {
 }
 
 // siren is the n-th entity's SIREN: eight digits that differ for every n
-// (7919 is prime to 70 000 000), then the Luhn key.
+// (7919 is prime to 70 000 000), then the digit after their Luhn key, so
+// that the SIREN fails the Luhn check and no real company is named.
 func siren(n int) string {
 	digits := strconv.Itoa(30000000 + n*7919%70000000)
 	sum := 0
@@ -304,5 +306,6 @@ func siren(n int) string {
 		}
 		sum += d
 	}
-	return digits + strconv.Itoa((10-sum%10)%10)
+	key := (10 - sum%10) % 10
+	return digits + strconv.Itoa((key+1)%10)
 }

@@ -35,7 +35,7 @@ var purchaseDocs = map[string]string{
 		"date_debut": "2026-09-01", "date_fin_validite": "2027-03-31"}`,
 	"disponibilites/DSP-ECR-1.json": `{"ressource": "/disponibilites/DSP-ECR-1", "existe": true, "produit": "/produits/ECR-1", "etat": "en_stock",
 		"quantite_disponible": "40", "date_releve": "2026-10-02"}`,
-	"fournisseurs/FRN-1.json": `{"ressource": "/fournisseurs/FRN-1", "existe": true, "raison_sociale": "Comptoir Rhône-Alpes", "siret": "73282932000017",
+	"fournisseurs/FRN-1.json": `{"ressource": "/fournisseurs/FRN-1", "existe": true, "raison_sociale": "Comptoir Rhône-Alpes", "siret": "73282932100017",
 		"siege": "3 impasse du Héron-Cendré, 00102 Port-Sérenne", "statut": "actif",
 		"conditions_livraison": "/livraisons/LIV-1"}`,
 	"livraisons/LIV-1.json": `{"ressource": "/livraisons/LIV-1", "existe": true, "fournisseur": "/fournisseurs/FRN-1", "zones": ["corse", "occitanie"],
@@ -130,7 +130,7 @@ func TestLintBrokenPurchasingTrees(t *testing.T) {
 		}},
 		{"conditions naming another supplier", func(w *world) {
 			w.docs["fournisseurs/FRN-2.json"] = setAt(w.docs[vendor], []string{"ressource"}, "/fournisseurs/FRN-2")
-			w.set("fournisseurs/FRN-2.json", "/siret", "44306184100021").set("fournisseurs/FRN-2.json", "/siege", "8 rue des Trois-Cadrans, 00101 Valbrune")
+			w.set("fournisseurs/FRN-2.json", "/siret", "44306184200021").set("fournisseurs/FRN-2.json", "/siege", "8 rue des Trois-Cadrans, 00101 Valbrune")
 			w.set(terms, "/fournisseur", "/fournisseurs/FRN-2")
 		}, []string{
 			`fournisseurs/FRN-1.json /conditions_livraison: /livraisons/LIV-1 names /fournisseurs/FRN-2 as its fournisseur, not this resource (rule: links)`,
@@ -151,18 +151,18 @@ func TestLintBrokenPurchasingTrees(t *testing.T) {
 			[]string{`disponibilites/DSP-ECR-1.json /date_releve: date "2026-09-31" is not a calendar date (rule: dates)`}},
 
 		// identifiers
-		{"a SIRET of 13 digits", func(w *world) { w.set(vendor, "/siret", "7328293200001") },
-			[]string{`fournisseurs/FRN-1.json /siret: siret "7328293200001" is not 14 digits (rule: identifier)`}},
-		{"a SIRET with a wrong key", func(w *world) { w.set(vendor, "/siret", "73282932000018") },
-			[]string{`fournisseurs/FRN-1.json /siret: siret "73282932000018" fails its Luhn check key (rule: identifier)`}},
-		{"a SIRET whose SIREN has a wrong key", func(w *world) { w.set(vendor, "/siret", "73282932100015") },
-			[]string{`fournisseurs/FRN-1.json /siret: siret "73282932100015" does not begin with a valid SIREN: 732829321 fails its Luhn check key (rule: identifier)`}},
+		{"a SIRET of 13 digits", func(w *world) { w.set(vendor, "/siret", "7328293210001") },
+			[]string{`fournisseurs/FRN-1.json /siret: siret "7328293210001" is not 14 digits (rule: identifier)`}},
+		{"a SIRET that passes the Luhn check", func(w *world) { w.set(vendor, "/siret", "73282932100015") },
+			[]string{`fournisseurs/FRN-1.json /siret: siret "73282932100015" passes the Luhn check: a number INSEE may have issued; a fictitious SIRET fails it (rule: identifier)`}},
+		{"a SIRET whose SIREN passes the Luhn check", func(w *world) { w.set(vendor, "/siret", "73282932000018") },
+			[]string{`fournisseurs/FRN-1.json /siret: siret "73282932000018" begins with a SIREN that passes the Luhn check: 732829320, a number INSEE may have issued; a fictitious SIREN fails it (rule: identifier)`}},
 		{"two suppliers with one SIRET", func(w *world) {
 			w.docs["fournisseurs/FRN-2.json"] = setAt(w.docs[vendor], []string{"ressource"}, "/fournisseurs/FRN-2")
 			w.set("fournisseurs/FRN-2.json", "/siege", "8 rue des Trois-Cadrans, 00101 Valbrune")
 		}, []string{
 			`fournisseurs/FRN-2.json /conditions_livraison: /livraisons/LIV-1 names /fournisseurs/FRN-1 as its fournisseur, not this resource (rule: links)`,
-			`fournisseurs/FRN-2.json /siret: siret "73282932000017" is also /fournisseurs/FRN-1's (rule: identifier)`,
+			`fournisseurs/FRN-2.json /siret: siret "73282932100017" is also /fournisseurs/FRN-1's (rule: identifier)`,
 		}},
 		{"a supplier without a SIRET", func(w *world) { w.set(vendor, "/siret", deleted{}) },
 			[]string{`fournisseurs/FRN-1.json: required field "siret" is missing (rule: schema)`}},

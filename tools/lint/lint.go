@@ -46,7 +46,7 @@ const (
 	RuleDecimal    = "decimal"    // amounts and quantities are well-formed decimal strings
 
 	// Realism: a fictional corpus that reads like a real one.
-	RuleIdentifier      = "identifier"       // a SIREN is 9 digits, a SIRET 14, each with a valid Luhn key, none shared
+	RuleIdentifier      = "identifier"       // a SIREN is 9 digits, a SIRET 14 beginning with a SIREN, each failing the Luhn check (no real company), none shared
 	RuleLegalForm       = "legal-form"       // the legal form allows the number of partners (a single-partner SARL is an EURL)
 	RuleAddress         = "address"          // every siege is an obviously fictional address
 	RuleBeneficialOwner = "beneficial-owner" // each declared owner holds more than 25 % or is declared for control

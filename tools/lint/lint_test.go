@@ -53,7 +53,7 @@ var baseDocs = map[string]string{
 		"attestations_requises": {"change-manuel": ["assurance-rc-pro"]},
 		"listes_agrees": {"change-manuel": "/listes/agrees/change-manuel"},
 		"mesures_restrictives": "/mesures-restrictives/MR-1"}`,
-	"entites/ENT-1.json": `{"ressource": "/entites/ENT-1", "existe": true, "denomination": "Change du Vieux-Port", "siren": "732829320",
+	"entites/ENT-1.json": `{"ressource": "/entites/ENT-1", "existe": true, "denomination": "Change du Vieux-Port", "siren": "732829321",
 		"forme": "Société à responsabilité limitée (SARL)", "nombre_associes": "2", "siege": "12 rue des Trois-Cadrans, 00101 Valbrune",
 		"date_immatriculation": "2010-01-04", "statut": "active", "agrements": ["/agrements/AGR-1"], "attestations": ["/attestations/ATT-1"],
 		"beneficiaires": "/beneficiaires/ENT-1"}`,
@@ -78,8 +78,9 @@ var baseDocs = map[string]string{
 	"_systeme/404.json": `{"erreur": "hors_corpus", "message": "Chemin hors corpus."}`,
 }
 
-// otherSIREN is a valid SIREN that is not ENT-1's, for a second entity.
-const otherSIREN = "443061841"
+// otherSIREN is a fictitious SIREN (it fails the Luhn check) that is not
+// ENT-1's, for a second entity.
+const otherSIREN = "443061842"
 
 // world is a corpus being edited for one test case: parsed documents by
 // file, plus files written as raw bytes.
@@ -357,15 +358,15 @@ func TestLintBrokenTrees(t *testing.T) {
 		// identifiers
 		{"a SIREN of 8 digits", func(w *world) { w.set(entity, "/siren", "73282932") },
 			[]string{`entites/ENT-1.json /siren: siren "73282932" is not 9 digits (rule: identifier)`}},
-		{"a SIREN with spaces", func(w *world) { w.set(entity, "/siren", "732 829 320") },
-			[]string{`entites/ENT-1.json /siren: siren "732 829 320" is not 9 digits (rule: identifier)`}},
-		{"a SIREN with a wrong key", func(w *world) { w.set(entity, "/siren", "732829321") },
-			[]string{`entites/ENT-1.json /siren: siren "732829321" fails its Luhn check key (rule: identifier)`}},
+		{"a SIREN with spaces", func(w *world) { w.set(entity, "/siren", "732 829 321") },
+			[]string{`entites/ENT-1.json /siren: siren "732 829 321" is not 9 digits (rule: identifier)`}},
+		{"a SIREN that passes the Luhn check", func(w *world) { w.set(entity, "/siren", "732829320") },
+			[]string{`entites/ENT-1.json /siren: siren "732829320" passes the Luhn check: a number INSEE may have issued; a fictitious SIREN fails it (rule: identifier)`}},
 		{"two entities with one SIREN", func(w *world) {
 			w.docs["entites/ENT-2.json"] = setAt(w.docs[entity], []string{"ressource"}, "/entites/ENT-2")
 			w.set("entites/ENT-2.json", "/agrements", pyjson.Array{}).set("entites/ENT-2.json", "/attestations", pyjson.Array{}).set("entites/ENT-2.json", "/beneficiaires", nil)
 			w.set("entites/ENT-2.json", "/siege", "3 impasse du Héron-Cendré, 00102 Port-Sérenne")
-		}, []string{`entites/ENT-2.json /siren: siren "732829320" is also /entites/ENT-1's (rule: identifier)`}},
+		}, []string{`entites/ENT-2.json /siren: siren "732829321" is also /entites/ENT-1's (rule: identifier)`}},
 		{"an entity without a SIREN", func(w *world) { w.set(entity, "/siren", deleted{}) },
 			[]string{`entites/ENT-1.json: required field "siren" is missing (rule: schema)`}},
 

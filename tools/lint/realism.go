@@ -147,8 +147,10 @@ func (l *linter) checkMeasureNumbers() {
 }
 
 // checkIdentifier checks a SIREN (9 digits) or SIRET (14 digits, the SIREN
-// and a 5-digit establishment number): digits, a Luhn key, and, for a
-// SIRET, a SIREN that has its own; no two resources share one.
+// and a 5-digit establishment number): digits that fail the Luhn check,
+// and, for a SIRET, a SIREN that fails it too, so that INSEE cannot have
+// issued the number and no real company is named; no two resources share
+// one.
 func (l *linter) checkIdentifier(file, path string, doc pyjson.Object, name string, length int, seen map[string]string) {
 	s, ok := stringField(doc, name)
 	if !ok {
@@ -158,10 +160,10 @@ func (l *linter) checkIdentifier(file, path string, doc pyjson.Object, name stri
 	switch {
 	case len(s) != length || strings.Trim(s, "0123456789") != "":
 		l.report(file, at, RuleIdentifier, "%s %q is not %d digits", name, s, length)
-	case !luhnValid(s):
-		l.report(file, at, RuleIdentifier, "%s %q fails its Luhn check key", name, s)
-	case length == 14 && !luhnValid(s[:9]):
-		l.report(file, at, RuleIdentifier, "%s %q does not begin with a valid SIREN: %s fails its Luhn check key", name, s, s[:9])
+	case luhnValid(s):
+		l.report(file, at, RuleIdentifier, "%s %q passes the Luhn check: a number INSEE may have issued; a fictitious %s fails it", name, s, strings.ToUpper(name))
+	case length == 14 && luhnValid(s[:9]):
+		l.report(file, at, RuleIdentifier, "%s %q begins with a SIREN that passes the Luhn check: %s, a number INSEE may have issued; a fictitious SIREN fails it", name, s, s[:9])
 	case seen[s] != "":
 		l.report(file, at, RuleIdentifier, "%s %q is also %s's", name, s, seen[s])
 	default:
@@ -170,7 +172,7 @@ func (l *linter) checkIdentifier(file, path string, doc pyjson.Object, name stri
 }
 
 // luhnValid reports whether a string of digits passes the Luhn check, as
-// every SIREN and SIRET does.
+// every SIREN and SIRET INSEE issues does, and none of the corpus's may.
 func luhnValid(digits string) bool {
 	sum := 0
 	for i := range len(digits) {

@@ -10,8 +10,8 @@ import (
 
 // Design is what a track's authors decide for each task, the one file they
 // write by hand beside the statements: the verdict they designed, the trap
-// families, the control flag and, for a verdict that no criterion decides
-// alone (conforme, a product), the facts the task is built around. The
+// families, the control flag and, for a verdict that needs every criterion
+// true (conforme, a product), the facts of its trap. The
 // key's founding formulas are derived from it and the served bytes by
 // proveit key, which refuses a design the corpus does not bear out.
 type Design struct {
@@ -25,15 +25,17 @@ type DesignTask struct {
 	Verdict  string   `json:"verdict"`
 	Families []string `json:"familles"`
 	Control  bool     `json:"controle"`
-	// Facts are the facts a conforme or product verdict is built around
-	// (the trap's), as resource and JSON pointer: their values and
-	// equivalent forms are the corpus's. Empty for any other verdict, whose
-	// formula is the criteria that decide it.
+	// Facts are, for a conforme or product verdict, the facts that settle
+	// the criterion each trap turns on (both terms of its comparison, its
+	// links), as resource and JSON pointer: their values and equivalent
+	// forms are the corpus's. A product verdict is founded besides against
+	// the candidates the solver marks as compared. Empty for any other
+	// verdict, whose formula is the criteria that decide it.
 	Facts []DesignFact `json:"faits,omitempty"`
-	// Excluded are, for a product verdict, the candidates whose exclusion the
-	// task is built around: each enters the formula as any one of the rules
-	// that exclude it, as the solver derives them.
-	Excluded []string `json:"exclus,omitempty"`
+	// Alternatives are, for the control task, which has no trap, the
+	// criteria any one of which proven whole founds its verdict, each as
+	// its facts.
+	Alternatives [][]DesignFact `json:"un_de,omitempty"`
 }
 
 // DesignFact names a fact by where it is served.

@@ -305,6 +305,10 @@ func (f Formula) Smallest() ([]Fact, error) {
 	return best, nil
 }
 
+// SmallestCover returns a smallest set of claims that carries every fact,
+// choosing among each fact's forms.
+func SmallestCover(facts []Fact) []Fact { return smallestCover(facts, 0) }
+
 // smallestCover returns a smallest set of triples among the facts' own and
 // forms that carries every fact, or nil if none is smaller than bound (0:
 // no bound). A branch and bound on the first fact not yet carried.

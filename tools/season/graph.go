@@ -2,7 +2,9 @@ package season
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
@@ -234,4 +236,66 @@ func (g *Graph) Concerns(resource, field string) bool {
 		return g.candidates[path]
 	}
 	return false
+}
+
+// Agreeing returns, as resource and pointer, the fields of the task's
+// graph that state the fact (resource, field, value) by one of the track's
+// agreements: the record a common list's entry designates, or the entries
+// that designate a record, where the two fields hold the same value.
+func (g *Graph) Agreeing(resource, field string, value pyjson.Value) [][2]string {
+	var out [][2]string
+	collection, _, _ := corpus.SplitReference(resource)
+	for _, a := range g.Rules.Agreements {
+		if collection == a.List {
+			tokens := strings.Split(field, "/")
+			if len(tokens) != 4 || tokens[1] != "entrees" || tokens[3] != a.Member {
+				continue
+			}
+			entry, _ := pyjson.Lookup(g.bodies[resource], "/entrees/"+tokens[2])
+			if record, ok := g.follow(entry, a.Links); ok {
+				if v, ok := pyjson.Lookup(g.bodies[record], a.Field); ok && pyjson.Equal(v, value) {
+					out = append(out, [2]string{record, a.Field})
+				}
+			}
+			continue
+		}
+		if field != a.Field {
+			continue
+		}
+		for _, page := range slices.Sorted(maps.Keys(g.Common)) {
+			if c, _, _ := corpus.SplitReference(page); c != a.List {
+				continue
+			}
+			entries, _ := pyjson.Lookup(g.bodies[page], "/entrees")
+			list, _ := entries.(pyjson.Array)
+			for i, entry := range list {
+				record, ok := g.follow(entry, a.Links)
+				if !ok || record != resource {
+					continue
+				}
+				if v, ok := entry.(pyjson.Object).Get(a.Member); ok && pyjson.Equal(v, value) {
+					out = append(out, [2]string{page, Pointer("entrees", strconv.Itoa(i), a.Member)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// follow reads links from an object, each member naming the next
+// resource, and returns the last resource reached, when it is in the graph.
+func (g *Graph) follow(from pyjson.Value, links []string) (string, bool) {
+	var path string
+	for _, link := range links {
+		obj, ok := from.(pyjson.Object)
+		if !ok {
+			return "", false
+		}
+		v, _ := obj.Get(link)
+		if path, ok = v.(string); !ok {
+			return "", false
+		}
+		from = g.bodies[path]
+	}
+	return path, path != "" && g.Contains(path)
 }

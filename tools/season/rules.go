@@ -45,6 +45,11 @@ type Rules struct {
 	// CommonLists are the collections whose pages are a task's common
 	// lists: an entry there counts only where it concerns the task.
 	CommonLists []string
+	// Agreements are the fields of a common list's entry that a rule
+	// requires to agree with a field of the record the entry designates:
+	// where they do agree, each states the other's fact (both rules
+	// documents say so under notation/meme_fait).
+	Agreements []Agreement
 	// Owner names, in messages, whose own resources a task's are.
 	Owner string
 
@@ -52,6 +57,18 @@ type Rules struct {
 	subject func(Task) string
 	// graph walks a task's graph.
 	graph func(*Rules, Task, Fetcher) (*Graph, error)
+}
+
+// Agreement is one field of a common list's entry and the field of a
+// record it must agree with, the record reached from the entry by following
+// Links, each a member naming a canonical path: a catalogue entry's
+// prix_affiche_ttc and, through produit then tarif, the tarif's
+// /prix_unitaire_ttc.
+type Agreement struct {
+	List   string   // the common list's collection
+	Member string   // the entry's member
+	Links  []string // the members followed from the entry to the record
+	Field  string   // the record's pointer
 }
 
 // Decision is how the criteria that decide a verdict alone found it.
@@ -132,9 +149,11 @@ var (
 			"mesures-restrictives": {"/entrees/<n>/nom", "/entrees/<n>/prenoms", "/entrees/<n>/date_naissance"},
 		},
 		CommonLists: []string{"listes/agrees", "mesures-restrictives"},
-		Owner:       "the entity's",
-		subject:     func(t Task) string { return t.Entity },
-		graph:       conformityGraph,
+		// R3: the list's entry and the agrément say the same statut.
+		Agreements: []Agreement{{List: "listes/agrees", Member: "statut", Links: []string{"agrement"}, Field: "/statut"}},
+		Owner:      "the entity's",
+		subject:    func(t Task) string { return t.Entity },
+		graph:      conformityGraph,
 	}
 	// Purchasing is the purchasing track's (docs/contract.md section 3;
 	// README.md): rules G1..G6 and the selection stated at /regles-achat.
@@ -159,9 +178,14 @@ var (
 				"/zones_exclues", "/zones_exclues/<n>", "/quantite_minimum", "/quantite_maximum"},
 		},
 		CommonLists: []string{"catalogues"},
-		Owner:       "the candidates'",
-		subject:     func(Task) string { return "the task's candidates" },
-		graph:       purchaseGraph,
+		// G3 and G4: the catalogue agrees with the tarif and the record.
+		Agreements: []Agreement{
+			{List: "catalogues", Member: "prix_affiche_ttc", Links: []string{"produit", "tarif"}, Field: "/prix_unitaire_ttc"},
+			{List: "catalogues", Member: "etat_affiche", Links: []string{"produit", "disponibilite"}, Field: "/etat"},
+		},
+		Owner:   "the candidates'",
+		subject: func(Task) string { return "the task's candidates" },
+		graph:   purchaseGraph,
 	}
 	// Tracks are the rulebooks of corpus.Tracks, in their order.
 	Tracks = checkTracks(Conformity, Purchasing)

@@ -14,8 +14,9 @@ import (
 // forms returns every other triple that states the same fact in the task's
 // graph, each probative: a link written as its element (/agrements/0) and
 // as the whole array (/agrements), an array of one element and that
-// element, and a link its target states back (an agrément's /entite, an
-// avenant's /attestation, a tarif's /produit). A whole array of several
+// element, a link its target states back (an agrément's /entite, an
+// avenant's /attestation, a tarif's /produit), and two fields a rule
+// requires to agree, where they do (season.Agreement). A whole array of several
 // elements is a form of each element's link, not the other way round: it
 // states them all.
 func forms(g *season.Graph, f Fact) []Fact {
@@ -43,6 +44,10 @@ func forms(g *season.Graph, f Fact) []Fact {
 		// An array of one element and that element.
 		if list, ok := t.Value.(pyjson.Array); ok && len(list) == 1 {
 			add(Fact{Resource: t.Resource, Field: t.Field + "/0", Value: list[0]})
+		}
+		// Two fields a rule requires to agree, where they do.
+		for _, at := range g.Agreeing(t.Resource, t.Field, t.Value) {
+			add(Fact{Resource: at[0], Field: at[1], Value: t.Value})
 		}
 		// A link and the link back.
 		target, ok := t.Value.(string)
@@ -132,12 +137,16 @@ func Decided(rules *season.Rules, res *Result) (cases []Deciding, all bool, err 
 }
 
 // Founding writes a task's founding formula from the derivation (Derive)
-// and the authors' design: the verdict must be the derived one; for
+// and the authors' design. The verdict must be the derived one. For
 // non_conforme and indeterminable, one alternative per deciding criterion;
 // for aucune_option_valide, every candidate excluded, each by any one of
-// the rules that exclude it; for conforme or a product, the facts the
-// design names, each one the derived verdict rests on, and for a product
-// each candidate the design names as excluded. Every fact carries every
+// the rules that exclude it. A verdict that needs every criterion true is
+// founded on its trap: for conforme, the facts the design names; for a
+// product, those and, for each compared candidate (Criterion.Compared),
+// the rules that exclude it or, valid but dearer in total, both totals'
+// terms. The control task, which has no trap, is founded on any one
+// criterion proven whole: a group the design names, or the winner's
+// standing against one compared candidate. Every fact carries every
 // equivalent form of the task's graph. An error says where the corpus does
 // not bear the design out.
 func Founding(design season.DesignTask, derived *Result, graph *season.Graph) (season.Formula, error) {
@@ -148,45 +157,86 @@ func Founding(design season.DesignTask, derived *Result, graph *season.Graph) (s
 	if err != nil {
 		return season.Formula{}, err
 	}
-	decides := len(cases) > 0
-	if decides && (len(design.Facts) > 0 || len(design.Excluded) > 0) {
-		return season.Formula{}, fmt.Errorf("a %s verdict is founded on the criteria that decide it: the design names no faits or exclus", design.Verdict)
-	}
-	if !decides && len(design.Facts) == 0 {
-		return season.Formula{}, fmt.Errorf("a %s verdict is founded on the facts the task is built around: the design names none", design.Verdict)
-	}
-	if len(design.Excluded) > 0 && !graph.Rules.IsChoice(design.Verdict) {
-		return season.Formula{}, fmt.Errorf("exclus names candidates of a product verdict only")
-	}
-	var members []Basis
-	for _, c := range cases {
-		members = append(members, c.Basis)
-	}
-	if decides {
+	if len(cases) > 0 {
+		if len(design.Facts) > 0 || len(design.Alternatives) > 0 {
+			return season.Formula{}, fmt.Errorf("a %s verdict is founded on the criteria that decide it: the design names no faits or un_de", design.Verdict)
+		}
+		var members []Basis
+		for _, c := range cases {
+			members = append(members, c.Basis)
+		}
 		if all {
 			return formulaOf(allOf(members...), graph), nil
 		}
 		return formulaOf(anyOf(members...), graph), nil
 	}
 	rests := restsOn(derived)
-	for _, df := range design.Facts {
-		f, ok := rests[df.Resource+"\x00"+df.Field]
-		if !ok {
-			return season.Formula{}, fmt.Errorf("%s %s is not a fact the %s verdict rests on", df.Resource, df.Field, design.Verdict)
-		}
-		members = append(members, Basis{Fact: &f})
+	trap, err := designBasis(design.Facts, rests, design.Verdict)
+	if err != nil {
+		return season.Formula{}, err
 	}
-	for _, product := range design.Excluded {
-		i := slices.IndexFunc(derived.Criteria, func(c Criterion) bool { return c.Code == product })
-		switch {
-		case i < 0:
-			return season.Formula{}, fmt.Errorf("%s, named in exclus, is not a candidate", product)
-		case derived.Criteria[i].Outcome == Met:
-			return season.Formula{}, fmt.Errorf("%s, named in exclus, is a valid option", product)
+	comparisons := comparedBases(derived)
+	if design.Control {
+		if len(design.Facts) > 0 {
+			return season.Formula{}, fmt.Errorf("the control task has no trap: its design names un_de, not faits")
 		}
-		members = append(members, derived.Criteria[i].Basis)
+		alternatives := comparisons
+		for _, group := range design.Alternatives {
+			members, err := designBasis(group, rests, design.Verdict)
+			if err != nil {
+				return season.Formula{}, err
+			}
+			alternatives = append(alternatives, allOf(members...))
+		}
+		if len(alternatives) == 0 {
+			return season.Formula{}, fmt.Errorf("the control task is founded on any one criterion proven whole: the design names no un_de, and no candidate is compared")
+		}
+		return formulaOf(anyOf(alternatives...), graph), nil
+	}
+	if len(design.Alternatives) > 0 {
+		return season.Formula{}, fmt.Errorf("un_de is the control task's: a task with a trap is founded on the trap's faits")
+	}
+	members := append(trap, comparisons...)
+	if len(members) == 0 {
+		return season.Formula{}, fmt.Errorf("a %s verdict is founded on its trap: the design names no faits", design.Verdict)
 	}
 	return formulaOf(allOf(members...), graph), nil
+}
+
+// designBasis looks up the facts a design names among those the derived
+// verdict rests on.
+func designBasis(named []season.DesignFact, rests map[string]Fact, verdict string) ([]Basis, error) {
+	var out []Basis
+	for _, df := range named {
+		f, ok := rests[df.Resource+"\x00"+df.Field]
+		if !ok {
+			return nil, fmt.Errorf("%s %s is not a fact the %s verdict rests on", df.Resource, df.Field, verdict)
+		}
+		out = append(out, Basis{Fact: &f})
+	}
+	return out, nil
+}
+
+// comparedBases founds a product verdict against each compared candidate:
+// the rules that exclude it, any one; or, a valid option dearer in total,
+// both totals' terms (a valid option's basis).
+func comparedBases(derived *Result) []Basis {
+	i := slices.IndexFunc(derived.Criteria, func(c Criterion) bool { return c.Code == string(derived.Verdict) })
+	if i < 0 {
+		return nil
+	}
+	winner := derived.Criteria[i].Basis
+	var out []Basis
+	for _, c := range derived.Criteria {
+		switch {
+		case !c.Compared:
+		case c.Outcome == Met:
+			out = append(out, allOf(c.Basis, winner))
+		default:
+			out = append(out, c.Basis)
+		}
+	}
+	return out
 }
 
 // restsOn indexes, by resource and pointer, every fact a derived result

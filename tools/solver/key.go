@@ -195,6 +195,19 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 	if len(smallest) > limit {
 		report(RuleRoom, "the smallest set of facts that founds the verdict has %d facts, want at most %d (%s)", len(smallest), limit, why)
 	}
+	if k.Control {
+		// Any one criterion proven whole founds the control task, each
+		// within its minimum: none is a choice the agent must guess.
+		alternatives, err := k.Founding.Alternatives()
+		if err != nil {
+			return nil, err
+		}
+		for _, alt := range alternatives {
+			if n := len(season.SmallestCover(alt)); n > task.AssertionsMin {
+				report(RuleRoom, "the control task's alternative %s takes %d assertions, want at most its assertions_min %d", describe(alt), n, task.AssertionsMin)
+			}
+		}
+	}
 	own := 0
 	for _, f := range smallest {
 		if graph.Own[f.Resource] {

@@ -135,9 +135,24 @@ func solvePurchase(task season.Task, fetch season.Fetcher, full bool) (*Result, 
 		if o.rule != "" {
 			reason = o.rule + ": " + reason
 		}
-		p.res.Criteria = append(p.res.Criteria, Criterion{Code: o.product, Outcome: o.outcome, Reason: reason, Basis: o.basis})
+		p.res.Criteria = append(p.res.Criteria, Criterion{Code: o.product, Outcome: o.outcome, Reason: reason, Basis: o.basis, Compared: p.compared(o.product, best)})
 	}
 	return p.res, nil
+}
+
+// compared reports whether a product verdict must be founded against the
+// candidate: the statement supplies it, or the catalogue displays it
+// cheaper than the winner.
+func (p *purchaser) compared(product string, winner *option) bool {
+	if winner == nil || product == winner.product {
+		return false
+	}
+	if slices.Contains(p.need.References, product) {
+		return true
+	}
+	listed, ok := p.listings[product]
+	won, wonListed := p.listings[winner.product]
+	return ok && wonListed && mustDecimal(listed.price).Cmp(mustDecimal(won.price)) < 0
 }
 
 // readCatalogue reads /regles-achat and every page of the category's

@@ -56,6 +56,11 @@ type Criterion struct {
 	// outcome follows from another criterion's (no agrément retained, no
 	// entity to read).
 	Basis Basis
+	// Compared marks, on the purchasing track, a candidate a product
+	// verdict is founded against: one the statement supplies, or one the
+	// catalogue displays cheaper than the winner. Its exclusion, or when it
+	// is a valid option both totals' terms, enters the formula (Founding).
+	Compared bool
 }
 
 // Fact is a (resource, JSON pointer, value) the verdict rests on, with the
