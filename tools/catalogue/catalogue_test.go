@@ -18,6 +18,7 @@ import (
 const (
 	manifestFile   = "../../manifest/conformite.json"
 	statementsFile = "../../corpus/saison-1/taches.json"
+	rulesFile      = "../../corpus/conformite/referentiel.json"
 )
 
 func build(t *testing.T) (*Catalogue, *manifest.Manifest, []string) {
@@ -28,7 +29,9 @@ func build(t *testing.T) (*Catalogue, *manifest.Manifest, []string) {
 	require.NoError(t, err)
 	named, err := StatementReferences(statements)
 	require.NoError(t, err)
-	c, err := Build(m, data, "1", named)
+	rules, err := os.ReadFile(rulesFile)
+	require.NoError(t, err)
+	c, err := Build(m, data, "1", named, rules)
 	require.NoError(t, err)
 	return c, m, named
 }
@@ -172,4 +175,30 @@ func TestOpening(t *testing.T) {
 	}
 	named3 := append([]string{absent.Path}, named...)
 	assert.Empty(t, Opening(map[string][]byte{"c.md": []byte(absent.Path)}, m, named3), "a reference a statement names may be published")
+}
+
+// The catalogue repeats, word for word, the scoring rules the rules
+// document publishes, and refuses a document the manifest does not list or
+// one that publishes none.
+func TestRepeatsTheScoringRules(t *testing.T) {
+	c, _, _ := build(t)
+	page := string(c.Markdown())
+	for _, text := range []string{c.Scoring.Graph, c.Scoring.OwnResources, c.Scoring.NotProbative, c.Scoring.SameFact, c.Scoring.Fictitious} {
+		require.NotEmpty(t, text)
+		assert.Contains(t, page, text)
+	}
+	require.Len(t, c.Scoring.Probative, 7)
+	assert.Equal(t, ProbativeRow{Collection: "/agrements/<id>", Pointers: []string{"/existe", "/entite", "/activite", "/statut", "/date_debut", "/date_fin_validite"}}, c.Scoring.Probative[1])
+	assert.Contains(t, page, "| `/agrements/<id>` | `/existe`, `/entite`, `/activite`, `/statut`, `/date_debut`, `/date_fin_validite` |")
+
+	m, data, err := manifest.ReadFile(manifestFile)
+	require.NoError(t, err)
+	rules, err := os.ReadFile(rulesFile)
+	require.NoError(t, err)
+	_, err = Build(m, data, "1", []string{"/agrements/AGR-4417"}, append(rules, ' '))
+	assert.ErrorContains(t, err, "/referentiel: the rules document given is not the one the manifest of conformite lists")
+	_, err = readScoring("/referentiel", []byte(`{"ressource": "/referentiel"}`))
+	assert.ErrorContains(t, err, "/referentiel /notation: want the object that publishes the scoring rules")
+	_, err = readScoring("/referentiel", []byte(`{"notation": {"graphe_de_la_tache": "x"}}`))
+	assert.ErrorContains(t, err, "/referentiel /notation/ressources_propres: missing")
 }

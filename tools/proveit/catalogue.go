@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/catalogue"
@@ -106,7 +107,12 @@ func buildCatalogue(t trackFiles, dir string) ([]outputFile, []catalogue.Leak, e
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", t.tasks, err)
 	}
-	c, err := catalogue.Build(m, manifestBytes, head.Season, named)
+	rulesFile := filepath.Join(t.tree, filepath.FromSlash(strings.TrimPrefix(t.track.Rules, "/"))+".json")
+	rulesDocument, err := os.ReadFile(rulesFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := catalogue.Build(m, manifestBytes, head.Season, named, rulesDocument)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -243,6 +243,9 @@ func (g *Graph) Concerns(resource, field string) bool {
 // agreements: the record a common list's entry designates, or the entries
 // that designate a record, where the two fields hold the same value.
 func (g *Graph) Agreeing(resource, field string, value pyjson.Value) [][2]string {
+	if g.Rules == nil {
+		return nil
+	}
 	var out [][2]string
 	collection, _, _ := corpus.SplitReference(resource)
 	for _, a := range g.Rules.Agreements {

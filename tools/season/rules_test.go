@@ -1,6 +1,9 @@
 package season
 
 import (
+	"encoding/json"
+	"io/fs"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -100,6 +103,32 @@ func TestValidVerdict(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.rules.Name()+" "+tt.verdict, func(t *testing.T) {
 			assert.Equal(t, tt.want, tt.rules.ValidVerdict(tt.verdict))
+		})
+	}
+}
+
+// Each track's rules document publishes, under notation/champs_probants,
+// the probative table the scorer applies, collection for collection and
+// pointer for pointer ("<nom>" there is "<name>" here): a rule that rejects
+// a submission is one a participant could read.
+func TestRulesDocumentPublishesTheProbativeTable(t *testing.T) {
+	for _, rules := range Tracks {
+		t.Run(rules.Track.Name, func(t *testing.T) {
+			data, err := fs.ReadFile(rules.Track.Embedded(), strings.TrimPrefix(rules.Track.Rules, "/")+".json")
+			require.NoError(t, err)
+			var doc struct {
+				Notation struct {
+					Probative map[string][]string `json:"champs_probants"`
+				} `json:"notation"`
+			}
+			require.NoError(t, json.Unmarshal(data, &doc))
+			want := map[string][]string{}
+			for collection, pointers := range rules.Probative {
+				for _, p := range pointers {
+					want["/"+collection+"/<id>"] = append(want["/"+collection+"/<id>"], strings.ReplaceAll(p, "<name>", "<nom>"))
+				}
+			}
+			assert.Equal(t, want, doc.Notation.Probative)
 		})
 	}
 }

@@ -233,8 +233,14 @@ func TestCheckKeyCatches(t *testing.T) {
 		}, Problem{"conf-06", RuleCommonList, `fact 3 (/mesures-restrictives/MR-2026 /entrees/0/nom): a common list's entry that does not concern /entites/ENT-6021`}},
 		{"no room under the control task's minimum", func(k *season.Key, _ []*Result) {
 			kt := keyOf(k, "conf-01")
-			kt.Founding.All = append(kt.Founding.All, season.FactOf(fact("/agrements/AGR-4417", "/date_debut", `"2022-03-01"`)))
+			kt.Founding = season.AllOf(kt.Founding, season.FactOf(fact("/agrements/AGR-4417", "/date_debut", `"2022-03-01"`)),
+				season.FactOf(fact("/agrements/AGR-4417", "/activite", `"change-manuel"`)))
 		}, Problem{"conf-01", RuleRoom, "the smallest set of facts that founds the verdict has 3 facts, want at most 2 (the control task's assertions_min 2)"}},
+		{"a control alternative over the minimum", func(k *season.Key, _ []*Result) {
+			kt := keyOf(k, "conf-01")
+			kt.Founding.Any = append(kt.Founding.Any, season.AllOf(season.FactOf(fact("/agrements/AGR-4417", "/date_debut", `"2022-03-01"`)),
+				season.FactOf(fact("/agrements/AGR-4417", "/activite", `"change-manuel"`)), season.FactOf(fact("/agrements/AGR-4417", "/statut", `"actif"`))))
+		}, Problem{"conf-01", RuleRoom, `the control task's alternative /agrements/AGR-4417 /date_debut = "2022-03-01", /agrements/AGR-4417 /activite = "change-manuel", /agrements/AGR-4417 /statut = "actif" takes 3 assertions, want at most its assertions_min 2`}},
 		{"no room under the ceiling", func(k *season.Key, _ []*Result) {
 			kt := keyOf(k, "conf-02")
 			for _, field := range []string{"/activite", "/statut", "/date_debut"} {
@@ -341,7 +347,7 @@ func TestCheckKeyCatchesPurchasing(t *testing.T) {
 		}, Problem{"gen-04", RuleOwn, "the smallest founding set, filled up to the minimum, has 0 assertions on the candidates' own resources, want at least 2 (half the minimum 3, rounded up)"}},
 		{"a maximum that is not twice the minimum", func(tasks *season.Tasks, _ *season.Key, _ []*Result) {
 			tasks.Tasks[0].AssertionsMax = 5
-		}, Problem{"gen-01", RuleBounds, "bounds 3..5, want a minimum of 2 to 4 and a maximum twice it"}},
+		}, Problem{"gen-01", RuleBounds, "bounds 4..5, want a minimum of 2 to 4 and a maximum twice it"}},
 		{"a minimum of one", func(tasks *season.Tasks, _ *season.Key, _ []*Result) {
 			tasks.Tasks[6].AssertionsMin, tasks.Tasks[6].AssertionsMax = 1, 2
 		}, Problem{"gen-07", RuleBounds, "bounds 1..2, want a minimum of 2 to 4 and a maximum twice it"}},
