@@ -26,6 +26,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/afero"
 	"go.uber.org/zap"
 
@@ -83,6 +84,8 @@ type Handler struct {
 	unavailable *response
 	telemetry   *zap.Logger
 	startup     *startupRecords
+	metrics     *metrics
+	absentCalls map[*corpus.Track]prometheus.Counter // absent references the manifests do not list, by track
 }
 
 // Corpus is one track's tree, served beside the others by the same handler.
@@ -208,6 +211,10 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.telemetry = ctx.Logger()
 	h.startup = &startupRecords{telemetry: h.telemetry}
+	var err error
+	if h.metrics, err = newMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
 	repl := newSettingsReplacer()
 	if err := h.provisionSecrets(repl); err != nil {
 		return err
@@ -239,11 +246,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.resources = make(map[string]*response, entries)
 	h.citedAbsent = map[string]*response{}
+	h.absentCalls = map[*corpus.Track]prometheus.Counter{}
 	system := map[string]*response{}
 	for _, c := range loaded {
 		if err := h.add(c, system); err != nil {
 			return err
 		}
+		h.absentCalls[c.track] = h.metrics.counter(outcomeAbsent, c.track.Name)
+		h.metrics.manifest.WithLabelValues(c.track.Name, c.sha256, strconv.FormatBool(c.pinned)).Set(1)
 		h.startup.corpora = append(h.startup.corpora, []zap.Field{
 			zap.String("track", c.track.Name),
 			zap.Int("resources", c.resources),
@@ -291,11 +301,13 @@ func (h *Handler) add(c *loadedCorpus, system map[string]*response) error {
 			if err := claim(path); err != nil {
 				return err
 			}
+			answer.calls = h.metrics.counter(answer.outcome, c.track.Name)
 			h.resources[path] = answer
 		case outcomeAbsent:
 			if err := claim(path); err != nil {
 				return err
 			}
+			answer.calls = h.metrics.counter(answer.outcome, c.track.Name)
 			h.citedAbsent[path] = answer
 		default: // a fixed body
 			if kept, ok := system[path]; ok {
@@ -307,6 +319,7 @@ func (h *Handler) add(c *loadedCorpus, system map[string]*response) error {
 			// A refusal names no resource in telemetry.
 			fixed := *answer
 			fixed.resource = ""
+			fixed.calls = h.metrics.counter(fixed.outcome, noTrack)
 			system[path] = &fixed
 		}
 	}
@@ -383,7 +396,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 			// The panic's value may quote the request: only its type is logged.
 			h.telemetry.Error("handler panic", zap.String("panic_type", fmt.Sprintf("%T", p)), zap.Stack("stack"))
 		}
-		h.log(r, resp, slot, start)
+		took := time.Since(start)
+		h.metrics.observe(resp, took)
+		h.log(r, resp, slot, took)
 	}()
 	resp, slot = h.answer(r)
 	h.write(w, resp)
@@ -405,7 +420,8 @@ func (h *Handler) answer(r *http.Request) (*response, int) {
 	case corpus.Resource:
 		return h.resources[path], slot
 	case corpus.AbsentReference:
-		if track, _ := corpus.TrackOf(path); !h.served[track] {
+		track, _ := corpus.TrackOf(path)
+		if !h.served[track] {
 			return h.notFound, slot // a collection of a track this server does not serve
 		}
 		if cited := h.citedAbsent[path]; cited != nil {
@@ -414,7 +430,9 @@ func (h *Handler) answer(r *http.Request) (*response, int) {
 		// Telemetry names the path only when the manifest lists it: any
 		// other is free text of the caller's.
 		body := corpus.AbsentBody(path)
-		return newResponse(http.StatusOK, outcomeAbsent, "", body, anchor.SHA256(body)), slot
+		resp := newResponse(http.StatusOK, outcomeAbsent, "", body, anchor.SHA256(body))
+		resp.calls = h.absentCalls[track]
+		return resp, slot
 	case corpus.NotFound:
 		return h.notFound, slot
 	}
@@ -530,6 +548,7 @@ type response struct {
 	sha256        string
 	outcome       string
 	resource      string
+	calls         prometheus.Counter // the metrics' count of its outcome and track
 }
 
 // newResponse is an answer made for one call.

@@ -30,7 +30,7 @@ const (
 // the caller sent. The request-target is written as text only when it is a
 // path the manifest lists; any other target, the one place a caller can put
 // free text, is written as its SHA-256, which names it without revealing it.
-func (h *Handler) log(r *http.Request, resp *response, slot int, start time.Time) {
+func (h *Handler) log(r *http.Request, resp *response, slot int, took time.Duration) {
 	ce := h.telemetry.Check(zap.InfoLevel, "call")
 	if ce == nil {
 		return
@@ -53,7 +53,7 @@ func (h *Handler) log(r *http.Request, resp *response, slot int, start time.Time
 		target,
 		zap.Int("bytes", len(resp.body)),
 		zap.String("sha256", resp.sha256),
-		zap.Duration("duration", time.Since(start)),
+		zap.Duration("duration", took),
 		zap.Int("secret_slot", slot),
 	}
 	ce.Write(fields[:]...)

@@ -282,7 +282,67 @@ func (g *Graph) Agreeing(resource, field string, value pyjson.Value) [][2]string
 			}
 		}
 	}
+	return append(out, g.namesakes(resource, field)...)
+}
+
+// namesakes returns the key members of the entries that name the same
+// person as the entry a key member's pointer designates (Namesake).
+func (g *Graph) namesakes(resource, field string) [][2]string {
+	var out [][2]string
+	collection, _, _ := corpus.SplitReference(resource)
+	tokens := strings.Split(field, "/")
+	if len(tokens) != 4 || tokens[1] != "entrees" {
+		return nil
+	}
+	entry, _ := pyjson.Lookup(g.bodies[resource], "/entrees/"+tokens[2])
+	for _, n := range g.Rules.Namesakes {
+		other := map[string]string{n.List: n.Of, n.Of: n.List}[collection]
+		if other == "" || !slices.Contains(n.Key, tokens[3]) {
+			continue
+		}
+		for _, page := range g.pagesOf(other) {
+			entries, _ := pyjson.Lookup(g.bodies[page], "/entrees")
+			list, _ := entries.(pyjson.Array)
+			for i, candidate := range list {
+				if sameMembers(entry, candidate, n.Key) {
+					out = append(out, [2]string{page, Pointer("entrees", strconv.Itoa(i), tokens[3])})
+				}
+			}
+		}
+	}
 	return out
+}
+
+// pagesOf returns the graph's resources of a collection, in order.
+func (g *Graph) pagesOf(collection string) []string {
+	var out []string
+	for _, set := range []map[string]bool{g.Own, g.Common} {
+		for path := range set {
+			if c, _, _ := corpus.SplitReference(path); c == collection {
+				out = append(out, path)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sameMembers reports whether two objects hold equal values, each present,
+// for every member named.
+func sameMembers(a, b pyjson.Value, members []string) bool {
+	x, ok1 := a.(pyjson.Object)
+	y, ok2 := b.(pyjson.Object)
+	if !ok1 || !ok2 {
+		return false
+	}
+	for _, m := range members {
+		u, ok1 := x.Get(m)
+		v, ok2 := y.Get(m)
+		if !ok1 || !ok2 || !pyjson.Equal(u, v) {
+			return false
+		}
+	}
+	return true
 }
 
 // follow reads links from an object, each member naming the next

@@ -50,6 +50,10 @@ type Rules struct {
 	// where they do agree, each states the other's fact (both rules
 	// documents say so under notation/meme_fait).
 	Agreements []Agreement
+	// Namesakes are the entries of two lists that name one person: where
+	// they agree on every key member, each key member of one states the
+	// other's (both rules documents say so under notation/meme_fait).
+	Namesakes []Namesake
 	// Owner names, in messages, whose own resources a task's are.
 	Owner string
 
@@ -69,6 +73,15 @@ type Agreement struct {
 	Member string   // the entry's member
 	Links  []string // the members followed from the entry to the record
 	Field  string   // the record's pointer
+}
+
+// Namesake pairs the entries of a list's pages with those of another
+// collection's pages that carry the same Key members: the restrictive
+// measures' entry and the beneficial owner of the same nom and prenoms.
+type Namesake struct {
+	List string   // the common list's collection
+	Of   string   // the other pages' collection
+	Key  []string // the members both entries must share
 }
 
 // Decision is how the criteria that decide a verdict alone found it.
@@ -151,9 +164,11 @@ var (
 		CommonLists: []string{"listes/agrees", "mesures-restrictives"},
 		// R3: the list's entry and the agrément say the same statut.
 		Agreements: []Agreement{{List: "listes/agrees", Member: "statut", Links: []string{"agrement"}, Field: "/statut"}},
-		Owner:      "the entity's",
-		subject:    func(t Task) string { return t.Entity },
-		graph:      conformityGraph,
+		// R6: an owner and the list's entry of the same names.
+		Namesakes: []Namesake{{List: "mesures-restrictives", Of: "beneficiaires", Key: []string{"nom", "prenoms"}}},
+		Owner:     "the entity's",
+		subject:   func(t Task) string { return t.Entity },
+		graph:     conformityGraph,
 	}
 	// Purchasing is the purchasing track's (docs/contract.md section 3;
 	// README.md): rules G1..G6 and the selection stated at /regles-achat.

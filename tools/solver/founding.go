@@ -142,11 +142,12 @@ func Decided(rules *season.Rules, res *Result) (cases []Deciding, all bool, err 
 // for aucune_option_valide, every candidate excluded, each by any one of
 // the rules that exclude it. A verdict that needs every criterion true is
 // founded on its trap: for conforme, the facts the design names; for a
-// product, those and, for each compared candidate (Criterion.Compared),
-// the rules that exclude it or, valid but dearer in total, both totals'
-// terms. The control task, which has no trap, is founded on any one
-// criterion proven whole: a group the design names, or the winner's
-// standing against one compared candidate. Every fact carries every
+// product, those and its standing against each compared candidate
+// (Criterion.Against): the rules that exclude it or, valid but dearer in
+// total, the terms that show it dearer. The control task, which has no
+// trap, is founded on any one criterion proven whole: a group the design
+// names, or the winner's standing against one supplied or cheaper
+// candidate. Every fact carries every
 // equivalent form of the task's graph. An error says where the corpus does
 // not bear the design out.
 func Founding(design season.DesignTask, derived *Result, graph *season.Graph) (season.Formula, error) {
@@ -175,7 +176,7 @@ func Founding(design season.DesignTask, derived *Result, graph *season.Graph) (s
 	if err != nil {
 		return season.Formula{}, err
 	}
-	comparisons := comparedBases(derived)
+	comparisons := comparedBases(derived, design.Control)
 	if design.Control {
 		if len(design.Facts) > 0 {
 			return season.Formula{}, fmt.Errorf("the control task has no trap: its design names un_de, not faits")
@@ -217,23 +218,14 @@ func designBasis(named []season.DesignFact, rests map[string]Fact, verdict strin
 	return out, nil
 }
 
-// comparedBases founds a product verdict against each compared candidate:
-// the rules that exclude it, any one; or, a valid option dearer in total,
-// both totals' terms (a valid option's basis).
-func comparedBases(derived *Result) []Basis {
-	i := slices.IndexFunc(derived.Criteria, func(c Criterion) bool { return c.Code == string(derived.Verdict) })
-	if i < 0 {
-		return nil
-	}
-	winner := derived.Criteria[i].Basis
+// comparedBases founds a product verdict against the other candidates
+// (Criterion.Against): for a task with a trap, each compared one; for the
+// control task, any one it stands against.
+func comparedBases(derived *Result, control bool) []Basis {
 	var out []Basis
 	for _, c := range derived.Criteria {
-		switch {
-		case !c.Compared:
-		case c.Outcome == Met:
-			out = append(out, allOf(c.Basis, winner))
-		default:
-			out = append(out, c.Basis)
+		if c.Compared || control && !c.Against.IsZero() {
+			out = append(out, c.Against)
 		}
 	}
 	return out

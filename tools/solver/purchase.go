@@ -135,24 +135,53 @@ func solvePurchase(task season.Task, fetch season.Fetcher, full bool) (*Result, 
 		if o.rule != "" {
 			reason = o.rule + ": " + reason
 		}
-		p.res.Criteria = append(p.res.Criteria, Criterion{Code: o.product, Outcome: o.outcome, Reason: reason, Basis: o.basis, Compared: p.compared(o.product, best)})
+		c := Criterion{Code: o.product, Outcome: o.outcome, Reason: reason, Basis: o.basis}
+		if best != nil && o.product != best.product {
+			c.Against, c.Compared = p.against(o, best)
+		}
+		p.res.Criteria = append(p.res.Criteria, c)
 	}
 	return p.res, nil
 }
 
-// compared reports whether a product verdict must be founded against the
-// candidate: the statement supplies it, or the catalogue displays it
-// cheaper than the winner.
-func (p *purchaser) compared(product string, winner *option) bool {
-	if winner == nil || product == winner.product {
-		return false
+// against says how the winner stands against another candidate, when the
+// statement supplies it or the catalogue displays it cheaper (Criterion):
+// the rules that exclude it, or, valid but dearer in total, the terms that
+// show it dearer; and whether a verdict with a trap must be founded
+// against it.
+func (p *purchaser) against(o option, winner *option) (Basis, bool) {
+	supplied := slices.Contains(p.need.References, o.product)
+	listed, isListed := p.listings[o.product]
+	cheaper := isListed && mustDecimal(listed.price).Cmp(mustDecimal(p.listings[winner.product].price)) < 0
+	if !supplied && !cheaper {
+		return Basis{}, false
 	}
-	if slices.Contains(p.need.References, product) {
-		return true
+	compared := supplied
+	if cheaper {
+		shown := mustDecimal(listed.price)
+		compared = compared || listed.state == inStock && shown.Mul(shown, p.need.quantity).Cmp(p.need.budget) <= 0
 	}
-	listed, ok := p.listings[product]
-	won, wonListed := p.listings[winner.product]
-	return ok && wonListed && mustDecimal(listed.price).Cmp(mustDecimal(won.price)) < 0
+	if o.outcome != Met {
+		return o.basis, compared
+	}
+	return p.dearer(o, winner), compared
+}
+
+// dearer is what shows a valid option's total above the winner's: the two
+// unit prices, when both pay the same delivery conditions' fees; its unit
+// price and the winner's terms, when that price times the quantity is
+// already above the winner's total; otherwise both totals' terms.
+func (p *purchaser) dearer(o option, winner *option) Basis {
+	price, fees := o.facts[0], o.facts[1]
+	winnerPrice, winnerFees := winner.facts[0], winner.facts[1]
+	unit := mustDecimal(price.Value.(string))
+	switch {
+	case fees.Resource == winnerFees.Resource && unit.Cmp(mustDecimal(winnerPrice.Value.(string))) > 0:
+		return factsBasis(price, winnerPrice)
+	case new(big.Rat).Mul(unit, p.need.quantity).Cmp(winner.total) > 0:
+		return factsBasis(price, winnerPrice, winnerFees)
+	}
+	return factsBasis(price, fees, winnerPrice, winnerFees)
 }
 
 // readCatalogue reads /regles-achat and every page of the category's

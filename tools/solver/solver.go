@@ -56,10 +56,16 @@ type Criterion struct {
 	// outcome follows from another criterion's (no agrément retained, no
 	// entity to read).
 	Basis Basis
-	// Compared marks, on the purchasing track, a candidate a product
-	// verdict is founded against: one the statement supplies, or one the
-	// catalogue displays cheaper than the winner. Its exclusion, or when it
-	// is a valid option both totals' terms, enters the formula (Founding).
+	// Against is, on the purchasing track, how the winner stands against a
+	// candidate the statement supplies or the catalogue displays cheaper
+	// than it: the rules that exclude the candidate, any one; or, valid
+	// but dearer in total, the terms that show it dearer. Zero for any
+	// other candidate. The control task is founded on any one of them.
+	Against Basis
+	// Compared marks the candidates a product verdict with a trap is
+	// founded against (Founding): supplied, or displayed cheaper than the
+	// winner and looking valid on the catalogue (en_stock, within the
+	// budget). One the catalogue already shows excluded lures no one.
 	Compared bool
 }
 
