@@ -74,7 +74,15 @@ func TestHealthyStart(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, string(metrics), "caddy_config_last_reload_successful 1")
-	assert.Regexp(t, `caddy_http_requests_total\{[^}]*server="srv0"[^}]*\} [1-9]`, string(metrics))
+	// The handler's own counters (README, "Health and monitoring"), the
+	// pins as an info metric; Caddy's per-request metrics are off.
+	assert.Contains(t, string(metrics), `proveit_corpus_calls_total{outcome="resource",track="conformite"} 1`)
+	assert.Contains(t, string(metrics), `proveit_corpus_calls_total{outcome="forbidden",track=""} 1`)
+	assert.Contains(t, string(metrics), "proveit_corpus_call_duration_seconds_count 2")
+	for track, sum := range sums {
+		assert.Contains(t, string(metrics), `proveit_corpus_manifest_info{manifest_sha256="`+sum+`",pinned="true",track="`+track+`"} 1`)
+	}
+	assert.NotContains(t, string(metrics), "caddy_http_requests_total")
 	s.Stop()
 
 	journal := s.Output()

@@ -18,13 +18,15 @@ Writes each track's answer key from its design: the one file the authors
 write by hand, corpus/saison-1/conception.json (conception-generique.json
 for the purchasing track). A design states, per task, only what is the
 authors' to decide: the verdict, the trap families, the control flag and,
-for a conforme or product verdict, the facts the task is built around
-("faits", as resource and field) and, for a product, the candidates whose
-exclusion it is built around ("exclus"). Everything else is derived by the
-reference solver from the served bytes: for non_conforme and indeterminable,
-one alternative per criterion that decides the verdict; for
+for a conforme or product verdict, the facts of its trap ("faits", as
+resource and field), or for the control task the criteria any one of which
+proven whole founds it ("un_de", groups of facts). Everything else is
+derived by the reference solver from the served bytes: for non_conforme and
+indeterminable, one alternative per criterion that decides the verdict; for
 aucune_option_valide, every candidate excluded by any one of the rules that
-exclude it; every fact with its values and every equivalent form.
+exclude it; for a product, its standing against each candidate supplied or
+displayed cheaper (the rules that exclude it, or the terms that show it
+dearer); every fact with its values and every equivalent form.
 
 It fails (exit 1), naming the task and why, where the corpus does not bear
 the design out: another verdict, a named fact the verdict does not rest on,
