@@ -52,6 +52,7 @@ type target struct {
 	Name     string
 	Measured string
 	Met      bool
+	Recorded bool // a figure set beside the goals, with no goal of its own
 }
 
 //go:embed performance.md.tmpl

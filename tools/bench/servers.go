@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -28,6 +29,7 @@ type setup struct {
 const (
 	keyCorpus       = "corpus"
 	keyCorpusNoTele = "corpus-no-telemetry"
+	keyCorpusCaddy  = "corpus-caddy-metrics"
 	keyRespond      = "respond"
 	keyFileServer   = "file_server"
 	keyNginx        = "nginx"
@@ -37,13 +39,16 @@ func setups() []setup {
 	return []setup{
 		{keyCorpus, "proveit_corpus, shipped Caddyfile",
 			"this project's Caddy build and shipped Caddyfile as production runs it: telemetry written to a file, no access log",
-			startCorpus(true)},
+			startCorpus(nil)},
 		{keyCorpusNoTele, "proveit_corpus, telemetry off",
 			"the same with `CORPUS_TELEMETRY_OUTPUT=discard`: the module alone",
-			startCorpus(false)},
+			startCorpus(map[string]string{"CORPUS_TELEMETRY_OUTPUT": "discard"})},
+		{keyCorpusCaddy, "proveit_corpus, Caddy's metrics on",
+			"the shipped Caddyfile with `CORPUS_METRICS=on`: Caddy's per-request HTTP metrics besides the handler's own counters",
+			startCorpus(map[string]string{"CORPUS_METRICS": "on"})},
 		{keyRespond, "Caddy `respond` (floor)",
 			"the same binary, a plain Caddyfile whose static `respond` answers one fixed body, with the shipped Caddyfile's protocols, " +
-				"timeouts and listener wrappers (`proveit_limits`, `proveit_guard`, `proveit_h2_guard`) and `metrics`: the floor of any Caddy handler",
+				"timeouts and listener wrappers (`proveit_limits`, `proveit_guard`, `proveit_h2_guard`) and no metrics: the floor of any Caddy handler",
 			startRespond},
 		{keyFileServer, "Caddy `file_server`, gated",
 			"the same binary, a plain Caddyfile: `@ok header X-Challenge-Secret`, the contract's headers, stock `file_server` over the tree, " +
@@ -152,13 +157,11 @@ func (b *bench) launchCaddy(dir, caddyfile string, env map[string]string) (*serv
 }
 
 // startCorpus runs the shipped Caddyfile, telemetry written to a file of
-// the server's folder or discarded.
-func startCorpus(telemetry bool) func(*bench, *corpusSet, string) (*server, error) {
+// the server's folder, with the settings given over the shipped ones.
+func startCorpus(settings map[string]string) func(*bench, *corpusSet, string) (*server, error) {
 	return func(b *bench, c *corpusSet, dir string) (*server, error) {
 		env := map[string]string{"CORPUS_TELEMETRY_OUTPUT": "proveit_file " + filepath.Join(dir, "telemetry.log")}
-		if !telemetry {
-			env["CORPUS_TELEMETRY_OUTPUT"] = "discard"
-		}
+		maps.Copy(env, settings)
 		if !c.Embedded {
 			env["CORPUS_ROOT"], env["CORPUS_MANIFEST"] = c.Tree, c.Manifest
 		}
@@ -171,7 +174,6 @@ func startCorpus(telemetry bool) func(*bench, *corpusSet, string) (*server, erro
 // on equal terms.
 const floorOptions = `{
 	admin {$CORPUS_ADMIN}
-	metrics
 	servers {
 		protocols {$CORPUS_PROTOCOLS}
 		timeouts {

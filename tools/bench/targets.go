@@ -9,9 +9,10 @@ import (
 // Goals the run is measured against. A goal is a ratio or a bound, never a
 // figure of one machine: the same run measures both sides.
 const (
-	// floorThroughput: the corpus server serves at least this share of the
+	// floorThroughput: the corpus server, as shipped (its own counters on,
+	// Caddy's HTTP metrics off), serves at least this share of the
 	// requests/s of the respond floor.
-	floorThroughput = 0.9
+	floorThroughput = 0.95
 	// floorP99: its p99 is at most this multiple of the floor's.
 	floorP99 = 1.1
 	// sha256sumBound: the manifest tool takes at most this multiple of
@@ -56,6 +57,10 @@ func (r *report) targets() []target {
 			Met: rps >= floorThroughput, Measured: measuredRPS})
 		ts = append(ts, target{Name: fmt.Sprintf("%s: p99 ≤ %.1f × the `respond` floor's p99", c.Corpus.Name, floorP99),
 			Met: p99 <= floorP99, Measured: measuredP99})
+		if withCaddy := c.server(keyCorpusCaddy); withCaddy != nil {
+			ts = append(ts, target{Name: fmt.Sprintf("%s: requests/s with Caddy's metrics on, against the `respond` floor", c.Corpus.Name), Recorded: true,
+				Measured: fmt.Sprintf("%.2f× (%.0f vs %.0f requests/s, one run each)", withCaddy.Closed.RPS()/floor.Closed.RPS(), withCaddy.Closed.RPS(), floor.Closed.RPS())})
+		}
 	}
 	// The tools', start-up's and memory's goals are set on the large
 	// generated corpus, where per-file and per-byte costs dominate; on the
