@@ -27,6 +27,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // Format identifies the catalogue's JSON shape.
@@ -53,7 +54,7 @@ type Catalogue struct {
 	Example      Example   `json:"exemple"`
 	RefusedForms []Refused `json:"formes_refusees"`
 	// Scoring repeats the scoring rules the track's rules document publishes.
-	Scoring Scoring `json:"notation"`
+	Scoring season.Notation `json:"notation"`
 }
 
 // Call is what every corpus call sends to Trust Layer's POST /v1/proxy.
@@ -111,75 +112,6 @@ type Refused struct {
 	Why          string `json:"pourquoi"`
 }
 
-// Scoring is, word for word, the notation member of a track's rules
-// document: what is scored, as the participant reads it at the opening.
-type Scoring struct {
-	Source       string         `json:"source"` // the rules document's canonical path
-	Graph        string         `json:"graphe_de_la_tache"`
-	OwnResources string         `json:"ressources_propres"`
-	Probative    []ProbativeRow `json:"champs_probants"`
-	NotProbative string         `json:"champs_non_probants"`
-	SameFact     string         `json:"meme_fait"`
-	Fictitious   string         `json:"avertissement"`
-}
-
-// ProbativeRow is one collection's probative pointers, in the document's
-// order.
-type ProbativeRow struct {
-	Collection string   `json:"collection"`
-	Pointers   []string `json:"champs"`
-}
-
-// scoringMembers are the notation member's, exactly.
-var scoringMembers = []string{"graphe_de_la_tache", "ressources_propres", "champs_probants", "champs_non_probants", "meme_fait", "avertissement"}
-
-// readScoring reads the notation member of a rules document's served bytes.
-func readScoring(source string, data []byte) (Scoring, error) {
-	sc := Scoring{Source: source}
-	doc, err := pyjson.Parse(data)
-	if err != nil {
-		return sc, fmt.Errorf("%s: %w", source, err)
-	}
-	root, _ := doc.(pyjson.Object)
-	v, _ := root.Get("notation")
-	notation, ok := v.(pyjson.Object)
-	if !ok {
-		return sc, fmt.Errorf("%s /notation: want the object that publishes the scoring rules", source)
-	}
-	text := map[string]*string{"graphe_de_la_tache": &sc.Graph, "ressources_propres": &sc.OwnResources,
-		"champs_non_probants": &sc.NotProbative, "meme_fait": &sc.SameFact, "avertissement": &sc.Fictitious}
-	for _, name := range scoringMembers {
-		v, ok := notation.Get(name)
-		at := "/notation/" + name
-		if !ok {
-			return sc, fmt.Errorf("%s %s: missing", source, at)
-		}
-		if into, isText := text[name]; isText {
-			if *into, ok = v.(string); !ok {
-				return sc, fmt.Errorf("%s %s: want a string", source, at)
-			}
-			continue
-		}
-		table, ok := v.(pyjson.Object)
-		if !ok {
-			return sc, fmt.Errorf("%s %s: want an object of collection: pointers", source, at)
-		}
-		for _, m := range table {
-			list, _ := m.Value.(pyjson.Array)
-			row := ProbativeRow{Collection: m.Key}
-			for _, p := range list {
-				pointer, ok := p.(string)
-				if !ok {
-					return sc, fmt.Errorf("%s %s: want arrays of pointers", source, at+"/"+m.Key)
-				}
-				row.Pointers = append(row.Pointers, pointer)
-			}
-			sc.Probative = append(sc.Probative, row)
-		}
-	}
-	return sc, nil
-}
-
 // Build makes the catalogue of a track from its manifest, the references
 // its statements name, in the order they name them (StatementReferences):
 // the first is the worked example, and the served bytes of its rules
@@ -192,7 +124,7 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 	if e, ok := m.Lookup(track.Rules); !ok || e.BytesSHA256 != anchor.SHA256(rulesDocument) {
 		return nil, fmt.Errorf("%s: the rules document given is not the one the manifest of %s lists", track.Rules, m.Piste)
 	}
-	scoring, err := readScoring(track.Rules, rulesDocument)
+	scoring, err := season.ReadNotation(track.Rules, rulesDocument)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson/pyref"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 const (
@@ -188,7 +189,7 @@ func TestRepeatsTheScoringRules(t *testing.T) {
 		assert.Contains(t, page, text)
 	}
 	require.Len(t, c.Scoring.Probative, 7)
-	assert.Equal(t, ProbativeRow{Collection: "/agrements/<id>", Pointers: []string{"/existe", "/entite", "/activite", "/statut", "/date_debut", "/date_fin_validite"}}, c.Scoring.Probative[1])
+	assert.Equal(t, season.ProbativeRow{Collection: "/agrements/<id>", Pointers: []string{"/existe", "/entite", "/activite", "/statut", "/date_debut", "/date_fin_validite"}}, c.Scoring.Probative[1])
 	assert.Contains(t, page, "| `/agrements/<id>` | `/existe`, `/entite`, `/activite`, `/statut`, `/date_debut`, `/date_fin_validite` |")
 
 	m, data, err := manifest.ReadFile(manifestFile)
@@ -197,8 +198,8 @@ func TestRepeatsTheScoringRules(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Build(m, data, "1", []string{"/agrements/AGR-4417"}, append(rules, ' '))
 	assert.ErrorContains(t, err, "/referentiel: the rules document given is not the one the manifest of conformite lists")
-	_, err = readScoring("/referentiel", []byte(`{"ressource": "/referentiel"}`))
+	_, err = season.ReadNotation("/referentiel", []byte(`{"ressource": "/referentiel"}`))
 	assert.ErrorContains(t, err, "/referentiel /notation: want the object that publishes the scoring rules")
-	_, err = readScoring("/referentiel", []byte(`{"notation": {"graphe_de_la_tache": "x"}}`))
+	_, err = season.ReadNotation("/referentiel", []byte(`{"notation": {"graphe_de_la_tache": "x"}}`))
 	assert.ErrorContains(t, err, "/referentiel /notation/ressources_propres: missing")
 }

@@ -174,6 +174,7 @@ func Lint(tree fs.FS, opts Options) *Report {
 	l.checkLinks()
 	l.checkPages()
 	l.checkRealism()
+	l.checkNotation()
 	if opts.Tasks != nil {
 		if opts.Tasks.Track != opts.Track.Name {
 			l.report(opts.TasksFile, "/piste", RuleSchema, "piste %q, want %q", opts.Tasks.Track, opts.Track.Name)
@@ -315,4 +316,36 @@ func describe(v pyjson.Value) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// checkNotation checks that the track's rules document publishes what is
+// scored (its notation member, which the catalogue repeats), with the very
+// probative table the scorer applies: a rule that rejects a submission is
+// one a participant reads at the opening.
+func (l *linter) checkNotation() {
+	rules := season.RulesOf(l.opts.Track)
+	file, ok := l.files[rules.Track.Rules]
+	if !ok {
+		return // the rules document's absence is the manifest check's to report
+	}
+	data, err := fs.ReadFile(l.tree, file)
+	if err != nil {
+		return // the tree reader reported it
+	}
+	notation, err := season.ReadNotation(rules.Track.Rules, data)
+	if err != nil {
+		l.report(file, "/notation", RuleSchema, "%v", err)
+		return
+	}
+	published, want := notation.Table(), rules.PublishedProbative()
+	for _, collection := range slices.Sorted(maps.Keys(want)) {
+		if got, ok := published[collection]; !ok || !slices.Equal(got, want[collection]) {
+			l.report(file, "/notation/champs_probants", RuleSchema, "%s publishes %v, the scorer's table is %v", collection, got, want[collection])
+		}
+	}
+	for _, collection := range slices.Sorted(maps.Keys(published)) {
+		if _, ok := want[collection]; !ok {
+			l.report(file, "/notation/champs_probants", RuleSchema, "%s is no collection of the track", collection)
+		}
+	}
 }

@@ -21,9 +21,15 @@ import (
 // established for each of their proofs (testdata/blind/README.md).
 const blindDir = "testdata/blind"
 
+// notCareful are the answers of blind agents that prove only one term of
+// the comparison their verdict turns on: they stay unfounded.
+var notCareful = map[string]string{
+	"generique/gen-d/gen-08": "asserts the winner's total on page 2 but not the client's PCP-1402, whose price is only in the narrative",
+}
+
 // A key is fair when careful agents who never saw it are founded: every
-// task a blind agent answers with the key's verdict is founded, and no
-// submission is rejected.
+// task a blind agent answers with the key's verdict is founded, but for
+// the answers notCareful lists, and no submission is rejected.
 func TestBlindAgentsAreFounded(t *testing.T) {
 	for _, track := range corpus.Tracks {
 		agents, err := os.ReadDir(filepath.Join(blindDir, track.Name))
@@ -37,10 +43,15 @@ func TestBlindAgentsAreFounded(t *testing.T) {
 				exact := 0
 				for _, tr := range report.Tasks {
 					require.Equal(t, Rendered, tr.Status, "%s: %s", tr.TaskID, deref(tr.Reason))
-					if tr.VerdictExact {
-						exact++
-						assert.True(t, *tr.VerdictFounded, "%s: exact but not founded, missing %v", tr.TaskID, tr.MissingFacts)
+					if !tr.VerdictExact {
+						continue
 					}
+					exact++
+					if why, ok := notCareful[track.Name+"/"+agent.Name()+"/"+tr.TaskID]; ok {
+						assert.False(t, *tr.VerdictFounded, "%s: founded, though it %s", tr.TaskID, why)
+						continue
+					}
+					assert.True(t, *tr.VerdictFounded, "%s: exact but not founded, missing %v", tr.TaskID, tr.MissingFacts)
 				}
 				assert.Positive(t, exact)
 			})
