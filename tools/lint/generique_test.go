@@ -22,7 +22,7 @@ var purchaseDocs = map[string]string{
 		"regles": [{"code": "G1", "intitule": "Produit", "regle": "Il existe."}],
 		"option_valide": "Toutes les règles.", "selection": "Le total le plus bas.", "bornes_de_dates": "incluses",
 		"fraicheur_des_releves": "quinze jours", "application_des_annexes": "elles restreignent",
-		"catalogues": {"ecrans": "/catalogues/ecrans"}}`,
+		"catalogues": {"ecrans": "/catalogues/ecrans"}, ` + notationOf(season.Purchasing) + `}`,
 	"catalogues/ecrans.json": `{"ressource": "/catalogues/ecrans", "categorie": "ecrans", "date_publication": "2026-10-01", "page": "1",
 		"entrees": [{"produit": "/produits/ECR-1", "prix_affiche_ttc": "289.90", "etat_affiche": "en_stock"}],
 		"page_suivante": "/catalogues/ecrans-p2"}`,

@@ -1,7 +1,11 @@
 package lint
 
 import (
+	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,7 +56,7 @@ var baseDocs = map[string]string{
 		"bornes_de_dates": "incluses", "application_des_avenants": "la plus récente", "correspondance_mesures_restrictives": "trois champs", "precedence": "faux, puis indéterminable",
 		"attestations_requises": {"change-manuel": ["assurance-rc-pro"]},
 		"listes_agrees": {"change-manuel": "/listes/agrees/change-manuel"},
-		"mesures_restrictives": "/mesures-restrictives/MR-1"}`,
+		"mesures_restrictives": "/mesures-restrictives/MR-1", ` + notationOf(season.Conformity) + `}`,
 	"entites/ENT-1.json": `{"ressource": "/entites/ENT-1", "existe": true, "denomination": "Change du Vieux-Port", "siren": "732829321",
 		"forme": "Société à responsabilité limitée (SARL)", "nombre_associes": "2", "siege": "12 rue des Trois-Cadrans, 00101 Valbrune",
 		"date_immatriculation": "2010-01-04", "statut": "active", "agrements": ["/agrements/AGR-1"], "attestations": ["/attestations/ATT-1"],
@@ -584,4 +588,60 @@ func TestEveryTrackHasItsTaskChecks(t *testing.T) {
 	for _, r := range season.Tracks {
 		assert.NotNil(t, taskChecks[r], r.Name())
 	}
+}
+
+// notationOf is the notation member a rules document publishes for a
+// rulebook, as JSON text: the scorer's probative table and short texts.
+func notationOf(r *season.Rules) string {
+	table := r.PublishedProbative()
+	var rows []string
+	for _, collection := range slices.Sorted(maps.Keys(table)) {
+		pointers, _ := json.Marshal(table[collection])
+		rows = append(rows, fmt.Sprintf("%q: %s", collection, pointers))
+	}
+	return `"notation": {"graphe_de_la_tache": "Le graphe.", "ressources_propres": "Les ressources propres.", "champs_probants": {` +
+		strings.Join(rows, ", ") + `}, "champs_non_probants": "Le reste.", "meme_fait": "Les formes.", "avertissement": "Tout est fictif."}`
+}
+
+// A rules document that does not publish what is scored, or publishes
+// another probative table than the scorer's, is named.
+func TestLintNotation(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(w *world)
+		want []string
+	}{
+		{"no notation", func(w *world) { w.set("referentiel.json", "/notation", deleted{}) },
+			[]string{"referentiel.json /notation: /referentiel /notation: want the object that publishes the scoring rules (rule: schema)"}},
+		{"a text missing", func(w *world) { w.set("referentiel.json", "/notation/meme_fait", deleted{}) },
+			[]string{"referentiel.json /notation: /referentiel /notation/meme_fait: missing (rule: schema)"}},
+		{"a pointer the scorer refuses", func(w *world) {
+			publishProbative(t, w, "/agrements/<id>", pyjson.Array{"/existe"})
+		}, []string{`referentiel.json /notation/champs_probants: /agrements/<id> publishes [/existe], the scorer's table is [/existe /entite /activite /statut /date_debut /date_fin_validite] (rule: schema)`}},
+		{"a collection of no track", func(w *world) {
+			publishProbative(t, w, "/registres/<id>", pyjson.Array{"/existe"})
+		}, []string{"referentiel.json /notation/champs_probants: /registres/<id> is no collection of the track (rule: schema)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			tt.edit(w)
+			assert.Equal(t, tt.want, findingLines(Lint(w.tree(), Options{})))
+		})
+	}
+}
+
+// publishProbative sets one collection's row of the referentiel's
+// published probative table, adding it where it is missing.
+func publishProbative(t *testing.T, w *world, collection string, pointers pyjson.Array) {
+	t.Helper()
+	v, ok := pyjson.Lookup(w.docs["referentiel.json"], "/notation/champs_probants")
+	require.True(t, ok)
+	table := v.(pyjson.Object)
+	if i := slices.IndexFunc(table, func(m pyjson.Member) bool { return m.Key == collection }); i >= 0 {
+		table[i].Value = pointers
+	} else {
+		table = append(table, pyjson.Member{Key: collection, Value: pointers})
+	}
+	w.set("referentiel.json", "/notation/champs_probants", table)
 }

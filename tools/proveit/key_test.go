@@ -75,8 +75,9 @@ func TestSolveFailsOnAlteredKeys(t *testing.T) {
 		{"a missing equivalent form", func(k *season.Key) { k.Tasks[1].Founding.All[0].Fact.EquivalentForms = nil },
 			`FAIL conf-02: fact 0 (/entites/ENT-2231 /agrements/0): lacks the equivalent form /entites/ENT-2231 /agrements = ["/agrements/AGR-5120"] (rule: forms)`},
 		{"no room", func(k *season.Key) {
-			extra := season.Fact{Resource: "/agrements/AGR-4417", Field: "/date_debut", Value: json.RawMessage(`"2022-03-01"`)}
-			k.Tasks[0].Founding.All = append(k.Tasks[0].Founding.All, season.FactOf(extra))
+			start := season.Fact{Resource: "/agrements/AGR-4417", Field: "/date_debut", Value: json.RawMessage(`"2022-03-01"`)}
+			activity := season.Fact{Resource: "/agrements/AGR-4417", Field: "/activite", Value: json.RawMessage(`"change-manuel"`)}
+			k.Tasks[0].Founding = season.AllOf(k.Tasks[0].Founding, season.FactOf(start), season.FactOf(activity))
 		}, "FAIL conf-01: the smallest set of facts that founds the verdict has 3 facts, want at most 2 (the control task's assertions_min 2) (rule: room)"},
 	}
 	for _, tt := range tests {

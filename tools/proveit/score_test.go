@@ -65,12 +65,12 @@ var chainTracks = []chainTrack{
 		// The published distribution's best: non_conforme on 4 tasks of 10.
 		constant: score.ConstantAnswerFigure{Verdict: "non_conforme", Success: 4},
 		changed:  edit{task: "conf-02", assertion: 1, value: json.RawMessage(`"2026-09-30"`)},
-		other:    edit{task: "conf-01", resource: "/entites/ENT-2231"},
-		refused:  edit{task: "conf-05"},
-		ceiling: edit{task: "conf-08", extra: []season.Fact{
-			{Resource: "/entites/ENT-8263", Field: "/existe", Value: json.RawMessage(`true`)},
-			{Resource: "/entites/ENT-8263", Field: "/statut", Value: json.RawMessage(`"active"`)},
-			{Resource: "/entites/ENT-8263", Field: "/beneficiaires", Value: json.RawMessage(`"/beneficiaires/ENT-8263"`)}}},
+		other:    edit{task: "conf-02", assertion: 1, resource: "/entites/ENT-9012"},
+		refused:  edit{task: "conf-07"},
+		ceiling: edit{task: "conf-07", extra: []season.Fact{
+			{Resource: "/entites/ENT-7346", Field: "/existe", Value: json.RawMessage(`true`)},
+			{Resource: "/entites/ENT-7346", Field: "/statut", Value: json.RawMessage(`"active"`)},
+			{Resource: "/entites/ENT-7346", Field: "/beneficiaires", Value: json.RawMessage(`"/beneficiaires/ENT-7346"`)}}},
 		field:    edit{task: "conf-01", field: "/denomination", value: json.RawMessage(`"Bureau de change des Cordeliers"`)},
 		outsider: edit{task: "conf-01", resource: "/entites/ENT-2231"},
 		missing:  edit{task: "conf-05", assertion: 3},
@@ -84,7 +84,7 @@ var chainTracks = []chainTrack{
 		constant: score.ConstantAnswerFigure{Verdict: season.NoValidOption, Success: 3},
 		changed:  edit{task: "gen-01", value: json.RawMessage(`"279.90"`)},
 		other:    edit{task: "gen-01", resource: "/tarifs/TAR-ECR-2734"},
-		refused:  edit{task: "gen-09", assertion: 2},
+		refused:  edit{task: "gen-04", assertion: 1},
 		ceiling: edit{task: "gen-02", extra: []season.Fact{
 			{Resource: "/produits/IMP-4410", Field: "/existe", Value: json.RawMessage(`true`)},
 			{Resource: "/produits/IMP-4410", Field: "/categorie", Value: json.RawMessage(`"imprimantes"`)},
