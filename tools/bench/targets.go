@@ -53,9 +53,9 @@ func (r *report) targets() []target {
 			measuredRPS = fmt.Sprintf("%.2f×, median of %d paired rounds (one run each: %.2f×)", rps, rounds, oneRPS)
 			measuredP99 = fmt.Sprintf("%.2f×, median of %d paired rounds (one run each: %.2f×)", p99, rounds, oneP99)
 		}
-		ts = append(ts, target{Name: fmt.Sprintf("%s: requests/s ≥ %.1f × the `respond` floor", c.Corpus.Name, floorThroughput),
+		ts = append(ts, target{Name: fmt.Sprintf("%s: requests/s ≥ %g × the `respond` floor", c.Corpus.Name, floorThroughput),
 			Met: rps >= floorThroughput, Measured: measuredRPS})
-		ts = append(ts, target{Name: fmt.Sprintf("%s: p99 ≤ %.1f × the `respond` floor's p99", c.Corpus.Name, floorP99),
+		ts = append(ts, target{Name: fmt.Sprintf("%s: p99 ≤ %g × the `respond` floor's p99", c.Corpus.Name, floorP99),
 			Met: p99 <= floorP99, Measured: measuredP99})
 		if withCaddy := c.server(keyCorpusCaddy); withCaddy != nil {
 			ts = append(ts, target{Name: fmt.Sprintf("%s: requests/s with Caddy's metrics on, against the `respond` floor", c.Corpus.Name), Recorded: true,
