@@ -41,12 +41,6 @@ func init() {
 	caddy.RegisterModule(Handler{})
 }
 
-// SecretHeader carries the challenge secret that only Trust Layer's proxy adds.
-const SecretHeader = "X-Challenge-Secret"
-
-// minSecretLength is the shortest secret accepted, in bytes.
-const minSecretLength = 32
-
 // Handler serves the corpus. Every response is a non-empty JSON object with
 // no-cache headers, decided in this order: the secret gate (403), the
 // maintenance switch (503), a malformed or unsupported request (400), a
@@ -344,8 +338,8 @@ func (h *Handler) provisionSecrets(repl *settingsReplacer) error {
 		if value == "" {
 			continue
 		}
-		if len(value) < minSecretLength {
-			return fmt.Errorf("secret slot %d: shorter than %d bytes", slot, minSecretLength)
+		if len(value) < corpus.MinSecretLength {
+			return fmt.Errorf("secret slot %d: shorter than %d bytes", slot, corpus.MinSecretLength)
 		}
 		h.digests = append(h.digests, sha256.Sum256([]byte(value)))
 	}
@@ -407,7 +401,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 
 // answer decides the response, in the contract's order.
 func (h *Handler) answer(r *http.Request) (*response, int) {
-	slot := h.matchSecret(r.Header.Values(SecretHeader))
+	slot := h.matchSecret(r.Header.Values(corpus.SecretHeader))
 	switch {
 	case slot < 0:
 		return h.forbidden, slot

@@ -8,6 +8,8 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/arkforge/proveit-corpus/corpus"
 )
 
 // discardWriter is a ResponseWriter that keeps nothing, so that the benchmark
@@ -28,7 +30,7 @@ func benchmarkServe(b *testing.B, target string, secret string) {
 	r := httptest.NewRequest(http.MethodGet, "http://localhost/", nil)
 	r.RequestURI = target
 	if secret != "" {
-		r.Header.Set(SecretHeader, secret)
+		r.Header.Set(corpus.SecretHeader, secret)
 	}
 	w := &discardWriter{header: http.Header{}}
 	b.ReportAllocs()

@@ -138,7 +138,7 @@ func serve(h *Handler, req request) *httptest.ResponseRecorder {
 }
 
 func withSecret(secret string) map[string]string {
-	return map[string]string{SecretHeader: secret}
+	return map[string]string{corpus.SecretHeader: secret}
 }
 
 func TestServeHTTP(t *testing.T) {
@@ -188,9 +188,9 @@ func TestServeHTTP(t *testing.T) {
 		{"POST", request{method: "POST", target: "/referentiel", headers: withSecret(secretA)}, 400, badRequest, 0},
 		{"HEAD", request{method: "HEAD", target: "/referentiel", headers: withSecret(secretA)}, 400, badRequest, 0},
 		{"GET with a body", request{target: "/referentiel", body: "{}", headers: withSecret(secretA)}, 400, badRequest, 0},
-		{"range ignored", request{target: "/referentiel", headers: map[string]string{SecretHeader: secretA, "Range": "bytes=0-3"}}, 200, fixtureDocs["referentiel.json"], 0},
-		{"conditional ignored", request{target: "/referentiel", headers: map[string]string{SecretHeader: secretA, "If-None-Match": "*", "If-Modified-Since": "Mon, 30 Nov 2026 00:00:00 GMT"}}, 200, fixtureDocs["referentiel.json"], 0},
-		{"gzip ignored", request{target: "/referentiel", headers: map[string]string{SecretHeader: secretA, "Accept-Encoding": "gzip"}}, 200, fixtureDocs["referentiel.json"], 0},
+		{"range ignored", request{target: "/referentiel", headers: map[string]string{corpus.SecretHeader: secretA, "Range": "bytes=0-3"}}, 200, fixtureDocs["referentiel.json"], 0},
+		{"conditional ignored", request{target: "/referentiel", headers: map[string]string{corpus.SecretHeader: secretA, "If-None-Match": "*", "If-Modified-Since": "Mon, 30 Nov 2026 00:00:00 GMT"}}, 200, fixtureDocs["referentiel.json"], 0},
+		{"gzip ignored", request{target: "/referentiel", headers: map[string]string{corpus.SecretHeader: secretA, "Accept-Encoding": "gzip"}}, 200, fixtureDocs["referentiel.json"], 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -259,8 +259,8 @@ func TestHostsRefusesOtherHosts(t *testing.T) {
 func TestSecretHeaderTwiceIsRefused(t *testing.T) {
 	h, _ := newHandler(t, nil)
 	r := httptest.NewRequest(http.MethodGet, "/referentiel", nil)
-	r.Header.Add(SecretHeader, secretA)
-	r.Header.Add(SecretHeader, secretA)
+	r.Header.Add(corpus.SecretHeader, secretA)
+	r.Header.Add(corpus.SecretHeader, secretA)
 	w := httptest.NewRecorder()
 	require.NoError(t, h.ServeHTTP(w, r, nil))
 	assert.Equal(t, 403, w.Code)
@@ -318,7 +318,7 @@ func TestTelemetryNeverHoldsTheSecret(t *testing.T) {
 		{"percent-encoded", request{target: "/agrements/" + encoded, headers: withSecret(secretA)}},
 		{"percent-encoded in a query", request{target: "/referentiel?s=" + encoded}},
 		{"Host", request{target: "/referentiel", host: secretA + ".example", headers: withSecret(secretA)}},
-		{"another header", request{target: "/referentiel", headers: map[string]string{"X-Other": secretA, SecretHeader: secretA}}},
+		{"another header", request{target: "/referentiel", headers: map[string]string{"X-Other": secretA, corpus.SecretHeader: secretA}}},
 		{"method", request{method: secretA[:32], target: "/referentiel", headers: withSecret(secretA)}},
 		{"body", request{method: "POST", target: "/referentiel", body: secretA, headers: withSecret(secretA)}},
 	}
@@ -609,7 +609,7 @@ func TestBodyOfUnknownLength(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := httptest.NewRequest(http.MethodGet, "/referentiel", nil)
 			r.Body, r.ContentLength = io.NopCloser(tt.body), -1
-			r.Header.Set(SecretHeader, secretA)
+			r.Header.Set(corpus.SecretHeader, secretA)
 			w := httptest.NewRecorder()
 			require.NoError(t, h.ServeHTTP(w, r, nil))
 			assert.Equal(t, tt.status, w.Code)
@@ -655,7 +655,7 @@ func TestPanicIsAnsweredWithTheUnavailableBody(t *testing.T) {
 	h, logs := newHandler(t, nil)
 	w := &panicWriter{ResponseRecorder: httptest.NewRecorder()}
 	r := httptest.NewRequest(http.MethodGet, "/referentiel", nil)
-	r.Header.Set(SecretHeader, secretA)
+	r.Header.Set(corpus.SecretHeader, secretA)
 	require.NoError(t, h.ServeHTTP(w, r, nil))
 	assert.True(t, w.panicked)
 	assert.Equal(t, 503, w.Code)

@@ -8,7 +8,7 @@ import (
 )
 
 // metrics are the handler's own counters, in Caddy's metrics registry,
-// which the admin endpoint serves at /metrics (README, "Health and
+// which the admin endpoint serves at /metrics (docs/operating.md, "Health and
 // monitoring"). They count the outcomes telemetry records, so that an
 // operator watches the corpus without Caddy's per-request HTTP metrics,
 // which cost a third of the throughput. Each prepared answer holds its own

@@ -13,6 +13,13 @@ const (
 	ReglesAchat = "/regles-achat" // purchasing: G1..G6 and the selection
 )
 
+// The challenge secret: the header only Trust Layer's proxy adds, which the
+// server's gate reads, and the shortest secret it accepts, in bytes.
+const (
+	SecretHeader    = "X-Challenge-Secret"
+	MinSecretLength = 32
+)
+
 // SystemPrefix holds the fixed bodies of the HTTP contract. They are files of
 // the tree and entries of the manifest, but are never served at their path.
 const SystemPrefix = "/_systeme/"

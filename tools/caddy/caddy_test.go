@@ -99,7 +99,7 @@ func TestContractOverHTTP(t *testing.T) {
 		for _, target := range []string{"/referentiel", "/avenants/AVN-3412", "/regles-achat", "/produits/CSQ-0815", "/inconnu", "/x?y"} {
 			req, err := http.NewRequest(http.MethodGet, s.URL+target, nil)
 			require.NoError(t, err)
-			req.Header.Set(probe.SecretHeader, secret0)
+			req.Header.Set(corpus.SecretHeader, secret0)
 			resp, err := client.Do(req)
 			require.NoError(t, err)
 			body, err := io.ReadAll(resp.Body)
@@ -291,13 +291,13 @@ func TestTLSServesHTTP1ByDefault(t *testing.T) {
 	}
 
 	_, err = client.Do(context.Background(), probe.Request{Proto: probe.HTTP2, Method: http.MethodGet, Target: "/referentiel",
-		Header: [][2]string{{probe.SecretHeader, secret0}}})
+		Header: [][2]string{{corpus.SecretHeader, secret0}}})
 	assert.ErrorIs(t, err, probe.ErrNotOffered, "ALPN offers no h2")
 
 	insecure := &tls.Config{InsecureSkipVerify: true}
 	req, err := http.NewRequest(http.MethodGet, s.URL+"/referentiel", nil)
 	require.NoError(t, err)
-	req.Header.Set(probe.SecretHeader, secret0)
+	req.Header.Set(corpus.SecretHeader, secret0)
 	resp, err := (&http.Client{Transport: &http.Transport{TLSClientConfig: insecure, ForceAttemptHTTP2: true}, Timeout: 10 * time.Second}).Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -344,7 +344,7 @@ func TestTLSAndHTTPVersions(t *testing.T) {
 				req, err := http.NewRequest(http.MethodGet, s.URL+row.target, nil)
 				require.NoError(t, err)
 				if row.secret != "" {
-					req.Header.Set(probe.SecretHeader, row.secret)
+					req.Header.Set(corpus.SecretHeader, row.secret)
 				}
 				resp, err := c.Do(req)
 				require.NoError(t, err, row.target)
@@ -370,7 +370,7 @@ func TestTelemetryLosesNothingOnReloadOrStop(t *testing.T) {
 	send := func(n int) {
 		for range n {
 			resp, err := client.Do(context.Background(), probe.Request{Method: http.MethodGet, Target: "/referentiel",
-				Header: [][2]string{{probe.SecretHeader, secret0}}})
+				Header: [][2]string{{corpus.SecretHeader, secret0}}})
 			require.NoError(t, err)
 			require.Equal(t, http.StatusOK, resp.Status)
 		}

@@ -57,7 +57,7 @@ func TestHealthyStart(t *testing.T) {
 	for _, secretSent := range []string{secret, ""} {
 		req := probe.Request{Method: http.MethodGet, Target: "/referentiel"}
 		if secretSent != "" {
-			req.Header = [][2]string{{probe.SecretHeader, secretSent}}
+			req.Header = [][2]string{{corpus.SecretHeader, secretSent}}
 		}
 		_, err := client.Do(context.Background(), req)
 		require.NoError(t, err)
@@ -74,7 +74,7 @@ func TestHealthyStart(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, string(metrics), "caddy_config_last_reload_successful 1")
-	// The handler's own counters (README, "Health and monitoring"), the
+	// The handler's own counters (docs/operating.md, "Health and monitoring"), the
 	// pins as an info metric; Caddy's per-request metrics are off.
 	assert.Contains(t, string(metrics), `proveit_corpus_calls_total{outcome="resource",track="conformite"} 1`)
 	assert.Contains(t, string(metrics), `proveit_corpus_calls_total{outcome="forbidden",track=""} 1`)
@@ -140,26 +140,26 @@ func TestUnitsHardened(t *testing.T) {
 	}
 }
 
-// TestDeployDocumented: the README's deploy steps install every unit of
-// deploy/ and the file each unit's Documentation= names, and the
-// Caddyfile's reload comment is the unit's ExecReload.
+// TestDeployDocumented: the operator's deploy steps (docs/operating.md)
+// install every unit of deploy/ and the file each unit's Documentation=
+// names, and the Caddyfile's reload comment is the unit's ExecReload.
 func TestDeployDocumented(t *testing.T) {
 	root := servertest.RepoRoot(t)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(root, "docs", "operating.md"))
 	require.NoError(t, err)
 	for _, unit := range append([]string{"proveit-probe.timer"}, deployUnits...) {
 		text, err := os.ReadFile(filepath.Join(root, "deploy", unit))
 		require.NoError(t, err)
 		doc := regexp.MustCompile(`(?m)^Documentation=file:(\S+)$`).FindSubmatch(text)
 		require.NotNil(t, doc, "%s: Documentation= names a file", unit)
-		assert.True(t, strings.Contains(string(readme), "README.md "+string(doc[1])), "%s: the README installs its documentation, %s", unit, doc[1])
+		assert.True(t, strings.Contains(string(readme), "docs/operating.md "+string(doc[1])), "%s: docs/operating.md installs its documentation, %s", unit, doc[1])
 	}
 	files, err := os.ReadDir(filepath.Join(root, "deploy"))
 	require.NoError(t, err)
 	install := regexp.MustCompile(`(?m)^sudo install -m 0644 (deploy/.*) /etc/systemd/system/$`).FindSubmatch(readme)
-	require.NotNil(t, install, "the README installs the units")
+	require.NotNil(t, install, "docs/operating.md installs the units")
 	for _, f := range files {
-		assert.Contains(t, strings.Fields(string(install[1])), "deploy/"+f.Name(), "the README installs every unit of deploy/")
+		assert.Contains(t, strings.Fields(string(install[1])), "deploy/"+f.Name(), "docs/operating.md installs every unit of deploy/")
 	}
 	exec, _ := unit(t)
 	caddyfile, err := os.ReadFile(filepath.Join(root, "Caddyfile"))

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 )
@@ -54,7 +55,7 @@ var echoesSecret = regexp.MustCompile(`(?i)(echo|printf)[^\n]*\$\{?CORPUS_CHALLE
 // variable of the environment, the secret's included.
 func TestNoDocumentedCommandPrintsASecret(t *testing.T) {
 	root := servertest.RepoRoot(t)
-	for _, doc := range []string{"README.md", "Makefile", "Caddyfile", "deploy/proveit-corpus.service"} {
+	for _, doc := range []string{"README.md", "docs/operating.md", "docs/contributing.md", "Makefile", "Caddyfile", "deploy/proveit-corpus.service"} {
 		text, err := os.ReadFile(filepath.Join(root, doc))
 		require.NoError(t, err)
 		assert.False(t, strings.Contains(string(text), "--environ"), "%s documents --environ, which prints the secret", doc)
@@ -152,7 +153,7 @@ func TestDocumentedStartWritesNoSecret(t *testing.T) {
 	client, err := probe.NewClient(s.URL, 10*time.Second)
 	require.NoError(t, err)
 	host := client.Host()
-	withSecret := probe.SecretHeader + ": " + secret + "\r\n"
+	withSecret := corpus.SecretHeader + ": " + secret + "\r\n"
 	raw := []string{
 		"GET /agrements/" + secret + " HTTP/1.1\r\nHost: " + host + "\r\n" + withSecret + "\r\n",
 		"GET /agrements/" + secret + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
@@ -172,9 +173,9 @@ func TestDocumentedStartWritesNoSecret(t *testing.T) {
 		_, _ = client.Exchange(context.Background(), []byte(r), "GET") // any answer: what matters is what was written
 	}
 	for _, req := range []probe.Request{
-		{Proto: probe.HTTP2, Method: "GET", Target: "/agrements/" + secret, Header: [][2]string{{probe.SecretHeader, secret}}},
-		{Proto: probe.HTTP2, Method: "GET", Target: "/referentiel", Host: secret, Header: [][2]string{{probe.SecretHeader, secret}}},
-		{Proto: probe.HTTP2, Method: "GET", Target: "/referentiel", Header: [][2]string{{"x_" + secret, "1"}, {probe.SecretHeader, secret}}},
+		{Proto: probe.HTTP2, Method: "GET", Target: "/agrements/" + secret, Header: [][2]string{{corpus.SecretHeader, secret}}},
+		{Proto: probe.HTTP2, Method: "GET", Target: "/referentiel", Host: secret, Header: [][2]string{{corpus.SecretHeader, secret}}},
+		{Proto: probe.HTTP2, Method: "GET", Target: "/referentiel", Header: [][2]string{{"x_" + secret, "1"}, {corpus.SecretHeader, secret}}},
 		{Proto: probe.HTTP2, Fields: [][2]string{{":method", "GET"}, {":scheme", "http"}, {":authority", host}, {":path", "/referentiel"}, {"transfer-encoding", secret}}},
 	} {
 		_, _ = client.Do(context.Background(), req)
@@ -194,7 +195,7 @@ func TestDocumentedTLSStartWritesNoSecret(t *testing.T) {
 	require.NoError(t, err)
 	client.InsecureTLS = true
 	host := client.Host()
-	withSecret := probe.SecretHeader + ": " + secret + "\r\n"
+	withSecret := corpus.SecretHeader + ": " + secret + "\r\n"
 	for _, r := range []string{
 		"GET /agrements/" + secret + " HTTP/1.1\r\nHost: " + host + "\r\n" + withSecret + "\r\n",
 		"GET /referentiel HTTP/1.1\r\nHost: " + host + "\r\nX_" + secret + ": 1\r\n" + withSecret + "\r\n",
@@ -203,11 +204,11 @@ func TestDocumentedTLSStartWritesNoSecret(t *testing.T) {
 		_, _ = client.Exchange(context.Background(), []byte(r), "GET")
 	}
 	for _, req := range []probe.Request{
-		{Proto: probe.HTTP2, Method: "GET", Target: "/referentiel", Header: [][2]string{{"x_" + secret, "1"}, {probe.SecretHeader, secret}}},
-		{Proto: probe.HTTP3, Method: "GET", Target: "/referentiel", Header: [][2]string{{"x_" + secret, "1"}, {probe.SecretHeader, secret}}},
+		{Proto: probe.HTTP2, Method: "GET", Target: "/referentiel", Header: [][2]string{{"x_" + secret, "1"}, {corpus.SecretHeader, secret}}},
+		{Proto: probe.HTTP3, Method: "GET", Target: "/referentiel", Header: [][2]string{{"x_" + secret, "1"}, {corpus.SecretHeader, secret}}},
 		{Proto: probe.HTTP3, Fields: [][2]string{{":method", "CONNECT"}, {":protocol", secret}, {":scheme", "https"},
-			{":authority", host}, {":path", "/referentiel"}, {strings.ToLower(probe.SecretHeader), secret}}},
-		{Proto: probe.HTTP3, Method: "GET", Target: "/agrements/" + secret, Header: [][2]string{{probe.SecretHeader, secret}}},
+			{":authority", host}, {":path", "/referentiel"}, {strings.ToLower(corpus.SecretHeader), secret}}},
+		{Proto: probe.HTTP3, Method: "GET", Target: "/agrements/" + secret, Header: [][2]string{{corpus.SecretHeader, secret}}},
 	} {
 		_, _ = client.Do(context.Background(), req)
 	}

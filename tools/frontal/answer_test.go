@@ -155,7 +155,7 @@ func (c *contractBodies) isHTTP09Refusal(req call, a answer) bool {
 // refusedBeforeHandler names what Caddy, or Go under it, answered by itself
 // before the corpus handler could run, or returns "" for any other answer.
 // Go writes its refusals of a request it cannot parse as plain text without
-// a Server header (README, "What Go answers before any handler runs"), and
+// a Server header (docs/operating.md, "What Go answers before any handler runs"), and
 // answers OPTIONS * with an empty 200 the same way; Caddy's server refuses a
 // method longer than 32 bytes (405) and an empty Host (400) with an empty
 // body. None is a contract body: the frontal turns each into the 400 body.

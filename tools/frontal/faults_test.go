@@ -160,7 +160,7 @@ func requireStatus(t *testing.T, baseURL, secret string, status int) {
 	client, err := probe.NewClient(baseURL, 5*time.Second)
 	require.NoError(t, err)
 	resp, err := client.Do(context.Background(), probe.Request{Method: http.MethodGet, Target: corpus.Referentiel,
-		Header: [][2]string{{probe.SecretHeader, secret}}})
+		Header: [][2]string{{corpus.SecretHeader, secret}}})
 	require.NoError(t, err)
 	require.Equal(t, status, resp.Status)
 }

@@ -18,8 +18,8 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
-	"github.com/arkforge/proveit-corpus/tools/probe"
 )
 
 // The HTTP/2 window attack: a client that advertises a zero stream window
@@ -265,7 +265,7 @@ func legitCall(client *http.Client, url, secret string, want []byte) (time.Durat
 	if err != nil {
 		return 0, err
 	}
-	req.Header.Set(probe.SecretHeader, secret)
+	req.Header.Set(corpus.SecretHeader, secret)
 	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
@@ -303,7 +303,7 @@ func TestH2WindowFlood(t *testing.T) {
 			want := func() []byte {
 				req, err := http.NewRequest(http.MethodGet, url, nil)
 				require.NoError(t, err)
-				req.Header.Set(probe.SecretHeader, secret)
+				req.Header.Set(corpus.SecretHeader, secret)
 				resp, err := clients["HTTP/1.1"].Do(req)
 				require.NoError(t, err)
 				defer resp.Body.Close()

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/probe"
@@ -72,7 +73,7 @@ func TestH2ServerRepliesClosed(t *testing.T) {
 			for _, withSecret := range []bool{true, false} {
 				header := r.fields
 				if withSecret {
-					header = append([][2]string{{probe.SecretHeader, secret}}, header...)
+					header = append([][2]string{{corpus.SecretHeader, secret}}, header...)
 				}
 				resp, err := clients[useTLS].Do(context.Background(),
 					probe.Request{Proto: probe.HTTP2, Method: http.MethodGet, Target: "/referentiel", Header: header})

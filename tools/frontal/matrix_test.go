@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
 	"github.com/arkforge/proveit-corpus/tools/nginxconf"
 	"github.com/arkforge/proveit-corpus/tools/probe"
@@ -47,7 +48,7 @@ func h1Request(requestLine, host string, headers ...string) string {
 	return requestLine + "\r\nHost: " + host + "\r\n" + strings.Join(headers, "") + "Connection: close\r\n\r\n"
 }
 
-func secretLine(secret string) string { return probe.SecretHeader + ": " + secret + "\r\n" }
+func secretLine(secret string) string { return corpus.SecretHeader + ": " + secret + "\r\n" }
 
 // h23Fields is a field section for GET /referentiel with the secret, then
 // the given fields; a pseudo-header given replaces the default one.
@@ -65,7 +66,7 @@ func h23Fields(scheme, host, secret string, extra ...[2]string) [][2]string {
 			rest = append(rest, f)
 		}
 	}
-	return append(append(fields, [2]string{strings.ToLower(probe.SecretHeader), secret}), rest...)
+	return append(append(fields, [2]string{strings.ToLower(corpus.SecretHeader), secret}), rest...)
 }
 
 var oversized = strings.Repeat("a", 64<<10)
@@ -95,7 +96,7 @@ var preHandlerRequests = []preHandler{
 			return h1Request("GET /referentiel "+v+" extra", host, secretLine(secret))
 		},
 		fields: func(scheme, host, secret string) [][2]string {
-			return [][2]string{{":method", http.MethodGet}, {":scheme", scheme}, {":authority", host}, {strings.ToLower(probe.SecretHeader), secret}}
+			return [][2]string{{":method", http.MethodGet}, {":scheme", scheme}, {":authority", host}, {strings.ToLower(corpus.SecretHeader), secret}}
 		},
 	},
 	{
@@ -191,7 +192,7 @@ var preHandlerRequests = []preHandler{
 			return "GET /referentiel " + v + "\r\n" + secretLine(secret) + "Connection: close\r\n\r\n"
 		},
 		fields: func(scheme, _, secret string) [][2]string {
-			return [][2]string{{":method", http.MethodGet}, {":scheme", scheme}, {":path", "/referentiel"}, {strings.ToLower(probe.SecretHeader), secret}}
+			return [][2]string{{":method", http.MethodGet}, {":scheme", scheme}, {":path", "/referentiel"}, {strings.ToLower(corpus.SecretHeader), secret}}
 		},
 	},
 	{

@@ -78,16 +78,13 @@ func gatePattern(secret string) string {
 	return b.String()
 }
 
-// minSecretLength is the handler's minimum, in bytes.
-const minSecretLength = 32
-
 // checkSecret refuses what the gate cannot hold: a secret shorter than the
 // handler accepts, or one with a byte outside visible ASCII, which a header
 // value could not carry unchanged through both servers. The error never
 // quotes the secret.
 func checkSecret(slot int, secret string) error {
-	if len(secret) < minSecretLength {
-		return fmt.Errorf("secret %d: shorter than %d bytes", slot, minSecretLength)
+	if len(secret) < corpus.MinSecretLength {
+		return fmt.Errorf("secret %d: shorter than %d bytes", slot, corpus.MinSecretLength)
 	}
 	for i := 0; i < len(secret); i++ {
 		if secret[i] < 0x21 || secret[i] > 0x7e {

@@ -303,7 +303,7 @@ func TestGateComparesLikeTheHandler(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, err := client.Do(t.Context(), probe.Request{Method: http.MethodGet, Target: corpus.Referentiel,
-				Header: [][2]string{{probe.SecretHeader, tt.value}}})
+				Header: [][2]string{{corpus.SecretHeader, tt.value}}})
 			require.NoError(t, err)
 			assert.Equal(t, tt.status, resp.Status)
 			assert.Empty(t, probe.HeaderProblems(resp.Header))

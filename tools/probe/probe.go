@@ -46,9 +46,6 @@ type Options struct {
 	Protocols []string
 }
 
-// SecretHeader is the header the gate reads.
-const SecretHeader = "X-Challenge-Secret"
-
 // UnknownHost is a Host no corpus server serves.
 const UnknownHost = "unknown-host.invalid"
 
@@ -112,20 +109,20 @@ func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
 	}
 	secret := o.Secrets[0]
 	get := func(target string, header ...[2]string) Request {
-		return Request{Method: http.MethodGet, Target: target, Header: append([][2]string{{SecretHeader, secret}}, header...)}
+		return Request{Method: http.MethodGet, Target: target, Header: append([][2]string{{corpus.SecretHeader, secret}}, header...)}
 	}
 	sample := tracks[0].Rules
 	probeAbsent := "/" + tracks[0].Collections[0] + "/SONDE-0"
 
 	// 1. The gate, before anything else.
 	add("gate: no secret", Request{Method: http.MethodGet, Target: sample}, corpus.SystemForbidden, false)
-	add("gate: wrong secret", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{SecretHeader, strings.Repeat("x", 40)}}}, corpus.SystemForbidden, false)
-	add("gate: empty secret", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{SecretHeader, ""}}}, corpus.SystemForbidden, false)
-	add("gate: secret twice", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{SecretHeader, secret}, {SecretHeader, secret}}}, corpus.SystemForbidden, false)
+	add("gate: wrong secret", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, strings.Repeat("x", 40)}}}, corpus.SystemForbidden, false)
+	add("gate: empty secret", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, ""}}}, corpus.SystemForbidden, false)
+	add("gate: secret twice", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}, {corpus.SecretHeader, secret}}}, corpus.SystemForbidden, false)
 	add("gate: before a malformed target", Request{Method: http.MethodPost, Target: "/x?y", Body: "{}"}, corpus.SystemForbidden, false)
 	add("gate: no secret on an absent reference", Request{Method: http.MethodGet, Target: "/agrements/SONDE-0"}, corpus.SystemForbidden, false)
 	for i, s := range o.Secrets {
-		add(fmt.Sprintf("gate: secret slot %d opens", i), Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{SecretHeader, s}}}, sample, true)
+		add(fmt.Sprintf("gate: secret slot %d opens", i), Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, s}}}, sample, true)
 	}
 
 	// 2. Malformed or unsupported requests.
@@ -149,11 +146,11 @@ func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
 		add("400: "+row.name, get(row.target), corpus.SystemBadRequest, true)
 	}
 	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions, http.MethodPatch, "PROPFIND"} {
-		add("400: method "+method, Request{Method: method, Target: sample, Header: [][2]string{{SecretHeader, secret}}}, corpus.SystemBadRequest, true)
+		add("400: method "+method, Request{Method: method, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}}, corpus.SystemBadRequest, true)
 	}
-	add("400: POST with a body", Request{Method: http.MethodPost, Target: sample, Header: [][2]string{{SecretHeader, secret}}, Body: "{}"}, corpus.SystemBadRequest, true)
-	add("400: GET with a body", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{SecretHeader, secret}}, Body: "{}"}, corpus.SystemBadRequest, true)
-	add("400: HEAD", Request{Method: http.MethodHead, Target: sample, Header: [][2]string{{SecretHeader, secret}}}, corpus.SystemBadRequest, true)
+	add("400: POST with a body", Request{Method: http.MethodPost, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}, Body: "{}"}, corpus.SystemBadRequest, true)
+	add("400: GET with a body", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}, Body: "{}"}, corpus.SystemBadRequest, true)
+	add("400: HEAD", Request{Method: http.MethodHead, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}}, corpus.SystemBadRequest, true)
 	unknownHost := get(sample)
 	unknownHost.Host = UnknownHost
 	add("400: unknown Host", unknownHost, corpus.SystemBadRequest, true)
@@ -187,11 +184,11 @@ func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
 		add(proto+": absent reference", over(get(probeAbsent)), probeAbsent, true)
 		add(proto+": 404", over(get("/inconnu")), corpus.SystemNotFound, true)
 		add(proto+": 400 query", over(get(sample+"?a=1")), corpus.SystemBadRequest, true)
-		add(proto+": 400 OPTIONS *", over(Request{Method: http.MethodOptions, Target: "*", Header: [][2]string{{SecretHeader, secret}}}), corpus.SystemBadRequest, true)
-		add(proto+": 400 POST with a body", over(Request{Method: http.MethodPost, Target: sample, Header: [][2]string{{SecretHeader, secret}}, Body: "{}"}), corpus.SystemBadRequest, true)
-		add(proto+": 400 unknown Host", over(Request{Method: http.MethodGet, Target: sample, Host: UnknownHost, Header: [][2]string{{SecretHeader, secret}}}), corpus.SystemBadRequest, true)
+		add(proto+": 400 OPTIONS *", over(Request{Method: http.MethodOptions, Target: "*", Header: [][2]string{{corpus.SecretHeader, secret}}}), corpus.SystemBadRequest, true)
+		add(proto+": 400 POST with a body", over(Request{Method: http.MethodPost, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}, Body: "{}"}), corpus.SystemBadRequest, true)
+		add(proto+": 400 unknown Host", over(Request{Method: http.MethodGet, Target: sample, Host: UnknownHost, Header: [][2]string{{corpus.SecretHeader, secret}}}), corpus.SystemBadRequest, true)
 		if proto == HTTP10 {
-			add(proto+": no Host", Request{Proto: proto, Method: http.MethodGet, Target: sample, Host: noHost, Header: [][2]string{{SecretHeader, secret}}}, corpus.SystemBadRequest, true)
+			add(proto+": no Host", Request{Proto: proto, Method: http.MethodGet, Target: sample, Host: noHost, Header: [][2]string{{corpus.SecretHeader, secret}}}, corpus.SystemBadRequest, true)
 		}
 	}
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+
+	"github.com/arkforge/proveit-corpus/corpus"
 )
 
 // UnreachableError is a server that gave no HTTP answer to a first request:
@@ -36,7 +38,7 @@ func (e *RefusedSecretError) Error() string {
 // checks.
 func (c *Client) Reach(ctx context.Context, rules string, secrets []string) error {
 	for i, secret := range secrets {
-		resp, err := c.Do(ctx, Request{Method: http.MethodGet, Target: rules, Header: [][2]string{{SecretHeader, secret}}})
+		resp, err := c.Do(ctx, Request{Method: http.MethodGet, Target: rules, Header: [][2]string{{corpus.SecretHeader, secret}}})
 		if err != nil {
 			return &UnreachableError{URL: c.base.String(), Err: err}
 		}

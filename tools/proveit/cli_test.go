@@ -259,9 +259,14 @@ func TestBinary(t *testing.T) {
 	}
 }
 
-// TestReadmeAgreesWithFlags holds README.md to the commands: its table of
-// the toolbox lists every command with exactly its flags, and every
-// `bin/proveit` line of it uses flags the command has.
+// readerDocs are the documents a reader follows: the README and one
+// document per reader under docs/.
+var readerDocs = []string{"README.md", "docs/operating.md", "docs/authoring.md", "docs/scoring.md", "docs/contributing.md"}
+
+// TestReadmeAgreesWithFlags holds the documents to the commands: the
+// README's table of the toolbox lists every command with exactly its
+// flags, and every `bin/proveit` line of every reader's document uses
+// flags the command has.
 func TestReadmeAgreesWithFlags(t *testing.T) {
 	inRepoRoot(t)
 	readme, err := os.ReadFile("README.md")
@@ -293,7 +298,12 @@ func TestReadmeAgreesWithFlags(t *testing.T) {
 
 	// A command line, its continuation lines joined.
 	line := regexp.MustCompile(`(?m)^bin/proveit ((?:[^\n]*\\\n)*[^\n]*)`)
-	lines := line.FindAllStringSubmatch(string(readme), -1)
+	var lines [][]string
+	for _, doc := range readerDocs {
+		text, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		lines = append(lines, line.FindAllStringSubmatch(string(text), -1)...)
+	}
 	require.NotEmpty(t, lines)
 	for _, m := range lines {
 		words := strings.Fields(strings.NewReplacer("\\\n", " ", "[", " ", "]", " ").Replace(m[1]))
@@ -301,14 +311,14 @@ func TestReadmeAgreesWithFlags(t *testing.T) {
 		if strings.HasPrefix(name, "-") {
 			continue // bin/proveit -h, -version
 		}
-		require.Contains(t, commands, name, "README.md: bin/proveit %s", m[1])
+		require.Contains(t, commands, name, "bin/proveit %s", m[1])
 		flags := flagsOf(name)
 		for _, w := range words[1:] {
 			if w == "#" {
 				break
 			}
 			if strings.HasPrefix(w, "-") {
-				assert.Contains(t, flags, w, "README.md: bin/proveit %s", m[1])
+				assert.Contains(t, flags, w, "bin/proveit %s", m[1])
 			}
 		}
 	}

@@ -29,7 +29,7 @@ func runScore(args []string, stdout io.Writer) error {
 	record := fs.String("record", "", "the track's pre-registration record (default "+season.Dir+"/preenregistrement[-<track>].json)")
 	saltFile := fs.String("salt", "", "the salt file that opens the record's key commitment (required, unless -dry-run)")
 	dryRun := fs.Bool("dry-run", false, "score files no record anchors, checking nothing of the anchoring; the report says so in its first field")
-	proofsFile := fs.String("proofs", "", "what Trust Layer's verifier established for each proof (README.md, \"Replaying a score\"); default: conditions 1 and 2 not verified")
+	proofsFile := fs.String("proofs", "", "what Trust Layer's verifier established for each proof (docs/scoring.md); default: conditions 1 and 2 not verified")
 	format := fs.String("format", "json", "json or text")
 	fs.args = "SUBMISSION.json..."
 	fs.Usage = func() {

@@ -10,7 +10,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
-// Formula is a key's founding formula (README.md, "The founding formula"):
+// Formula is a key's founding formula (docs/authoring.md, "The founding formula"):
 // exactly one of a fact, carried when a supported assertion claims it or one
 // of its equivalent forms; every member (tous); or at least one member
 // (un_de).

@@ -142,7 +142,7 @@ var CommonFields = []string{"id", "references", "assertions_min", "assertions_ma
 // The tracks' rulebooks.
 var (
 	// Conformity is the conformity track's (docs/contract.md section 3;
-	// README.md): criteria R1..R6 stated at /referentiel.
+	// docs/authoring.md): criteria R1..R6 stated at /referentiel.
 	Conformity = &Rules{
 		Track:    corpus.Conformite,
 		Verdicts: []string{Compliant, NonCompliant, Indeterminable},
@@ -171,7 +171,7 @@ var (
 		graph:     conformityGraph,
 	}
 	// Purchasing is the purchasing track's (docs/contract.md section 3;
-	// README.md): rules G1..G6 and the selection stated at /regles-achat.
+	// docs/authoring.md): rules G1..G6 and the selection stated at /regles-achat.
 	Purchasing = &Rules{
 		Track:       corpus.Generique,
 		Verdicts:    []string{NoValidOption},

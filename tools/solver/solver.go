@@ -1,6 +1,6 @@
 // Package solver is the reference solver of both tracks: a deterministic
 // implementation of the conformity criteria R1..R6 and their precedence
-// (stated in French at /referentiel; README.md) and of the purchasing rules
+// (stated in French at /referentiel; docs/authoring.md) and of the purchasing rules
 // G1..G6 and the selection (at /regles-achat). What differs between the
 // tracks besides their criteria is each track's rulebook, season.Rules.
 // It answers a task statement the way an agent would, by fetching canonical

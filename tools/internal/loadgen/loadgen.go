@@ -28,13 +28,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/arkforge/proveit-corpus/corpus"
 )
 
 // SecretEnv names the variable holding the secret header's value.
 const SecretEnv = "BENCH_SECRET"
-
-// SecretHeader is the header the corpus gate reads.
-const SecretHeader = "X-Challenge-Secret"
 
 // Main runs the command line args (flags above, without the program name)
 // and prints the result as JSON to stdout; it returns the exit status.
@@ -243,7 +242,7 @@ func Request(host, path string, authenticated bool, secret string) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\n", path, host)
 	if authenticated {
-		fmt.Fprintf(&b, "%s: %s\r\n", SecretHeader, secret)
+		fmt.Fprintf(&b, "%s: %s\r\n", corpus.SecretHeader, secret)
 	}
 	b.WriteString("\r\n")
 	return []byte(b.String())

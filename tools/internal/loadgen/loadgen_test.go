@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
 )
 
 func TestPercentile(t *testing.T) {
@@ -42,7 +44,7 @@ func TestPercentile(t *testing.T) {
 func TestRun(t *testing.T) {
 	const secret = "test-secret"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(SecretHeader) != secret {
+		if r.Header.Get(corpus.SecretHeader) != secret {
 			w.WriteHeader(http.StatusForbidden)
 		}
 		_, _ = w.Write([]byte(`{"ok": true}`))

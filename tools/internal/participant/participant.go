@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/probe"
@@ -61,7 +62,7 @@ func NewRelay(client *probe.Client, secret, origin, prefix string) *Relay {
 func (r *Relay) Call(path string) (*Proof, error) {
 	req := probe.Request{Method: http.MethodGet, Target: path}
 	if r.Secret != "" {
-		req.Header = [][2]string{{probe.SecretHeader, r.Secret}}
+		req.Header = [][2]string{{corpus.SecretHeader, r.Secret}}
 	}
 	resp, err := r.Client.Do(context.Background(), req)
 	if err != nil {
