@@ -33,7 +33,7 @@ func Build(fsys fs.FS, piste, origin string, citations []string) (*Manifest, err
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	m := &Manifest{Format: Format, Piste: piste, Origin: origin, Request: Request}
+	m := &Manifest{Format: Format, Track: piste, Origin: origin, Request: Request}
 	// Each file is read, checked and hashed by one reader, which keeps what
 	// may be references it cites, but its own path, and the files it
 	// refuses.

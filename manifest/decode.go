@@ -268,7 +268,7 @@ func (r *reader) manifest(m *Manifest) error {
 		case 0:
 			m.Format, err = r.string()
 		case 1:
-			m.Piste, err = r.string()
+			m.Track, err = r.string()
 		case 2:
 			m.Origin, err = r.string()
 		case 3:

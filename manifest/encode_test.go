@@ -54,7 +54,7 @@ func TestEncodeIsEncodingJSON(t *testing.T) {
 	}{
 		{"the season's manifest", *season},
 		{"many entries, out of order", manifest.Manifest{Format: manifest.Format, Origin: manifest.DefaultOrigin, Request: manifest.Request, Resources: many}},
-		{"strings encoding/json escapes", manifest.Manifest{Format: "f\"", Piste: "é", Origin: "https://x/<y>", Request: manifest.Request, Resources: strange}},
+		{"strings encoding/json escapes", manifest.Manifest{Format: "f\"", Track: "é", Origin: "https://x/<y>", Request: manifest.Request, Resources: strange}},
 		{"no resources", manifest.Manifest{Format: manifest.Format, Resources: []manifest.Entry{}}},
 		{"nil resources", manifest.Manifest{Format: manifest.Format}},
 	}

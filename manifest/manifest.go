@@ -49,7 +49,7 @@ const (
 // Manifest is the checked-in record of what the server answers.
 type Manifest struct {
 	Format    string          `json:"format"`
-	Piste     string          `json:"piste"`
+	Track     string          `json:"piste"` // the track's name: conformite, generique
 	Origin    string          `json:"origin"`
 	Request   RequestTemplate `json:"request"`
 	Resources []Entry         `json:"resources"`
@@ -252,7 +252,7 @@ func (m *Manifest) encode(emit func(part []byte) error) error {
 	w := append([]byte(nil), "{\n  \"format\": "...)
 	w = appendJSONString(w, m.Format)
 	w = append(w, ",\n  \"piste\": "...)
-	w = appendJSONString(w, m.Piste)
+	w = appendJSONString(w, m.Track)
 	w = append(w, ",\n  \"origin\": "...)
 	w = appendJSONString(w, m.Origin)
 	w = append(w, ",\n  \"request\": {\n    \"method\": "...)

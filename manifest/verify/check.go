@@ -100,7 +100,7 @@ func Check(m *manifest.Manifest, tree fs.FS, depth Depth, citations []string) er
 // treeOf is Tree of a manifest in memory, of its own track's tree, keeping
 // the files' bytes when keep is set.
 func treeOf(m *manifest.Manifest, tree fs.FS, depth Depth, citations []string, keep bool) (map[string][]byte, error) {
-	track, err := corpus.TrackNamed(m.Piste)
+	track, err := corpus.TrackNamed(m.Track)
 	if err != nil {
 		return nil, &MismatchError{Problems: append(headerProblems(m), Problem{What: "piste: " + err.Error()})}
 	}
@@ -169,8 +169,8 @@ func byFile(track *corpus.Track, fsys fs.FS, depth Depth, citations []string, ke
 		if m, err = decode(); err != nil {
 			return
 		}
-		if m.Piste != track.Name {
-			err = &MismatchError{Problems: append(headerProblems(m), Problem{What: fmt.Sprintf("piste: the manifest is the track %q's, the tree %q's", m.Piste, track.Name)})}
+		if m.Track != track.Name {
+			err = &MismatchError{Problems: append(headerProblems(m), Problem{What: fmt.Sprintf("piste: the manifest is the track %q's, the tree %q's", m.Track, track.Name)})}
 			return
 		}
 		n := len(m.Resources)

@@ -67,8 +67,8 @@ func Load[T any](src io.ReadSeeker, tree fs.FS, track *corpus.Track, serve func(
 		}
 		n, at, path = len(header.Resources), wholeEntries(header), wholePaths(header)
 	}
-	if header.Piste != track.Name {
-		return nil, sum, fmt.Errorf("the manifest is the track %q's", header.Piste)
+	if header.Track != track.Name {
+		return nil, sum, fmt.Errorf("the manifest is the track %q's", header.Track)
 	}
 	c := newComparison(header, track, Bytes, nil, n, at, path)
 	served = make([]T, n)

@@ -31,8 +31,8 @@ func decodeThenCheck(data []byte, tree fs.FS, track *corpus.Track) ([]verify.Ser
 	if err != nil {
 		return nil, err
 	}
-	if m.Piste != track.Name {
-		return nil, fmt.Errorf("the manifest is the track %q's", m.Piste)
+	if m.Track != track.Name {
+		return nil, fmt.Errorf("the manifest is the track %q's", m.Track)
 	}
 	bodies, err := verify.Tree(m, tree, verify.Bytes, nil)
 	if err != nil {
@@ -116,7 +116,7 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 			path := "/produits/PRD-0000"
 			m.Resources = append(m.Resources, manifest.Entry{Path: path, Kind: manifest.Absent, Status: 200, BytesSHA256: anchor.SHA256(corpus.AbsentBody(path))})
 		}, "absent entry of another track"},
-		breakage{"another track's manifest", func(_ fstest.MapFS, m *manifest.Manifest) { m.Piste = corpus.Generique.Name },
+		breakage{"another track's manifest", func(_ fstest.MapFS, m *manifest.Manifest) { m.Track = corpus.Generique.Name },
 			`the manifest is the track "generique"'s`},
 		breakage{"another origin", func(_ fstest.MapFS, m *manifest.Manifest) { m.Origin += "/" }, "origin"},
 		breakage{"a fixed body missing", func(_ fstest.MapFS, m *manifest.Manifest) {

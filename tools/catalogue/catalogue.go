@@ -117,12 +117,12 @@ type Refused struct {
 // the first is the worked example, and the served bytes of its rules
 // document, whose scoring rules it repeats.
 func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []string, rulesDocument []byte) (*Catalogue, error) {
-	track, err := corpus.TrackNamed(m.Piste)
+	track, err := corpus.TrackNamed(m.Track)
 	if err != nil {
 		return nil, err
 	}
 	if e, ok := m.Lookup(track.Rules); !ok || e.BytesSHA256 != anchor.SHA256(rulesDocument) {
-		return nil, fmt.Errorf("%s: the rules document given is not the one the manifest of %s lists", track.Rules, m.Piste)
+		return nil, fmt.Errorf("%s: the rules document given is not the one the manifest of %s lists", track.Rules, m.Track)
 	}
 	scoring, err := season.ReadNotation(track.Rules, rulesDocument)
 	if err != nil {
@@ -130,7 +130,7 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 	}
 	c := &Catalogue{
 		Format:         Format,
-		Track:          m.Piste,
+		Track:          m.Track,
 		Season:         saison,
 		ManifestSHA256: anchor.SHA256(manifestBytes),
 		Origin:         m.Origin,
@@ -169,7 +169,7 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 	for _, ref := range refs {
 		name, _, ok := corpus.SplitReference(ref)
 		if !ok || collections[name] == nil {
-			return nil, fmt.Errorf("the statements name %s, which is in no collection of the manifest of %s", ref, m.Piste)
+			return nil, fmt.Errorf("the statements name %s, which is in no collection of the manifest of %s", ref, m.Track)
 		}
 		collections[name].Examples = append(collections[name].Examples, example(m, ref))
 	}

@@ -144,11 +144,11 @@ func Generate(o Options) ([]byte, error) {
 			body, ok := bodies[lit.path]
 			switch {
 			case !ok:
-				return nil, fmt.Errorf("the %s tree has no %s", m.Piste, lit.path)
+				return nil, fmt.Errorf("the %s tree has no %s", m.Track, lit.path)
 			case i == 0:
 				*lit.dst = string(body)
 			case string(body) != *lit.dst:
-				return nil, fmt.Errorf("the %s tree's %s differs from the first tree's: one body answers for every track", m.Piste, lit.path)
+				return nil, fmt.Errorf("the %s tree's %s differs from the first tree's: one body answers for every track", m.Track, lit.path)
 			}
 		}
 		if d.AbsentHead, d.AbsentTail, err = absentTemplate(m); err != nil {
@@ -159,7 +159,7 @@ func Generate(o Options) ([]byte, error) {
 				continue
 			}
 			if j, taken := owners[e.Path]; taken {
-				return nil, fmt.Errorf("%s: claimed by the manifests of both %s and %s", e.Path, corpora[j].piste(), m.Piste)
+				return nil, fmt.Errorf("%s: claimed by the manifests of both %s and %s", e.Path, corpora[j].piste(), m.Track)
 			}
 			owners[e.Path] = i
 			if e.Kind != manifest.Document {
@@ -197,7 +197,7 @@ func (c Corpus) check() (*manifest.Manifest, map[string][]byte, error) {
 	}
 	bodies, err := verify.Tree(m, tree, verify.Full, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", m.Piste, err)
+		return nil, nil, fmt.Errorf("%s: %w", m.Track, err)
 	}
 	return m, bodies, nil
 }
@@ -208,7 +208,7 @@ func (c Corpus) piste() string {
 	if err != nil {
 		return "?"
 	}
-	return m.Piste
+	return m.Track
 }
 
 // absentMarker is a reference no manifest will hold: AbsentBody is split

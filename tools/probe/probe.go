@@ -66,7 +66,7 @@ func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
 	}
 	var tracks []*corpus.Track
 	for _, m := range manifests {
-		t, err := corpus.TrackNamed(m.Piste)
+		t, err := corpus.TrackNamed(m.Track)
 		if err != nil {
 			return nil, fmt.Errorf("manifest: %w", err)
 		}

@@ -90,8 +90,8 @@ func buildCatalogue(t trackFiles, dir string) ([]outputFile, []catalogue.Leak, e
 	if err != nil {
 		return nil, nil, err
 	}
-	if m.Piste != t.track.Name {
-		return nil, nil, fmt.Errorf("%s /piste: %q, want %q", t.manifest, m.Piste, t.track.Name)
+	if m.Track != t.track.Name {
+		return nil, nil, fmt.Errorf("%s /piste: %q, want %q", t.manifest, m.Track, t.track.Name)
 	}
 	statements, err := os.ReadFile(t.tasks)
 	if err != nil {

@@ -64,12 +64,12 @@ func runHash(args []string, stdout io.Writer) error {
 		switch {
 		case owner != track:
 			return badInput(fmt.Errorf("%s is %s, not of -track %s", rawTarget, where, track.Name))
-		case m.Piste != owner.Name:
-			return badInput(fmt.Errorf("%s is %s, and %s is the manifest of the track %s: give the %s manifest", rawTarget, where, file, m.Piste, owner.Name))
+		case m.Track != owner.Name:
+			return badInput(fmt.Errorf("%s is %s, and %s is the manifest of the track %s: give the %s manifest", rawTarget, where, file, m.Track, owner.Name))
 		}
 	}
-	if trackName != "" && m.Piste != track.Name {
-		return badInput(fmt.Errorf("%s /piste: the manifest is of the track %q, -track names %q", file, m.Piste, track.Name))
+	if trackName != "" && m.Track != track.Name {
+		return badInput(fmt.Errorf("%s /piste: the manifest is of the track %q, -track names %q", file, m.Track, track.Name))
 	}
 	switch origin {
 	case "":

@@ -77,7 +77,7 @@ func runNginx(args []string, stdout io.Writer) error {
 		o.BackendSocket = *socket
 	} else if *tree == "" {
 		for _, m := range decoded {
-			folders = append(folders, filepath.Join("corpus", m.Piste))
+			folders = append(folders, filepath.Join("corpus", m.Track))
 		}
 	}
 	if len(folders) != len(manifests) {

@@ -68,7 +68,7 @@ func runProbe(args []string, stdout io.Writer) error {
 	if err != nil {
 		return badInput(err)
 	}
-	first, _ := corpus.TrackNamed(manifests[0].Piste) // the catalogue's sample, known to CatalogueOf
+	first, _ := corpus.TrackNamed(manifests[0].Track) // the catalogue's sample, known to CatalogueOf
 	// A dead server or a refused secret would fail every check alike: one
 	// line says which, before the catalogue.
 	var refused *probe.RefusedSecretError
@@ -113,8 +113,8 @@ func readManifests(files string, tracks []*corpus.Track, only bool) ([]*manifest
 		if err != nil {
 			return nil, nil, badInput(err)
 		}
-		if only && m.Piste != tracks[0].Name {
-			return nil, nil, badInput(fmt.Errorf("%s /piste: the manifest is of the track %q, -track names %q", path, m.Piste, tracks[0].Name))
+		if only && m.Track != tracks[0].Name {
+			return nil, nil, badInput(fmt.Errorf("%s /piste: the manifest is of the track %q, -track names %q", path, m.Track, tracks[0].Name))
 		}
 		manifests = append(manifests, m)
 		encoded = append(encoded, data)

@@ -157,8 +157,8 @@ func readSealedFiles(t trackFiles, scoringSection string) (sealedFiles, error) {
 	if f.manifest, err = manifest.Decode(f.Manifest.Data); err != nil {
 		return f, fmt.Errorf("%s: %w", t.manifest, err)
 	}
-	if f.manifest.Piste != t.track.Name {
-		return f, fmt.Errorf("%s /piste: the manifest is of the track %q, not %q", t.manifest, f.manifest.Piste, t.track.Name)
+	if f.manifest.Track != t.track.Name {
+		return f, fmt.Errorf("%s /piste: the manifest is of the track %q, not %q", t.manifest, f.manifest.Track, t.track.Name)
 	}
 	if f.tasks, err = season.DecodeTasks(t.tasks, f.Tasks.Data); err != nil {
 		return f, err

@@ -18,7 +18,7 @@ func CheckedIn(t testing.TB, track *corpus.Track) *manifest.Manifest {
 	t.Helper()
 	m, err := manifest.Decode(manifest.Embedded(track))
 	require.NoError(t, err)
-	require.Equal(t, track.Name, m.Piste)
+	require.Equal(t, track.Name, m.Track)
 	return m
 }
 
