@@ -113,7 +113,7 @@ type Refused struct {
 }
 
 // Build makes the catalogue of a track from its manifest, the references
-// its statements name, in the order they name them (StatementReferences):
+// its statements name, in the order they name them (season.Tasks.Citations):
 // the first is the worked example, and the served bytes of its rules
 // document, whose scoring rules it repeats.
 func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []string, rulesDocument []byte) (*Catalogue, error) {
@@ -232,41 +232,6 @@ func (c *Catalogue) JSON() []byte {
 		panic(err) // strings, ints and structs only
 	}
 	return []byte(b.String())
-}
-
-// StatementReferences returns every string of a statements file that is a
-// reference into a collection, once each in the order of the file: the
-// resources the statements name, which the catalogue may name too.
-func StatementReferences(data []byte) ([]string, error) {
-	doc, err := pyjson.Parse(data)
-	if err != nil {
-		return nil, err
-	}
-	var refs []string
-	var walk func(v pyjson.Value)
-	walk = func(v pyjson.Value) {
-		switch v := v.(type) {
-		case string:
-			if corpus.IsReference(v) {
-				refs = append(refs, v)
-			}
-		case pyjson.Array:
-			for _, e := range v {
-				walk(e)
-			}
-		case pyjson.Object:
-			for _, m := range v {
-				walk(m.Value)
-			}
-		}
-	}
-	walk(doc)
-	seen := map[string]bool{}
-	return slices.DeleteFunc(refs, func(r string) bool {
-		dup := seen[r]
-		seen[r] = true
-		return dup
-	}), nil
 }
 
 //go:embed catalogue.md.tmpl

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/catalogue"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // catalogueDir holds the catalogue of each track, <piste>.md and
@@ -97,22 +97,17 @@ func buildCatalogue(t trackFiles, dir string) ([]outputFile, []catalogue.Leak, e
 	if err != nil {
 		return nil, nil, err
 	}
-	var head struct {
-		Season string `json:"saison"`
-	}
-	if err := json.Unmarshal(statements, &head); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", t.tasks, err)
-	}
-	named, err := catalogue.StatementReferences(statements)
+	tasks, err := season.DecodeTasks(t.tasks, statements)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", t.tasks, err)
+		return nil, nil, err
 	}
+	named := tasks.Citations()
 	rulesFile := filepath.Join(t.tree, filepath.FromSlash(strings.TrimPrefix(t.track.Rules, "/"))+".json")
 	rulesDocument, err := os.ReadFile(rulesFile)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := catalogue.Build(m, manifestBytes, head.Season, named, rulesDocument)
+	c, err := catalogue.Build(m, manifestBytes, tasks.Season, named, rulesDocument)
 	if err != nil {
 		return nil, nil, err
 	}
