@@ -51,7 +51,7 @@ func Build(fsys fs.FS, piste, origin string, citations []string) (*Manifest, err
 			return Entry{}
 		}
 		cited[r] = AppendCited(cited[r], h, path)
-		return m.EntryFor(h, path, name, body)
+		return m.entryFor(h, path, name, body)
 	})
 	if err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func (m *Manifest) absentEntry(path string) Entry {
 	if err := h.Check(body); err != nil {
 		panic(fmt.Sprintf("manifest: the absent body of %s is not a corpus body: %v", path, err))
 	}
-	return m.EntryFor(h, path, "", body)
+	return m.entryFor(h, path, "", body)
 }
 
 // Sums are what an entry records of its body: the SHA-256 of its bytes
@@ -149,14 +149,14 @@ func SumsOf(h *anchor.Hasher, body []byte) Sums {
 	return Sums{Bytes: sha256.Sum256(body), Response: h.ResponseSum()}
 }
 
-// EntryFor computes the manifest entry of a path served with body, which h
+// entryFor computes the manifest entry of a path served with body, which h
 // has just checked (Hasher.Check). file is the file of the tree it comes
 // from, empty for an absent reference.
-func (m *Manifest) EntryFor(h *anchor.Hasher, path, file string, body []byte) Entry {
+func (m *Manifest) entryFor(h *anchor.Hasher, path, file string, body []byte) Entry {
 	return m.EntryOf(h, path, file, SumsOf(h, body))
 }
 
-// EntryOf is EntryFor of a body whose Sums are known, h only hashing the
+// EntryOf is entryFor of a body whose Sums are known, h only hashing the
 // request. The entry's strings share one allocation, and its optional ones
 // another: on a large tree, allocating each is a good part of the time
 // spent building.

@@ -113,16 +113,16 @@ func Decode(data []byte) (*Manifest, error) {
 	if err := decodeJSON(data, &m); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	if err := m.CheckShape(); err != nil {
+	if err := m.checkShape(); err != nil {
 		return nil, err
 	}
 	return &m, nil
 }
 
-// CheckShape returns the first rule of shape (below) the manifest breaks,
+// checkShape returns the first rule of shape (below) the manifest breaks,
 // or nil: what Decode requires besides the JSON, for a manifest already in
 // memory, such as one just built.
-func (m *Manifest) CheckShape() error {
+func (m *Manifest) checkShape() error {
 	var sh shape
 	for _, e := range m.Resources {
 		addToShape(&sh, e.Path, e.Kind, e.Status)
@@ -192,7 +192,7 @@ func (m *Manifest) HeaderProblems() []string {
 	return problems
 }
 
-// ShapeError is a rule of shape a manifest breaks (see CheckShape): a
+// ShapeError is a rule of shape a manifest breaks (see checkShape): a
 // manifest that is JSON of the right fields, but no server's to load.
 type ShapeError struct{ Rule string }
 

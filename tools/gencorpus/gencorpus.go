@@ -84,9 +84,9 @@ type Result struct {
 	Entries  int   // manifest entries (files and absent references)
 }
 
-// TreeAndManifest generates a tree in memory, as Tree does, and builds its
+// treeAndManifest generates a tree in memory, as Tree does, and builds its
 // manifest at the default origin.
-func TreeAndManifest(o Options) (fstest.MapFS, *manifest.Manifest, error) {
+func treeAndManifest(o Options) (fstest.MapFS, *manifest.Manifest, error) {
 	files, err := Tree(o)
 	if err != nil {
 		return nil, nil, err
@@ -108,7 +108,7 @@ const BenchmarkResources = 10_000
 // benchmarks share, its manifest, and the total of its files' bytes.
 func ForBenchmark(tb testing.TB) (tree fstest.MapFS, m *manifest.Manifest, size int64) {
 	tb.Helper()
-	tree, m, err := TreeAndManifest(Options{Resources: BenchmarkResources, Seed: 1})
+	tree, m, err := treeAndManifest(Options{Resources: BenchmarkResources, Seed: 1})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func Paths(dir string) (tree, manifestFile string) {
 // Write generates a corpus into dir, its manifest built by manifest.Build,
 // where Paths says. The tree folder must not exist yet.
 func Write(dir string, o Options) (*Result, error) {
-	files, m, err := TreeAndManifest(o)
+	files, m, err := treeAndManifest(o)
 	if err != nil {
 		return nil, err
 	}
