@@ -30,7 +30,9 @@ dearer); every fact with its values and every equivalent form.
 
 It fails (exit 1), naming the task and why, where the corpus does not bear
 the design out: another verdict, a named fact the verdict does not rest on,
-a case that rests on nothing an assertion can state. With -check it writes
+a case that rests on nothing an assertion can state; or where the key it
+derives breaks a rule of the founding formula that proveit solve checks
+(no room under a ceiling, a control alternative beyond the minimum). With -check it writes
 nothing and fails when the key on disk is not the one the design derives.
 The key is then sealed (proveit seal) and checked (proveit solve).
 
@@ -74,9 +76,22 @@ func runKey(args []string, stdout io.Writer) error {
 		if err != nil {
 			return badInput(err)
 		}
-		key, problems, err := solver.DeriveKey(tasks, design, solver.ServeTree(os.DirFS(t.tree)))
+		fetch := solver.ServeTree(os.DirFS(t.tree))
+		key, problems, err := solver.DeriveKey(tasks, design, fetch)
 		if err != nil {
 			return err
+		}
+		if len(problems) == 0 {
+			// A key the design derives must still meet every rule of the
+			// formula (room under each ceiling, the control task's
+			// alternatives within its minimum): refused, it is not written.
+			results, err := solver.SolveSeason(tasks, fetch)
+			if err != nil {
+				return err
+			}
+			if problems, err = solver.CheckKey(tasks, key, results, fetch); err != nil {
+				return err
+			}
 		}
 		if err := reportProblems(stdout, problems); err != nil {
 			return err

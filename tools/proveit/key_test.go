@@ -50,6 +50,16 @@ func TestKeyCommand(t *testing.T) {
 	assert.Contains(t, out, "FAIL conf-02: the design says indeterminable, the rules applied to the corpus give non_conforme (rule: derivation)")
 	assert.NoFileExists(t, filepath.Join(dir, "other.json"), "a design that fails writes no key")
 
+	// A design the corpus bears out, whose key leaves no room: refused.
+	design, err = season.ReadDesign(season.DesignFile(corpus.Conformite), "conformite")
+	require.NoError(t, err)
+	design.Tasks[0].Alternatives = append(design.Tasks[0].Alternatives, []season.DesignFact{
+		{Resource: "/agrements/AGR-4417", Field: "/activite"}, {Resource: "/agrements/AGR-4417", Field: "/date_debut"}, {Resource: "/agrements/AGR-4417", Field: "/date_fin_validite"}})
+	writeJSON(t, altered, design)
+	code, out, _ = runCLI("key", "-track", "conformite", "-design", altered, "-key", filepath.Join(dir, "other.json"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "takes 3 assertions, want at most its assertions_min 2 (rule: room)")
+	assert.NoFileExists(t, filepath.Join(dir, "other.json"), "a key that breaks a rule is not written")
 	code, _, errOut = runCLI("key", "-design", altered)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "-design names one track's file: say which with -track")
