@@ -47,11 +47,11 @@ var fixtureDocs = map[string]string{
 func newFixtureTree(t *testing.T) (afero.Fs, string) {
 	t.Helper()
 	tree := afero.NewMemMapFs()
-	err := fs.WalkDir(corpus.Conformite.Embedded(), "_systeme", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(corpus.Conformity.Embedded(), "_systeme", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := fs.ReadFile(corpus.Conformite.Embedded(), name)
+		data, err := fs.ReadFile(corpus.Conformity.Embedded(), name)
 		if err != nil {
 			return err
 		}
@@ -61,7 +61,7 @@ func newFixtureTree(t *testing.T) (afero.Fs, string) {
 	for name, body := range fixtureDocs {
 		require.NoError(t, afero.WriteFile(tree, name, []byte(body), 0o644))
 	}
-	m, err := manifest.Build(afero.NewIOFS(tree), corpus.Conformite.Name, manifest.DefaultOrigin, []string{"/attestations/ATT-0404"})
+	m, err := manifest.Build(afero.NewIOFS(tree), corpus.Conformity.Name, manifest.DefaultOrigin, []string{"/attestations/ATT-0404"})
 	require.NoError(t, err)
 	manifestPath := filepath.Join(t.TempDir(), "manifest.json")
 	require.NoError(t, os.WriteFile(manifestPath, m.Encode(), 0o644))
@@ -70,7 +70,7 @@ func newFixtureTree(t *testing.T) (afero.Fs, string) {
 
 // fixtureCorpus is the conformity corpus of a fixture tree.
 func fixtureCorpus(tree afero.Fs, manifestPath string) Corpus {
-	return Corpus{Track: corpus.Conformite.Name, Manifest: manifestPath, tree: tree}
+	return Corpus{Track: corpus.Conformity.Name, Manifest: manifestPath, tree: tree}
 }
 
 func provision(t *testing.T, h *Handler) (*observer.ObservedLogs, error) {
@@ -99,7 +99,7 @@ func newHandler(t *testing.T, mutate func(*Handler)) (*Handler, *observer.Observ
 
 func systemBody(t *testing.T, path string) string {
 	t.Helper()
-	data, err := fs.ReadFile(corpus.Conformite.Embedded(), corpus.FileOf(path))
+	data, err := fs.ReadFile(corpus.Conformity.Embedded(), corpus.FileOf(path))
 	require.NoError(t, err)
 	return string(data)
 }
@@ -366,15 +366,15 @@ func TestProvisionRefuses(t *testing.T) {
 		}, "notes.txt: not a .json file"},
 		{"missing manifest", func(t *testing.T, h *Handler) { h.Corpora[0].Manifest = filepath.Join(t.TempDir(), "none.json") }, "reading manifest"},
 		{"another manifest than the pinned one", func(t *testing.T, h *Handler) {
-			h.Corpora[0].ManifestSHA256 = anchor.SHA256(manifest.Embedded(corpus.Conformite))
-		}, "the pinned one is " + anchor.SHA256(manifest.Embedded(corpus.Conformite))},
+			h.Corpora[0].ManifestSHA256 = anchor.SHA256(manifest.Embedded(corpus.Conformity))
+		}, "the pinned one is " + anchor.SHA256(manifest.Embedded(corpus.Conformity))},
 		{"another manifest than the pinned one, and a changed file", func(t *testing.T, h *Handler) {
-			h.Corpora[0].ManifestSHA256 = anchor.SHA256(manifest.Embedded(corpus.Conformite))
+			h.Corpora[0].ManifestSHA256 = anchor.SHA256(manifest.Embedded(corpus.Conformity))
 			require.NoError(t, afero.WriteFile(h.Corpora[0].tree, "referentiel.json", []byte(`{"ressource": "/referentiel"}`), 0o644))
-		}, "the pinned one is " + anchor.SHA256(manifest.Embedded(corpus.Conformite))},
+		}, "the pinned one is " + anchor.SHA256(manifest.Embedded(corpus.Conformity))},
 		{"a pin that is no SHA-256", func(t *testing.T, h *Handler) { h.Corpora[0].ManifestSHA256 = "sha256:abc" }, "is not a SHA-256"},
 		{"a pin in upper case", func(t *testing.T, h *Handler) {
-			h.Corpora[0].ManifestSHA256 = strings.ToUpper(anchor.SHA256(manifest.Embedded(corpus.Conformite)))
+			h.Corpora[0].ManifestSHA256 = strings.ToUpper(anchor.SHA256(manifest.Embedded(corpus.Conformity)))
 		}, "is not a SHA-256"},
 		{"a manifest without its fixed bodies", func(t *testing.T, h *Handler) {
 			m, _, err := manifest.ReadFile(h.Corpora[0].Manifest)
@@ -385,7 +385,7 @@ func TestProvisionRefuses(t *testing.T) {
 		{"an unknown track", func(t *testing.T, h *Handler) { h.Corpora[0].Track = "autre" }, `corpus "autre": unknown track "autre"`},
 		{"a track served twice", func(t *testing.T, h *Handler) { h.Corpora = append(h.Corpora, h.Corpora[0]) },
 			`corpus "conformite": the track is configured twice`},
-		{"another track's manifest", func(t *testing.T, h *Handler) { h.Corpora[0].Track = corpus.Generique.Name },
+		{"another track's manifest", func(t *testing.T, h *Handler) { h.Corpora[0].Track = corpus.Purchasing.Name },
 			`refusing to serve: the manifest is the track "conformite"'s`},
 	}
 	for _, tt := range tests {
@@ -485,13 +485,13 @@ func TestEmbeddedCorporaMatchEmbeddedManifests(t *testing.T) {
 func TestServesAGeneratedCorpusFromDisk(t *testing.T) {
 	files, err := gencorpus.Tree(gencorpus.Options{Resources: 1000, Seed: 2})
 	require.NoError(t, err)
-	m, err := manifest.Build(files, corpus.Conformite.Name, manifest.DefaultOrigin, nil)
+	m, err := manifest.Build(files, corpus.Conformity.Name, manifest.DefaultOrigin, nil)
 	require.NoError(t, err)
 	root, data := t.TempDir(), m.Encode()
 	require.NoError(t, os.CopyFS(root, files))
 	manifestPath := filepath.Join(t.TempDir(), "manifest.json")
 	require.NoError(t, os.WriteFile(manifestPath, data, 0o644))
-	h := &Handler{Secrets: []string{secretA}, Corpora: []Corpus{{Track: corpus.Conformite.Name, Root: root, Manifest: manifestPath, ManifestSHA256: anchor.SHA256(data)}}}
+	h := &Handler{Secrets: []string{secretA}, Corpora: []Corpus{{Track: corpus.Conformity.Name, Root: root, Manifest: manifestPath, ManifestSHA256: anchor.SHA256(data)}}}
 	logs, err := provision(t, h)
 	require.NoError(t, err)
 	served := 0
@@ -522,7 +522,7 @@ func TestTwoCorpora(t *testing.T) {
 	tree, manifestPath := newFixtureTree(t)
 	generic, genericManifest := newGenericFixtureTree(t, nil)
 	h, _ := newHandler(t, func(h *Handler) {
-		h.Corpora = append(h.Corpora, Corpus{Track: corpus.Generique.Name, Manifest: genericManifest, tree: generic})
+		h.Corpora = append(h.Corpora, Corpus{Track: corpus.Purchasing.Name, Manifest: genericManifest, tree: generic})
 	})
 	for target, status := range map[string]int{"/referentiel": 200, "/regles-achat": 200, "/produits/PRD-1": 200, "/produits/PRD-2": 200, "/agrements/AGR-9": 200, "/_systeme/404": 404} {
 		assert.Equal(t, status, serve(h, request{target: target, headers: withSecret(secretA)}).Code, target)
@@ -554,7 +554,7 @@ func TestTwoCorpora(t *testing.T) {
 			generic, genericManifest := newGenericFixtureTree(t, tt.edit)
 			h := &Handler{Secrets: []string{secretA}, Corpora: []Corpus{
 				fixtureCorpus(tree, manifestPath),
-				{Track: corpus.Generique.Name, Manifest: genericManifest, tree: generic},
+				{Track: corpus.Purchasing.Name, Manifest: genericManifest, tree: generic},
 			}}
 			_, err := provision(t, h)
 			assert.ErrorContains(t, err, tt.message)
@@ -581,7 +581,7 @@ func newGenericFixtureTree(t *testing.T, edit func(afero.Fs) []string) (afero.Fs
 	if edit != nil {
 		citations = edit(tree)
 	}
-	m, err := manifest.Build(afero.NewIOFS(tree), corpus.Generique.Name, manifest.DefaultOrigin, []string{"/produits/PRD-2"})
+	m, err := manifest.Build(afero.NewIOFS(tree), corpus.Purchasing.Name, manifest.DefaultOrigin, []string{"/produits/PRD-2"})
 	require.NoError(t, err)
 	// A manifest that lists another track's path, as no build would write it.
 	for _, path := range citations {

@@ -28,8 +28,8 @@ type Track struct {
 
 // The season's tracks.
 var (
-	// Conformite is the conformity track (docs/contract.md, section 3).
-	Conformite = &Track{
+	// Conformity is the conformity track (docs/contract.md, section 3).
+	Conformity = &Track{
 		Name:  "conformite",
 		Rules: Referentiel,
 		Collections: []string{
@@ -42,8 +42,8 @@ var (
 			"mesures-restrictives",
 		},
 	}
-	// Generique is the purchasing track (docs/contract.md, section 3).
-	Generique = &Track{
+	// Purchasing is the purchasing track (docs/contract.md, section 3).
+	Purchasing = &Track{
 		Name:  "generique",
 		Rules: ReglesAchat,
 		Collections: []string{
@@ -56,7 +56,7 @@ var (
 		},
 	}
 	// Tracks lists every track, in the order tools report them.
-	Tracks = []*Track{Conformite, Generique}
+	Tracks = []*Track{Conformity, Purchasing}
 )
 
 // Collections are the collections of every track: a well-formed <id> in one

@@ -164,17 +164,17 @@ func TestTrackPathOf(t *testing.T) {
 		path  string
 		err   string
 	}{
-		{Conformite, "referentiel.json", "/referentiel", ""},
-		{Conformite, "agrements/AGR-1.json", "/agrements/AGR-1", ""},
-		{Conformite, "_systeme/403.json", "/_systeme/403", ""},
-		{Conformite, "regles-achat.json", "", "belongs to the track generique, not conformite"},
-		{Conformite, "produits/PRD-1.json", "", "belongs to the track generique, not conformite"},
-		{Generique, "regles-achat.json", "/regles-achat", ""},
-		{Generique, "livraisons/LIV-1.json", "/livraisons/LIV-1", ""},
-		{Generique, "_systeme/404.json", "/_systeme/404", ""},
-		{Generique, "referentiel.json", "", "belongs to the track conformite, not generique"},
-		{Generique, "entites/ENT-1.json", "", "belongs to the track conformite, not generique"},
-		{Generique, "produits/a/b.json", "", "not a rules resource"},
+		{Conformity, "referentiel.json", "/referentiel", ""},
+		{Conformity, "agrements/AGR-1.json", "/agrements/AGR-1", ""},
+		{Conformity, "_systeme/403.json", "/_systeme/403", ""},
+		{Conformity, "regles-achat.json", "", "belongs to the track generique, not conformite"},
+		{Conformity, "produits/PRD-1.json", "", "belongs to the track generique, not conformite"},
+		{Purchasing, "regles-achat.json", "/regles-achat", ""},
+		{Purchasing, "livraisons/LIV-1.json", "/livraisons/LIV-1", ""},
+		{Purchasing, "_systeme/404.json", "/_systeme/404", ""},
+		{Purchasing, "referentiel.json", "", "belongs to the track conformite, not generique"},
+		{Purchasing, "entites/ENT-1.json", "", "belongs to the track conformite, not generique"},
+		{Purchasing, "produits/a/b.json", "", "not a rules resource"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.track.Name+"/"+tt.file, func(t *testing.T) {
@@ -192,10 +192,10 @@ func TestTrackPathOf(t *testing.T) {
 
 func TestTrackOf(t *testing.T) {
 	for path, want := range map[string]*Track{
-		"/referentiel":           Conformite,
-		"/listes/agrees/x":       Conformite,
-		"/regles-achat":          Generique,
-		"/disponibilites/DSP-01": Generique,
+		"/referentiel":           Conformity,
+		"/listes/agrees/x":       Conformity,
+		"/regles-achat":          Purchasing,
+		"/disponibilites/DSP-01": Purchasing,
 		"/_systeme/403":          nil,
 		"/autres/x":              nil,
 	} {

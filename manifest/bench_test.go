@@ -10,7 +10,7 @@ import (
 func BenchmarkBuild(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := manifest.Build(corpus.Conformite.Embedded(), corpus.Conformite.Name, manifest.DefaultOrigin, nil); err != nil {
+		if _, err := manifest.Build(corpus.Conformity.Embedded(), corpus.Conformity.Name, manifest.DefaultOrigin, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 // itself: the manifest as Encode writes it, and not one it would have to
 // guess about.
 func TestDirectReaderTakes(t *testing.T) {
-	season := string(Embedded(corpus.Conformite))
+	season := string(Embedded(corpus.Conformity))
 	tests := []struct {
 		name string
 		doc  string

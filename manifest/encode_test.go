@@ -33,7 +33,7 @@ func reflected(t *testing.T, m *manifest.Manifest) []byte {
 }
 
 func TestEncodeIsEncodingJSON(t *testing.T) {
-	season, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
+	season, err := manifest.Decode(manifest.Embedded(corpus.Conformity))
 	require.NoError(t, err)
 	str := func(s string) *string { return &s }
 	odd := []string{"a\"b\\c", "<&>", "\u2028\u2029", "tab\there\nnew\rline\b\f\x01", "Lefèvre 🙂", "\x7f", "bad\xffutf8", ""}
@@ -69,14 +69,14 @@ func TestEncodeIsEncodingJSON(t *testing.T) {
 			assert.Equal(t, string(want), written.String(), "WriteTo writes what Encode returns")
 		})
 	}
-	assert.Equal(t, manifest.Embedded(corpus.Conformite), season.Encode(), "the checked-in manifest encodes to its own bytes")
+	assert.Equal(t, manifest.Embedded(corpus.Conformity), season.Encode(), "the checked-in manifest encodes to its own bytes")
 }
 
 // TestDecodeIsEncodingJSON decodes documents the direct reader takes and
 // documents it leaves to encoding/json: every one must read as
 // encoding/json reads it, or fail where it fails.
 func TestDecodeIsEncodingJSON(t *testing.T) {
-	season := manifest.Embedded(corpus.Conformite)
+	season := manifest.Embedded(corpus.Conformity)
 	edit := func(old, new string) string { return strings.Replace(string(season), old, new, 1) }
 	firstPath := `"path": "/_systeme/400"`
 	docs := map[string]string{

@@ -16,7 +16,7 @@ func BenchmarkBuildGenerated(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := manifest.Build(tree, corpus.Conformite.Name, manifest.DefaultOrigin, nil); err != nil {
+		if _, err := manifest.Build(tree, corpus.Conformity.Name, manifest.DefaultOrigin, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,11 +11,11 @@ import (
 func corpusFiles(b *testing.B) [][]byte {
 	b.Helper()
 	var files [][]byte
-	err := fs.WalkDir(corpus.Conformite.Embedded(), ".", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(corpus.Conformity.Embedded(), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := fs.ReadFile(corpus.Conformite.Embedded(), name)
+		data, err := fs.ReadFile(corpus.Conformity.Embedded(), name)
 		files = append(files, data)
 		return err
 	})

@@ -33,7 +33,7 @@ func BenchmarkReaders(b *testing.B) {
 	root := os.Getenv("PROVEIT_BENCH_TREE")
 	if root == "" {
 		root = b.TempDir()
-		if err := os.CopyFS(root, corpus.Conformite.Embedded()); err != nil {
+		if err := os.CopyFS(root, corpus.Conformity.Embedded()); err != nil {
 			b.Fatal(err)
 		}
 	}

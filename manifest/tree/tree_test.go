@@ -25,7 +25,7 @@ var diskSources = map[string]func(Dir) source{
 }
 
 // rule is the conformity track's: a file of the tree is a resource of it.
-var rule Rule = corpus.Conformite.PathOf
+var rule Rule = corpus.Conformity.PathOf
 
 // list lists a tree as Scan does, from src, without reading its files.
 func list(tree fs.FS, src source, rule Rule) (*Files, error) {
@@ -213,7 +213,7 @@ func scanWith(tree fs.FS, src source, maxSize int64) scanned {
 // the same refusals and errors.
 func TestReadersReadAlike(t *testing.T) {
 	season := t.TempDir()
-	require.NoError(t, os.CopyFS(season, corpus.Conformite.Embedded()))
+	require.NoError(t, os.CopyFS(season, corpus.Conformity.Embedded()))
 	mixed := t.TempDir()
 	for name, size := range map[string]int{
 		"referentiel.json": 10, "b.json": 0, "agrements/AGR-1.json": smallFile - 1, "agrements/AGR-2.json": smallFile,

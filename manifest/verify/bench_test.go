@@ -13,13 +13,13 @@ import (
 )
 
 func BenchmarkCheck(b *testing.B) {
-	m, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
+	m, err := manifest.Decode(manifest.Embedded(corpus.Conformity))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := verify.Tree(m, corpus.Conformite.Embedded(), verify.Full, nil); err != nil {
+		if _, err := verify.Tree(m, corpus.Conformity.Embedded(), verify.Full, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -66,7 +66,7 @@ func BenchmarkLoadGenerated(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		served, _, err := verify.Load(src, tree.Dir(root), corpus.Conformite, func(s verify.Served) []byte { return s.Body })
+		served, _, err := verify.Load(src, tree.Dir(root), corpus.Conformity, func(s verify.Served) []byte { return s.Body })
 		src.Close()
 		if err != nil || len(served) != len(m.Resources) {
 			b.Fatalf("%d entries served, %v", len(served), err)

@@ -39,7 +39,7 @@ func TestCheckFileIsDecodeThenTree(t *testing.T) {
 			}
 
 			assert.Equal(t, errText(treeErr), errText(verify.Check(m, tree, verify.Full, nil)))
-			file, err := verify.CheckFile(data, tree, corpus.Conformite, nil)
+			file, err := verify.CheckFile(data, tree, corpus.Conformity, nil)
 			assert.Equal(t, errText(treeErr), errText(err))
 			require.NotNil(t, file)
 			assert.True(t, file.Canonical)
@@ -50,7 +50,7 @@ func TestCheckFileIsDecodeThenTree(t *testing.T) {
 }
 
 func TestCheckFileRefusals(t *testing.T) {
-	checkedIn := manifest.Embedded(corpus.Conformite)
+	checkedIn := manifest.Embedded(corpus.Conformity)
 	var reindented bytes.Buffer
 	require.NoError(t, json.Indent(&reindented, checkedIn, "", "    "))
 	tests := []struct {
@@ -64,11 +64,11 @@ func TestCheckFileRefusals(t *testing.T) {
 		{"indented otherwise", reindented.Bytes(), true, false, ""},
 		{"not JSON", []byte("not json"), false, false, "manifest:"},
 		{"a shape no server loads", bytes.Replace(checkedIn, []byte(`"format": "proveit-corpus-manifest/1"`), []byte(`"format": "x"`), 1), false, false, `format "x"`},
-		{"another track's manifest", manifest.Embedded(corpus.Generique), true, true, `piste: the manifest is the track "generique"'s, the tree "conformite"'s`},
+		{"another track's manifest", manifest.Embedded(corpus.Purchasing), true, true, `piste: the manifest is the track "generique"'s, the tree "conformite"'s`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			file, err := verify.CheckFile(tt.data, corpus.Conformite.Embedded(), corpus.Conformite, nil)
+			file, err := verify.CheckFile(tt.data, corpus.Conformity.Embedded(), corpus.Conformity, nil)
 			if tt.want == "" {
 				assert.NoError(t, err)
 			} else {
@@ -114,9 +114,9 @@ func TestTreeOfUnsortedEntries(t *testing.T) {
 // TestCheckFileOfTheGenericTrack: the other track's manifest and tree, with
 // its statements' citations, as `proveit verify` checks them.
 func TestCheckFileOfTheGenericTrack(t *testing.T) {
-	data := manifest.Embedded(corpus.Generique)
-	file, err := verify.CheckFile(data, corpus.Generique.Embedded(), corpus.Generique, nil)
+	data := manifest.Embedded(corpus.Purchasing)
+	file, err := verify.CheckFile(data, corpus.Purchasing.Embedded(), corpus.Purchasing, nil)
 	require.NoError(t, err)
 	assert.True(t, file.Canonical)
-	assert.Equal(t, testcorpus.CheckedIn(t, corpus.Generique), file.Manifest)
+	assert.Equal(t, testcorpus.CheckedIn(t, corpus.Purchasing), file.Manifest)
 }

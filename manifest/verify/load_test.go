@@ -116,7 +116,7 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 			path := "/produits/PRD-0000"
 			m.Resources = append(m.Resources, manifest.Entry{Path: path, Kind: manifest.Absent, Status: 200, BytesSHA256: anchor.SHA256(corpus.AbsentBody(path))})
 		}, "absent entry of another track"},
-		breakage{"another track's manifest", func(_ fstest.MapFS, m *manifest.Manifest) { m.Track = corpus.Generique.Name },
+		breakage{"another track's manifest", func(_ fstest.MapFS, m *manifest.Manifest) { m.Track = corpus.Purchasing.Name },
 			`the manifest is the track "generique"'s`},
 		breakage{"another origin", func(_ fstest.MapFS, m *manifest.Manifest) { m.Origin += "/" }, "origin"},
 		breakage{"a fixed body missing", func(_ fstest.MapFS, m *manifest.Manifest) {
@@ -128,11 +128,11 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 			tree, m := treeCopy(t), checkedIn(t)
 			tt.breakIt(tree, m)
 			data := m.Encode()
-			assertLoadIsDecodeThenCheck(t, data, tree, corpus.Conformite)
+			assertLoadIsDecodeThenCheck(t, data, tree, corpus.Conformity)
 			if tt.want == "" {
-				assertStreamed(t, data, tree, corpus.Conformite)
+				assertStreamed(t, data, tree, corpus.Conformity)
 			}
-			_, _, err := verify.Load(bytes.NewReader(data), tree, corpus.Conformite, func(verify.Served) int { return 0 })
+			_, _, err := verify.Load(bytes.NewReader(data), tree, corpus.Conformity, func(verify.Served) int { return 0 })
 			if tt.want == "" {
 				assert.NoError(t, err)
 			} else {
@@ -142,7 +142,7 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 	}
 
 	// Documents the stream leaves to Decode: it reads them all the same.
-	season := string(manifest.Embedded(corpus.Conformite))
+	season := string(manifest.Embedded(corpus.Conformity))
 	for name, doc := range map[string]string{
 		"an escape in a string":         strings.Replace(season, `"piste": "conformite"`, `"piste": "conform\u0069te"`, 1),
 		"unsorted":                      strings.Replace(season, `"path": "/_systeme/400"`, `"path": "/zzz"`, 1),
@@ -158,7 +158,7 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 		"resources first":               strings.Replace(season, `"format": "proveit-corpus-manifest/1",`, "", 1)[:len(season)-len(`"format": "proveit-corpus-manifest/1",`)-3] + `,"format": "proveit-corpus-manifest/1"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			assertLoadIsDecodeThenCheck(t, []byte(doc), corpus.Conformite.Embedded(), corpus.Conformite)
+			assertLoadIsDecodeThenCheck(t, []byte(doc), corpus.Conformity.Embedded(), corpus.Conformity)
 		})
 	}
 }
@@ -169,18 +169,18 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 func TestLoadStreamsALargeManifest(t *testing.T) {
 	files, err := gencorpus.Tree(gencorpus.Options{Resources: 3000, Seed: 1})
 	require.NoError(t, err)
-	m, err := manifest.Build(files, corpus.Conformite.Name, manifest.DefaultOrigin, nil)
+	m, err := manifest.Build(files, corpus.Conformity.Name, manifest.DefaultOrigin, nil)
 	require.NoError(t, err)
 	data := m.Encode()
 	require.Greater(t, len(data), 4*256<<10, "the manifest spans several windows")
 	root := t.TempDir()
 	require.NoError(t, os.CopyFS(root, files))
-	assertLoadIsDecodeThenCheck(t, data, tree.Dir(root), corpus.Conformite)
-	assertStreamed(t, data, tree.Dir(root), corpus.Conformite)
+	assertLoadIsDecodeThenCheck(t, data, tree.Dir(root), corpus.Conformity)
+	assertStreamed(t, data, tree.Dir(root), corpus.Conformity)
 
 	last := m.Resources[len(m.Resources)-5]
 	require.NoError(t, os.WriteFile(filepath.Join(root, *last.File), []byte(`{"ressource": "changed"}`), 0o644))
-	assertLoadIsDecodeThenCheck(t, data, tree.Dir(root), corpus.Conformite)
-	_, _, err = verify.Load(bytes.NewReader(data), tree.Dir(root), corpus.Conformite, func(verify.Served) int { return 0 })
+	assertLoadIsDecodeThenCheck(t, data, tree.Dir(root), corpus.Conformity)
+	_, _, err = verify.Load(bytes.NewReader(data), tree.Dir(root), corpus.Conformity, func(verify.Served) int { return 0 })
 	assert.ErrorContains(t, err, *last.File+": bytes changed")
 }

@@ -43,13 +43,13 @@ func TestReadTreeFailsOnTheFirstFile(t *testing.T) {
 		files[fmt.Sprintf("entites/ENT-%d.json", i)] = file
 	}
 	broken := unopenable{files, []string{"entites/ENT-7.json", "agrements/AGR-2999.json", "referentiel.json"}}
-	_, err := verify.ReadTree(broken, corpus.Conformite)
+	_, err := verify.ReadTree(broken, corpus.Conformity)
 	require.ErrorIs(t, err, fs.ErrPermission)
 	assert.Contains(t, err.Error(), "agrements/AGR-2999.json")
-	_, err = manifest.Build(broken, corpus.Conformite.Name, manifest.DefaultOrigin, nil)
+	_, err = manifest.Build(broken, corpus.Conformity.Name, manifest.DefaultOrigin, nil)
 	assert.ErrorContains(t, err, "agrements/AGR-2999.json")
 
-	contents, err := verify.ReadTree(files, corpus.Conformite)
+	contents, err := verify.ReadTree(files, corpus.Conformity)
 	require.NoError(t, err)
 	assert.Len(t, contents, 6001)
 	assert.Equal(t, "entites/ENT-42.json", contents["/entites/ENT-42"].Name)
@@ -61,8 +61,8 @@ func TestReadTreeFailsOnTheFirstFile(t *testing.T) {
 // MaxFileSize, and the other files are checked as ever.
 func TestLargeFileIsRefusedUnread(t *testing.T) {
 	root := t.TempDir()
-	require.NoError(t, os.CopyFS(root, corpus.Conformite.Embedded()))
-	data := manifest.Embedded(corpus.Conformite)
+	require.NoError(t, os.CopyFS(root, corpus.Conformity.Embedded()))
+	data := manifest.Embedded(corpus.Conformity)
 	m, err := manifest.Decode(data)
 	require.NoError(t, err)
 	huge := *m.Resources[len(m.Resources)-1].File
@@ -71,7 +71,7 @@ func TestLargeFileIsRefusedUnread(t *testing.T) {
 
 	for name, run := range map[string]func() error{
 		"Load": func() error {
-			_, _, err := verify.Load(bytes.NewReader(data), tree.Dir(root), corpus.Conformite, func(s verify.Served) []byte { return s.Body })
+			_, _, err := verify.Load(bytes.NewReader(data), tree.Dir(root), corpus.Conformity, func(s verify.Served) []byte { return s.Body })
 			return err
 		},
 		"Check": func() error {
@@ -79,7 +79,7 @@ func TestLargeFileIsRefusedUnread(t *testing.T) {
 			return err
 		},
 		"Build": func() error {
-			_, err := manifest.Build(tree.Dir(root), corpus.Conformite.Name, manifest.DefaultOrigin, nil)
+			_, err := manifest.Build(tree.Dir(root), corpus.Conformity.Name, manifest.DefaultOrigin, nil)
 			return err
 		},
 	} {
@@ -107,7 +107,7 @@ func TestLargeFileIsRefusedUnread(t *testing.T) {
 // errorsOf is ReadTree's error on the tree at root.
 func errorsOf(t *testing.T, root string) error {
 	t.Helper()
-	_, err := verify.ReadTree(tree.Dir(root), corpus.Conformite)
+	_, err := verify.ReadTree(tree.Dir(root), corpus.Conformity)
 	return err
 }
 
@@ -116,10 +116,10 @@ func errorsOf(t *testing.T, root string) error {
 // a canonical resource.
 func TestDirReadsLikeDirFS(t *testing.T) {
 	root := t.TempDir()
-	require.NoError(t, os.CopyFS(root, corpus.Conformite.Embedded()))
-	want, err := verify.ReadTree(os.DirFS(root), corpus.Conformite)
+	require.NoError(t, os.CopyFS(root, corpus.Conformity.Embedded()))
+	want, err := verify.ReadTree(os.DirFS(root), corpus.Conformity)
 	require.NoError(t, err)
-	got, err := verify.ReadTree(tree.Dir(root), corpus.Conformite)
+	got, err := verify.ReadTree(tree.Dir(root), corpus.Conformity)
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 	for _, f := range got {

@@ -22,7 +22,7 @@ import (
 // and, when they are given, every absent entry is cited by the tree or by
 // them, as Build writes the manifest.
 func TestTreeCitations(t *testing.T) {
-	track := corpus.Generique
+	track := corpus.Purchasing
 	tasks, err := season.ReadTasks(filepath.Join("..", "..", season.TasksFile(track)))
 	require.NoError(t, err)
 	citations := tasks.Citations()
@@ -61,20 +61,20 @@ func TestTreeCitations(t *testing.T) {
 
 func checkedIn(t *testing.T) *manifest.Manifest {
 	t.Helper()
-	return testcorpus.CheckedIn(t, corpus.Conformite)
+	return testcorpus.CheckedIn(t, corpus.Conformity)
 }
 
 func treeCopy(t *testing.T) fstest.MapFS {
 	t.Helper()
-	return testcorpus.TreeCopy(t, corpus.Conformite)
+	return testcorpus.TreeCopy(t, corpus.Conformity)
 }
 
 // A tree holds only its own track's resources: a file another track names
 // is refused, so that no path belongs to two trees.
 func TestTreeRefusesAnotherTracksResource(t *testing.T) {
-	tree := testcorpus.TreeCopy(t, corpus.Generique)
+	tree := testcorpus.TreeCopy(t, corpus.Purchasing)
 	tree["entites/ENT-1102.json"] = treeCopy(t)["entites/ENT-1102.json"]
-	_, err := verify.Tree(testcorpus.CheckedIn(t, corpus.Generique), tree, verify.Bytes, nil)
+	_, err := verify.Tree(testcorpus.CheckedIn(t, corpus.Purchasing), tree, verify.Bytes, nil)
 	assert.ErrorContains(t, err, "belongs to the track conformite")
 }
 

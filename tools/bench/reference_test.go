@@ -51,7 +51,7 @@ func TestReferenceAgreesWithGo(t *testing.T) {
 	}{
 		{"season 1", "../../corpus/conformite", "../../manifest/conformite.json", []string{"--tasks", "../../corpus/saison-1/taches.json"}},
 		{"season 1, purchasing track", "../../corpus/generique", "../../manifest/generique.json", []string{"--tasks", "../../corpus/saison-1/taches-generique.json",
-			"--track", corpus.Generique.Name, "--rules", corpus.Generique.Rules, "--collections", strings.Join(corpus.Generique.Collections, ",")}},
+			"--track", corpus.Purchasing.Name, "--rules", corpus.Purchasing.Rules, "--collections", strings.Join(corpus.Purchasing.Collections, ",")}},
 		{"generated", genTree, genManifest, nil},
 	}
 	for _, tt := range tests {

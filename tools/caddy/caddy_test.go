@@ -181,7 +181,7 @@ func TestReload(t *testing.T) {
 // serving.
 func TestReloadChecksEachTrack(t *testing.T) {
 	root, manifestPath := servertest.CopyCorpus(t)
-	genericRoot, genericManifest := servertest.CopyTrack(t, corpus.Generique)
+	genericRoot, genericManifest := servertest.CopyTrack(t, corpus.Purchasing)
 	s := servertest.Start(t, servertest.Options{
 		Secrets: []string{secret0},
 		Env: map[string]string{"CORPUS_ROOT": root, "CORPUS_MANIFEST": manifestPath,
@@ -197,7 +197,7 @@ func TestReloadChecksEachTrack(t *testing.T) {
 func TestRefusesToStart(t *testing.T) {
 	root, manifestPath := servertest.CopyCorpus(t)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "extra.json"), []byte(`{"a": "b"}`), 0o644))
-	genericRoot, genericManifest := servertest.CopyTrack(t, corpus.Generique)
+	genericRoot, genericManifest := servertest.CopyTrack(t, corpus.Purchasing)
 	require.NoError(t, os.WriteFile(filepath.Join(genericRoot, "produits", "PRD-EXTRA.json"), []byte(`{"a": "b"}`), 0o644))
 	tests := []struct {
 		name    string

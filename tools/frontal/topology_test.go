@@ -56,7 +56,7 @@ func newCorpusCopy(t *testing.T) *corpusCopy {
 	var err error
 	c.manifest, c.manifestBytes, err = manifest.ReadFile(c.manifestPath)
 	require.NoError(t, err)
-	c.genericRoot, c.genericManifestPath = servertest.CopyTrack(t, corpus.Generique)
+	c.genericRoot, c.genericManifestPath = servertest.CopyTrack(t, corpus.Purchasing)
 	c.genericManifest, c.genericManifestBytes, err = manifest.ReadFile(c.genericManifestPath)
 	require.NoError(t, err)
 	body := fmt.Sprintf("{\n  \"canari\": %q\n}\n", c.canary)

@@ -38,7 +38,7 @@ import (
 
 // Track is the track whose schema the generated trees have: the one track
 // this package names.
-var Track = corpus.Conformite
+var Track = corpus.Conformity
 
 // MinResources is the smallest tree generated: the referentiel, the four
 // fixed bodies, the first page of every list and a few entities.

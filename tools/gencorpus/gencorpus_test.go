@@ -32,7 +32,7 @@ func TestTreeFollowsTheContract(t *testing.T) {
 			files, err := gencorpus.Tree(gencorpus.Options{Resources: tt.resources, Seed: tt.seed})
 			require.NoError(t, err)
 			assert.Len(t, files, tt.resources)
-			m, err := manifest.Build(files, corpus.Conformite.Name, manifest.DefaultOrigin, nil)
+			m, err := manifest.Build(files, corpus.Conformity.Name, manifest.DefaultOrigin, nil)
 			require.NoError(t, err)
 			report := lint.Lint(files, lint.Options{Manifest: m, ManifestFile: "conformite.json"})
 			for _, f := range report.Findings {

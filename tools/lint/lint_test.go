@@ -178,9 +178,9 @@ func findingLines(r *Report) []string {
 // A tree that cannot be read is one finding, whatever the manifest and the
 // statements would find missing.
 func TestLintUnreadableTree(t *testing.T) {
-	m, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
+	m, err := manifest.Decode(manifest.Embedded(corpus.Conformity))
 	require.NoError(t, err)
-	tasks, err := season.ReadTasks("../../" + season.TasksFile(corpus.Conformite))
+	tasks, err := season.ReadTasks("../../" + season.TasksFile(corpus.Conformity))
 	require.NoError(t, err)
 	report := Lint(os.DirFS(t.TempDir()+"/missing"), Options{Manifest: m, ManifestFile: "m.json", Tasks: tasks, TasksFile: "taches.json"})
 	require.Len(t, report.Findings, 1, findingLines(report))
@@ -457,7 +457,7 @@ func TestLintManifest(t *testing.T) {
 	const att = "attestations/ATT-1.json"
 	build := func(t *testing.T, w *world, citations ...string) *manifest.Manifest {
 		t.Helper()
-		m, err := manifest.Build(w.tree(), corpus.Conformite.Name, manifest.DefaultOrigin, citations)
+		m, err := manifest.Build(w.tree(), corpus.Conformity.Name, manifest.DefaultOrigin, citations)
 		require.NoError(t, err)
 		return m
 	}

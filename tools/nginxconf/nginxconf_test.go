@@ -24,8 +24,8 @@ import (
 // under dir.
 func frontalOptions(dir string) Options {
 	return Options{
-		Manifest: manifest.Embedded(corpus.Conformite),
-		Tree:     corpus.Conformite.Embedded(),
+		Manifest: manifest.Embedded(corpus.Conformity),
+		Tree:     corpus.Conformity.Embedded(),
 		Upstream: "127.0.0.1:18081",
 		Listen:   []string{"127.0.0.1:18080"},
 		Hosts:    servertest.Hosts,
@@ -369,7 +369,7 @@ func TestGenerateRefusesTracksThatDisagree(t *testing.T) {
 		other := o.Others[0]
 		body := filepath.Join(other.Root, "_systeme", "404.json")
 		require.NoError(t, os.WriteFile(body, []byte("{\"erreur\": \"autre\"}\n"), 0o644))
-		m, err := manifest.Build(os.DirFS(other.Root), corpus.Generique.Name, manifest.DefaultOrigin, []string{"/produits/CSQ-0815"})
+		m, err := manifest.Build(os.DirFS(other.Root), corpus.Purchasing.Name, manifest.DefaultOrigin, []string{"/produits/CSQ-0815"})
 		require.NoError(t, err)
 		o.Others[0].Manifest = m.Encode()
 		_, err = Generate(o)
@@ -389,13 +389,13 @@ func TestGenerateRefusesTracksThatDisagree(t *testing.T) {
 	})
 	t.Run("a frontal corpus with a root", func(t *testing.T) {
 		o := frontalOptions(dir)
-		o.Others = []Corpus{{Manifest: manifest.Embedded(corpus.Generique), Root: "/srv/generique"}}
+		o.Others = []Corpus{{Manifest: manifest.Embedded(corpus.Purchasing), Root: "/srv/generique"}}
 		_, err := Generate(o)
 		assert.ErrorContains(t, err, "corpus 1: the frontal reads the fixed bodies from a tree")
 	})
 	t.Run("nginx alone with an embedded tree", func(t *testing.T) {
 		o := aloneOptions(t, dir)
-		o.Others = []Corpus{{Manifest: manifest.Embedded(corpus.Generique), Tree: corpus.Generique.Embedded()}}
+		o.Others = []Corpus{{Manifest: manifest.Embedded(corpus.Purchasing), Tree: corpus.Purchasing.Embedded()}}
 		_, err := Generate(o)
 		assert.ErrorContains(t, err, "corpus 1: nginx alone serves every tree from disk")
 	})

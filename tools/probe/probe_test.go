@@ -113,7 +113,7 @@ func TestProblems(t *testing.T) {
 }
 
 func TestCatalogueCoversEveryEntry(t *testing.T) {
-	m, err := manifest.Decode(manifest.Embedded(corpus.Conformite))
+	m, err := manifest.Decode(manifest.Embedded(corpus.Conformity))
 	require.NoError(t, err)
 	checks, err := Catalogue(m, Options{Secrets: []string{strings.Repeat("s", 32)}})
 	require.NoError(t, err)

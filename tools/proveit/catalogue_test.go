@@ -38,7 +38,7 @@ func TestCatalogue(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, "FAIL "+md+" is not the catalogue of manifest/conformite.json")
 
-	statements, err := os.ReadFile(season.TasksFile(corpus.Conformite))
+	statements, err := os.ReadFile(season.TasksFile(corpus.Conformity))
 	require.NoError(t, err)
 	leaky := filepath.Join(dir, "taches.json")
 	require.NoError(t, os.WriteFile(leaky, []byte(strings.Replace(string(statements), "en étayant", "(voir /avenants/AVN-3412) en étayant", 1)), 0o644))

@@ -29,7 +29,7 @@ func TestKeyCommand(t *testing.T) {
 	written := filepath.Join(dir, "cle.json")
 	code, out, errOut = runCLI("key", "-track", "conformite", "-key", written)
 	require.Equal(t, 0, code, out+errOut)
-	want, err := os.ReadFile(season.KeyFile(corpus.Conformite))
+	want, err := os.ReadFile(season.KeyFile(corpus.Conformity))
 	require.NoError(t, err)
 	got, err := os.ReadFile(written)
 	require.NoError(t, err)
@@ -40,7 +40,7 @@ func TestKeyCommand(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, "FAIL "+written+" is not the key")
 
-	design, err := season.ReadDesign(season.DesignFile(corpus.Conformite), "conformite")
+	design, err := season.ReadDesign(season.DesignFile(corpus.Conformity), "conformite")
 	require.NoError(t, err)
 	design.Tasks[1].Verdict = "indeterminable"
 	altered := filepath.Join(dir, "conception.json")
@@ -51,7 +51,7 @@ func TestKeyCommand(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(dir, "other.json"), "a design that fails writes no key")
 
 	// A design the corpus bears out, whose key leaves no room: refused.
-	design, err = season.ReadDesign(season.DesignFile(corpus.Conformite), "conformite")
+	design, err = season.ReadDesign(season.DesignFile(corpus.Conformity), "conformite")
 	require.NoError(t, err)
 	design.Tasks[0].Alternatives = append(design.Tasks[0].Alternatives, []season.DesignFact{
 		{Resource: "/agrements/AGR-4417", Field: "/activite"}, {Resource: "/agrements/AGR-4417", Field: "/date_debut"}, {Resource: "/agrements/AGR-4417", Field: "/date_fin_validite"}})
@@ -92,7 +92,7 @@ func TestSolveFailsOnAlteredKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			key, err := season.ReadKey(season.KeyFile(corpus.Conformite))
+			key, err := season.ReadKey(season.KeyFile(corpus.Conformity))
 			require.NoError(t, err)
 			tt.alter(key)
 			data, err := key.Encode()

@@ -61,7 +61,7 @@ func (tr chainTrack) manifestPath() string { return filepath.Join("manifest", tr
 
 var chainTracks = []chainTrack{
 	{
-		track: corpus.Conformite,
+		track: corpus.Conformity,
 		// The published distribution's best: non_conforme on 4 tasks of 10.
 		constant: score.ConstantAnswerFigure{Verdict: "non_conforme", Success: 4},
 		changed:  edit{task: "conf-02", assertion: 1, value: json.RawMessage(`"2026-09-30"`)},
@@ -79,7 +79,7 @@ var chainTracks = []chainTrack{
 		shared:   edit{task: "conf-02"},
 	},
 	{
-		track: corpus.Generique,
+		track: corpus.Purchasing,
 		// aucune_option_valide on 3 tasks of 10; every product answers one.
 		constant: score.ConstantAnswerFigure{Verdict: season.NoValidOption, Success: 3},
 		changed:  edit{task: "gen-01", value: json.RawMessage(`"279.90"`)},
@@ -538,8 +538,8 @@ func TestScoreBadInput(t *testing.T) {
 	inRepoRoot(t)
 	conformity, generic := chainTracks[0], chainTracks[1]
 	manifestPath := conformity.manifestPath()
-	sealing := sealTrack(t, corpus.Conformite)
-	genericSealing := sealTrack(t, corpus.Generique)
+	sealing := sealTrack(t, corpus.Conformity)
+	genericSealing := sealTrack(t, corpus.Purchasing)
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		file := filepath.Join(dir, name)
@@ -617,7 +617,7 @@ func TestScoreBadInput(t *testing.T) {
 	assert.Equal(t, score.NotRendered, taskReport(t, &r, "conf-02").Status)
 
 	for _, track := range chainTracks {
-		s := map[*corpus.Track]sealed{corpus.Conformite: sealing, corpus.Generique: genericSealing}[track.track]
+		s := map[*corpus.Track]sealed{corpus.Conformity: sealing, corpus.Purchasing: genericSealing}[track.track]
 		args := []string{"score", "-track", track.track.Name, "-record", s.record, "-salt", s.salt, "-format", "text", sub}
 		code, out, errOut = runCLI(args...)
 		require.Equal(t, 0, code, errOut)

@@ -87,7 +87,7 @@ func TestSeal(t *testing.T) {
 // and treats a flag its mode does not use as an error.
 func TestSealRefuses(t *testing.T) {
 	inRepoRoot(t)
-	s := sealTrack(t, corpus.Conformite)
+	s := sealTrack(t, corpus.Conformity)
 	before, err := os.ReadFile(s.record)
 	require.NoError(t, err)
 	newSalt := filepath.Join(filepath.Dir(s.salt), "sel2.hex")
@@ -107,7 +107,7 @@ func TestSealRefuses(t *testing.T) {
 		{"no scoring section", []string{"seal", "-track", "conformite", "-record", s.record, "-salt-out", newSalt}, "sealing needs -scoring-section and -salt-out"},
 		{"-verify without a salt", []string{"seal", "-verify", "-track", "conformite", "-record", s.record}, "-verify needs -salt"},
 		{"an unknown flag", []string{"seal", "-commitment", "00"}, "flag provided but not defined: -commitment"},
-		{"statements of the other track", append(base, "-reseal", "-salt-out", newSalt, "-tasks", season.TasksFile(corpus.Generique)), `the statements are of the track "generique", not "conformite"`},
+		{"statements of the other track", append(base, "-reseal", "-salt-out", newSalt, "-tasks", season.TasksFile(corpus.Purchasing)), `the statements are of the track "generique", not "conformite"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 // newScorer scores the conformity track, which most tests use.
 func newScorer(t *testing.T) (*Scorer, *season.Key) {
 	t.Helper()
-	return newTrackScorer(t, corpus.Conformite)
+	return newTrackScorer(t, corpus.Conformity)
 }
 
 // newTrackScorer scores a track from the repository's files.
@@ -535,7 +535,7 @@ func TestConstantAnswer(t *testing.T) {
 			for _, k := range key.Tasks {
 				candidates[k.Verdict] = true
 			}
-			if track == corpus.Generique {
+			if track == corpus.Purchasing {
 				candidates[season.NoValidOption] = true
 			}
 			row := constantAnswer(key)
@@ -551,7 +551,7 @@ func TestConstantAnswer(t *testing.T) {
 				best = max(best, fondes)
 			}
 			assert.Equal(t, best, row.Success)
-			if track == corpus.Generique {
+			if track == corpus.Purchasing {
 				assert.Equal(t, season.NoValidOption, row.Verdict, "no product is the answer of as many tasks")
 				assert.GreaterOrEqual(t, row.Success, season.Purchasing.Composition.AtLeast[season.NoValidOption])
 			}
@@ -570,7 +570,7 @@ func TestConstantAnswer(t *testing.T) {
 // The purchasing track's own rules: its verdicts, and a catalogue page's
 // entries count only where a candidate's entry is named.
 func TestPurchasingChecks(t *testing.T) {
-	s, key := newTrackScorer(t, corpus.Generique)
+	s, key := newTrackScorer(t, corpus.Purchasing)
 	gen01 := key.Tasks[0]
 	require.Equal(t, "gen-01", gen01.ID)
 	verdicts := []struct {

@@ -144,7 +144,7 @@ var (
 	// Conformity is the conformity track's (docs/contract.md section 3;
 	// docs/authoring.md): criteria R1..R6 stated at /referentiel.
 	Conformity = &Rules{
-		Track:    corpus.Conformite,
+		Track:    corpus.Conformity,
 		Verdicts: []string{Compliant, NonCompliant, Indeterminable},
 		Decisions: map[string]Decision{
 			NonCompliant:   AnyFailed,
@@ -173,13 +173,13 @@ var (
 	// Purchasing is the purchasing track's (docs/contract.md section 3;
 	// docs/authoring.md): rules G1..G6 and the selection stated at /regles-achat.
 	Purchasing = &Rules{
-		Track:       corpus.Generique,
+		Track:       corpus.Purchasing,
 		Verdicts:    []string{NoValidOption},
 		Choice:      "produits",
 		Decisions:   map[string]Decision{NoValidOption: EveryExcluded},
 		Composition: Composition{AtLeast: map[string]int{NoValidOption: 3}},
 		Fields:      []string{"categorie", "contraintes", "quantite", "zone", "date_commande", "date_livraison_max", "budget_max_ttc"},
-		FileSuffix:  "-" + corpus.Generique.Name,
+		FileSuffix:  "-" + corpus.Purchasing.Name,
 		Probative: map[string][]string{
 			// A catalogue is a common list: its /page_suivante is not
 			// probative, as the conformity track's lists' are not

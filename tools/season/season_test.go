@@ -28,10 +28,10 @@ func TestReadSeasonFiles(t *testing.T) {
 		_, err = ReadDesign("../../"+DesignFile(track), "autre")
 		assert.ErrorContains(t, err, `/piste: "`+track.Name+`", want "autre"`)
 	}
-	assert.Equal(t, "corpus/saison-1/taches.json", TasksFile(corpus.Conformite))
-	assert.Equal(t, "corpus/saison-1/cle-generique.json", KeyFile(corpus.Generique))
-	assert.Equal(t, "corpus/saison-1/conception.json", DesignFile(corpus.Conformite))
-	assert.Equal(t, "corpus/saison-1/conception-generique.json", DesignFile(corpus.Generique))
+	assert.Equal(t, "corpus/saison-1/taches.json", TasksFile(corpus.Conformity))
+	assert.Equal(t, "corpus/saison-1/cle-generique.json", KeyFile(corpus.Purchasing))
+	assert.Equal(t, "corpus/saison-1/conception.json", DesignFile(corpus.Conformity))
+	assert.Equal(t, "corpus/saison-1/conception-generique.json", DesignFile(corpus.Purchasing))
 }
 
 func TestDecodeTasksIsStrict(t *testing.T) {

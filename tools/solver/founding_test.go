@@ -45,31 +45,31 @@ func TestDeriveKeyRefusesADesignTheCorpusDoesNotBearOut(t *testing.T) {
 		edit  func(d *season.Design)
 		want  Problem
 	}{
-		{"another verdict", corpus.Conformite, func(d *season.Design) { d.Tasks[1].Verdict = "indeterminable" },
+		{"another verdict", corpus.Conformity, func(d *season.Design) { d.Tasks[1].Verdict = "indeterminable" },
 			Problem{"conf-02", RuleDerivation, "the design says indeterminable, the rules applied to the corpus give non_conforme"}},
-		{"a fact the verdict does not rest on", corpus.Conformite, func(d *season.Design) {
+		{"a fact the verdict does not rest on", corpus.Conformity, func(d *season.Design) {
 			d.Tasks[4].Facts[0] = season.DesignFact{Resource: "/attestations/ATT-8150", Field: "/date_fin_validite"}
 		}, Problem{"conf-05", RuleDerivation, "/attestations/ATT-8150 /date_fin_validite is not a fact the conforme verdict rests on"}},
-		{"facts for a verdict the criteria decide", corpus.Conformite, func(d *season.Design) {
+		{"facts for a verdict the criteria decide", corpus.Conformity, func(d *season.Design) {
 			d.Tasks[1].Facts = []season.DesignFact{{Resource: "/agrements/AGR-5120", Field: "/statut"}}
 		}, Problem{"conf-02", RuleDerivation, "a non_conforme verdict is founded on the criteria that decide it: the design names no faits or un_de"}},
-		{"no facts for a conforme verdict", corpus.Conformite, func(d *season.Design) { d.Tasks[4].Facts = nil },
+		{"no facts for a conforme verdict", corpus.Conformity, func(d *season.Design) { d.Tasks[4].Facts = nil },
 			Problem{"conf-05", RuleDerivation, "a conforme verdict is founded on its trap: the design names no faits"}},
-		{"alternatives on a task with a trap", corpus.Conformite, func(d *season.Design) { d.Tasks[4].Alternatives = d.Tasks[0].Alternatives },
+		{"alternatives on a task with a trap", corpus.Conformity, func(d *season.Design) { d.Tasks[4].Alternatives = d.Tasks[0].Alternatives },
 			Problem{"conf-05", RuleDerivation, "un_de is the control task's: a task with a trap is founded on the trap's faits"}},
-		{"a control task founded on nothing", corpus.Conformite, func(d *season.Design) { d.Tasks[0].Alternatives = nil },
+		{"a control task founded on nothing", corpus.Conformity, func(d *season.Design) { d.Tasks[0].Alternatives = nil },
 			Problem{"conf-01", RuleDerivation, "the control task is founded on any one criterion proven whole: the design names no un_de, and no candidate is compared"}},
-		{"a task the design lacks", corpus.Conformite, func(d *season.Design) { d.Tasks = d.Tasks[1:] },
+		{"a task the design lacks", corpus.Conformity, func(d *season.Design) { d.Tasks = d.Tasks[1:] },
 			Problem{"conf-01", RuleDerivation, "the design has no entry for the task"}},
-		{"a task twice", corpus.Conformite, func(d *season.Design) { d.Tasks = append(d.Tasks, d.Tasks[3]) },
+		{"a task twice", corpus.Conformity, func(d *season.Design) { d.Tasks = append(d.Tasks, d.Tasks[3]) },
 			Problem{"conf-04", RuleDerivation, "the design has two entries for the task"}},
-		{"a task the statements lack", corpus.Conformite, func(d *season.Design) {
+		{"a task the statements lack", corpus.Conformity, func(d *season.Design) {
 			d.Tasks = append(d.Tasks, season.DesignTask{ID: "conf-11", Verdict: "conforme"})
 		}, Problem{"conf-11", RuleDerivation, "the design has a task the statements do not"}},
-		{"facts on the control task", corpus.Generique, func(d *season.Design) {
+		{"facts on the control task", corpus.Purchasing, func(d *season.Design) {
 			d.Tasks[0].Facts = []season.DesignFact{{Resource: "/tarifs/TAR-ECR-2701", Field: "/prix_unitaire_ttc"}}
 		}, Problem{"gen-01", RuleDerivation, "the control task has no trap: its design names un_de, not faits"}},
-		{"a fact of no candidate", corpus.Generique, func(d *season.Design) {
+		{"a fact of no candidate", corpus.Purchasing, func(d *season.Design) {
 			d.Tasks[7].Facts = []season.DesignFact{{Resource: "/tarifs/TAR-IMP-4410", Field: "/prix_unitaire_ttc"}}
 		}, Problem{"gen-08", RuleDerivation, "/tarifs/TAR-IMP-4410 /prix_unitaire_ttc is not a fact the /produits/PCP-1405 verdict rests on"}},
 	}

@@ -20,7 +20,7 @@ import (
 // readSeason reads the conformity season's files from the repository root.
 func readSeason(t *testing.T) (*season.Tasks, *season.Key, season.Fetcher) {
 	t.Helper()
-	return readTrackSeason(t, corpus.Conformite)
+	return readTrackSeason(t, corpus.Conformity)
 }
 
 // readTrackSeason reads a track's statements, key and tree.
@@ -360,7 +360,7 @@ func TestCheckKeyCatchesPurchasing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tasks, key, fetch := readTrackSeason(t, corpus.Generique)
+			tasks, key, fetch := readTrackSeason(t, corpus.Purchasing)
 			results, err := SolveSeason(tasks, fetch)
 			require.NoError(t, err)
 			tt.edit(tasks, key, results)
@@ -374,7 +374,7 @@ func TestCheckKeyCatchesPurchasing(t *testing.T) {
 // A key for aucune_option_valide that leaves a candidate out founds the
 // verdict on facts that exclude only the others: a guess about the rest.
 func TestCheckKeyCatchesACandidateLeftOut(t *testing.T) {
-	tasks, key, fetch := readTrackSeason(t, corpus.Generique)
+	tasks, key, fetch := readTrackSeason(t, corpus.Purchasing)
 	results, err := SolveSeason(tasks, fetch)
 	require.NoError(t, err)
 	gen02 := keyOf(key, "gen-02")
@@ -462,21 +462,21 @@ func TestForms(t *testing.T) {
 		resource, field string
 		want            []string
 	}{
-		{corpus.Conformite, "conf-02", "/entites/ENT-2231", "/agrements/0",
+		{corpus.Conformity, "conf-02", "/entites/ENT-2231", "/agrements/0",
 			[]string{`/entites/ENT-2231 /agrements = ["/agrements/AGR-5120"]`, `/agrements/AGR-5120 /entite = "/entites/ENT-2231"`}},
-		{corpus.Conformite, "conf-02", "/agrements/AGR-5120", "/entite",
+		{corpus.Conformity, "conf-02", "/agrements/AGR-5120", "/entite",
 			[]string{`/entites/ENT-2231 /agrements/0 = "/agrements/AGR-5120"`, `/entites/ENT-2231 /agrements = ["/agrements/AGR-5120"]`}},
 		// An absent attestation states nothing back; the whole array of two
 		// is a form of its element, not the other way round.
-		{corpus.Conformite, "conf-03", "/entites/ENT-3378", "/attestations/1",
+		{corpus.Conformity, "conf-03", "/entites/ENT-3378", "/attestations/1",
 			[]string{`/entites/ENT-3378 /attestations = ["/attestations/ATT-8120","/attestations/ATT-7702"]`}},
-		{corpus.Conformite, "conf-03", "/entites/ENT-3378", "/attestations", nil},
-		{corpus.Conformite, "conf-07", "/attestations/ATT-8402", "/avenants/0",
+		{corpus.Conformity, "conf-03", "/entites/ENT-3378", "/attestations", nil},
+		{corpus.Conformity, "conf-07", "/attestations/ATT-8402", "/avenants/0",
 			[]string{`/attestations/ATT-8402 /avenants = ["/avenants/AVN-3390"]`, `/avenants/AVN-3390 /attestation = "/attestations/ATT-8402"`}},
-		{corpus.Conformite, "conf-02", "/agrements/AGR-5120", "/date_fin_validite", nil},
-		{corpus.Generique, "gen-05", "/livraisons/LIV-107-ANX", "/zones_exclues/0", []string{`/livraisons/LIV-107-ANX /zones_exclues = ["corse"]`}},
-		{corpus.Generique, "gen-05", "/produits/OND-2000", "/tarif", []string{`/tarifs/TAR-OND-2000 /produit = "/produits/OND-2000"`}},
-		{corpus.Generique, "gen-05", "/fournisseurs/FRN-110", "/conditions_livraison", []string{`/livraisons/LIV-110 /fournisseur = "/fournisseurs/FRN-110"`}},
+		{corpus.Conformity, "conf-02", "/agrements/AGR-5120", "/date_fin_validite", nil},
+		{corpus.Purchasing, "gen-05", "/livraisons/LIV-107-ANX", "/zones_exclues/0", []string{`/livraisons/LIV-107-ANX /zones_exclues = ["corse"]`}},
+		{corpus.Purchasing, "gen-05", "/produits/OND-2000", "/tarif", []string{`/tarifs/TAR-OND-2000 /produit = "/produits/OND-2000"`}},
+		{corpus.Purchasing, "gen-05", "/fournisseurs/FRN-110", "/conditions_livraison", []string{`/livraisons/LIV-110 /fournisseur = "/fournisseurs/FRN-110"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.task+tt.resource+tt.field, func(t *testing.T) {

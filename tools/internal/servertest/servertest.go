@@ -272,7 +272,7 @@ func (s *Server) Reload(t testing.TB, env map[string]string) error {
 // files beside the tree.
 func CopyCorpus(t testing.TB) (root, manifestPath string) {
 	t.Helper()
-	return CopyTrack(t, corpus.Conformite)
+	return CopyTrack(t, corpus.Conformity)
 }
 
 // CopyTrack copies a track's embedded tree and its manifest to a temporary

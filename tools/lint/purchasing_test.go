@@ -195,7 +195,7 @@ func TestLintBrokenPurchasingTrees(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newPurchaseWorld(t)
 			tt.edit(w)
-			report := Lint(w.tree(), Options{Track: corpus.Generique})
+			report := Lint(w.tree(), Options{Track: corpus.Purchasing})
 			assert.Equal(t, tt.want, findingLines(report))
 		})
 	}
@@ -258,8 +258,8 @@ func TestLintPurchasingTasks(t *testing.T) {
 			w, task := newPurchaseWorld(t), good
 			task.Constraints = append([]season.Constraint(nil), good.Constraints...)
 			tt.edit(&task, w)
-			tasks := &season.Tasks{Track: corpus.Generique.Name, Tasks: []season.Task{task}}
-			report := Lint(w.tree(), Options{Track: corpus.Generique, Tasks: tasks, TasksFile: "taches-generique.json"})
+			tasks := &season.Tasks{Track: corpus.Purchasing.Name, Tasks: []season.Task{task}}
+			report := Lint(w.tree(), Options{Track: corpus.Purchasing, Tasks: tasks, TasksFile: "taches-generique.json"})
 			assert.Equal(t, tt.want, findingLines(report))
 		})
 	}
@@ -269,8 +269,8 @@ func TestLintPurchasingTasks(t *testing.T) {
 // categories, sixty products, fifteen suppliers and 150 resources, most of
 // them with a character outside ASCII.
 func TestPurchasingCorpusSize(t *testing.T) {
-	tree := corpus.Generique.Embedded()
-	report := Lint(tree, Options{Track: corpus.Generique})
+	tree := corpus.Purchasing.Embedded()
+	report := Lint(tree, Options{Track: corpus.Purchasing})
 	require.True(t, report.OK(), "%v", findingLines(report))
 	assert.GreaterOrEqual(t, report.Files["produits"], 60)
 	assert.GreaterOrEqual(t, report.Files["fournisseurs"], 15)
