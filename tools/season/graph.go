@@ -2,7 +2,6 @@ package season
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -241,76 +240,80 @@ func (g *Graph) Concerns(resource, field string) bool {
 // Agreeing returns, as resource and pointer, the fields of the task's
 // graph that state the fact (resource, field, value) by one of the track's
 // agreements: the record a common list's entry designates, or the entries
-// that designate a record, where the two fields hold the same value.
+// that designate a record, where the two fields hold the same value; and
+// the same key member of the entries that name the same person.
 func (g *Graph) Agreeing(resource, field string, value pyjson.Value) [][2]string {
 	if g.Rules == nil {
 		return nil
 	}
 	var out [][2]string
 	collection, _, _ := corpus.SplitReference(resource)
+	index, member, isEntry := entryField(field)
+	entry := g.entry(resource, index)
 	for _, a := range g.Rules.Agreements {
-		if collection == a.List {
-			tokens := strings.Split(field, "/")
-			if len(tokens) != 4 || tokens[1] != "entrees" || tokens[3] != a.Member {
-				continue
-			}
-			entry, _ := pyjson.Lookup(g.bodies[resource], "/entrees/"+tokens[2])
+		switch {
+		case collection == a.List && isEntry && member == a.Member:
 			if record, ok := g.follow(entry, a.Links); ok {
 				if v, ok := pyjson.Lookup(g.bodies[record], a.Field); ok && pyjson.Equal(v, value) {
 					out = append(out, [2]string{record, a.Field})
 				}
 			}
-			continue
-		}
-		if field != a.Field {
-			continue
-		}
-		for _, page := range slices.Sorted(maps.Keys(g.Common)) {
-			if c, _, _ := corpus.SplitReference(page); c != a.List {
-				continue
-			}
-			entries, _ := pyjson.Lookup(g.bodies[page], "/entrees")
-			list, _ := entries.(pyjson.Array)
-			for i, entry := range list {
-				record, ok := g.follow(entry, a.Links)
-				if !ok || record != resource {
-					continue
-				}
-				if v, ok := entry.(pyjson.Object).Get(a.Member); ok && pyjson.Equal(v, value) {
-					out = append(out, [2]string{page, Pointer("entrees", strconv.Itoa(i), a.Member)})
+		case collection != a.List && field == a.Field:
+			for _, page := range g.pagesOf(a.List) {
+				for i, other := range g.entries(page) {
+					if record, ok := g.follow(other, a.Links); !ok || record != resource {
+						continue
+					}
+					if v, ok := other.(pyjson.Object).Get(a.Member); ok && pyjson.Equal(v, value) {
+						out = append(out, [2]string{page, Pointer("entrees", strconv.Itoa(i), a.Member)})
+					}
 				}
 			}
 		}
 	}
-	return append(out, g.namesakes(resource, field)...)
-}
-
-// namesakes returns the key members of the entries that name the same
-// person as the entry a key member's pointer designates (Namesake).
-func (g *Graph) namesakes(resource, field string) [][2]string {
-	var out [][2]string
-	collection, _, _ := corpus.SplitReference(resource)
-	tokens := strings.Split(field, "/")
-	if len(tokens) != 4 || tokens[1] != "entrees" {
-		return nil
+	if !isEntry {
+		return out
 	}
-	entry, _ := pyjson.Lookup(g.bodies[resource], "/entrees/"+tokens[2])
 	for _, n := range g.Rules.Namesakes {
 		other := map[string]string{n.List: n.Of, n.Of: n.List}[collection]
-		if other == "" || !slices.Contains(n.Key, tokens[3]) {
+		if other == "" || !slices.Contains(n.Key, member) {
 			continue
 		}
 		for _, page := range g.pagesOf(other) {
-			entries, _ := pyjson.Lookup(g.bodies[page], "/entrees")
-			list, _ := entries.(pyjson.Array)
-			for i, candidate := range list {
+			for i, candidate := range g.entries(page) {
 				if sameMembers(entry, candidate, n.Key) {
-					out = append(out, [2]string{page, Pointer("entrees", strconv.Itoa(i), tokens[3])})
+					out = append(out, [2]string{page, Pointer("entrees", strconv.Itoa(i), member)})
 				}
 			}
 		}
 	}
 	return out
+}
+
+// entryField splits the pointer of one member of a list's entry,
+// /entrees/<n>/<member>.
+func entryField(field string) (index, member string, ok bool) {
+	tokens := strings.Split(field, "/")
+	if len(tokens) != 4 || tokens[0] != "" || tokens[1] != "entrees" || !IsIndex(tokens[2]) {
+		return "", "", false
+	}
+	return tokens[2], tokens[3], true
+}
+
+// entry is the entry at index of a list page of the graph, nil if none.
+func (g *Graph) entry(page, index string) pyjson.Value {
+	if index == "" {
+		return nil
+	}
+	v, _ := pyjson.Lookup(g.bodies[page], "/entrees/"+index)
+	return v
+}
+
+// entries are a list page's entries, in order.
+func (g *Graph) entries(page string) pyjson.Array {
+	v, _ := pyjson.Lookup(g.bodies[page], "/entrees")
+	list, _ := v.(pyjson.Array)
+	return list
 }
 
 // pagesOf returns the graph's resources of a collection, in order.
