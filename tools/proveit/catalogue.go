@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/catalogue"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -102,7 +102,7 @@ func buildCatalogue(t trackFiles, dir string) ([]outputFile, []catalogue.Leak, e
 		return nil, nil, err
 	}
 	named := tasks.Citations()
-	rulesFile := filepath.Join(t.tree, filepath.FromSlash(strings.TrimPrefix(t.track.Rules, "/"))+".json")
+	rulesFile := filepath.Join(t.tree, filepath.FromSlash(corpus.FileOf(t.track.Rules)))
 	rulesDocument, err := os.ReadFile(rulesFile)
 	if err != nil {
 		return nil, nil, err

@@ -2,7 +2,6 @@ package season
 
 import (
 	"io/fs"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,7 +112,7 @@ func TestValidVerdict(t *testing.T) {
 func TestRulesDocumentPublishesTheProbativeTable(t *testing.T) {
 	for _, rules := range Tracks {
 		t.Run(rules.Track.Name, func(t *testing.T) {
-			data, err := fs.ReadFile(rules.Track.Embedded(), strings.TrimPrefix(rules.Track.Rules, "/")+".json")
+			data, err := fs.ReadFile(rules.Track.Embedded(), corpus.FileOf(rules.Track.Rules))
 			require.NoError(t, err)
 			notation, err := ReadNotation(rules.Track.Rules, data)
 			require.NoError(t, err)
