@@ -156,15 +156,19 @@ func (p *purchaser) against(o option, winner *option) (Basis, bool) {
 	if !supplied && !cheaper {
 		return Basis{}, false
 	}
-	compared := supplied
-	if cheaper {
-		shown := mustDecimal(listed.price)
-		compared = compared || listed.state == inStock && shown.Mul(shown, p.need.quantity).Cmp(p.need.budget) <= 0
-	}
+	// A cheaper candidate the catalogue already shows excluded lures no one.
+	compared := supplied || cheaper && listed.state == inStock && !p.overBudget(listed)
 	if o.outcome != Met {
 		return o.basis, compared
 	}
 	return p.dearer(o, winner), compared
+}
+
+// overBudget reports whether a catalogue entry's displayed price times the
+// quantity is over the budget, whatever the fees.
+func (p *purchaser) overBudget(listed listing) bool {
+	shown := mustDecimal(listed.price)
+	return shown.Mul(shown, p.need.quantity).Cmp(p.need.budget) > 0
 }
 
 // dearer is what shows a valid option's total above the winner's: the two
@@ -320,7 +324,7 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 				return rulings, nil, nil, nil, nil
 			}
 		}
-		if shown := mustDecimal(listed.price); shown.Mul(shown, p.need.quantity).Cmp(p.need.budget) > 0 {
+		if p.overBudget(listed) {
 			if exclude(failed("G6", fmt.Sprintf("the displayed price %s times %s is over the budget %s, whatever the fees", listed.price, p.need.Quantity, p.need.MaxBudgetInclTax),
 				p.fact(listed.page, listed.at+"/prix_affiche_ttc"))) {
 				return rulings, nil, nil, nil, nil
