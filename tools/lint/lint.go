@@ -324,15 +324,12 @@ func describe(v pyjson.Value) string {
 // one a participant reads at the opening.
 func (l *linter) checkNotation() {
 	rules := season.RulesOf(l.opts.Track)
-	file, ok := l.files[rules.Track.Rules]
+	doc, ok := l.docs[rules.Track.Rules]
 	if !ok {
-		return // the rules document's absence is the manifest check's to report
+		return // absent or unreadable: the manifest check and the tree reader report it
 	}
-	data, err := fs.ReadFile(l.tree, file)
-	if err != nil {
-		return // the tree reader reported it
-	}
-	notation, err := season.ReadNotation(rules.Track.Rules, data)
+	file := l.files[rules.Track.Rules]
+	notation, err := season.NotationOf(rules.Track.Rules, doc)
 	if err != nil {
 		l.report(file, "/notation", RuleSchema, "%v", err)
 		return

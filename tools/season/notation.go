@@ -33,12 +33,17 @@ var notationMembers = []string{"graphe_de_la_tache", "ressources_propres", "cham
 // ReadNotation reads the notation member of a rules document's bytes;
 // source names the document in errors.
 func ReadNotation(source string, data []byte) (Notation, error) {
-	sc := Notation{Source: source}
 	doc, err := pyjson.Parse(data)
 	if err != nil {
-		return sc, fmt.Errorf("%s: %w", source, err)
+		return Notation{Source: source}, fmt.Errorf("%s: %w", source, err)
 	}
 	root, _ := doc.(pyjson.Object)
+	return NotationOf(source, root)
+}
+
+// NotationOf reads the notation member of a rules document already parsed.
+func NotationOf(source string, root pyjson.Object) (Notation, error) {
+	sc := Notation{Source: source}
 	v, _ := root.Get("notation")
 	notation, ok := v.(pyjson.Object)
 	if !ok {
