@@ -3,7 +3,6 @@ package manifest_test
 import (
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/internal/testcorpus"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson/pyref"
-	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 func checkedIn(t *testing.T) *manifest.Manifest {
@@ -62,23 +60,6 @@ func hashesAgainstPython(t *testing.T, track *corpus.Track) {
 			assert.Equal(t, results[i].SHA256, anchor.RequestHash(*e.Target))
 			i++
 		}
-	}
-}
-
-func TestCheckedInManifestIsTheBuildOfTheTree(t *testing.T) {
-	for _, track := range corpus.Tracks {
-		t.Run(track.Name, func(t *testing.T) {
-			tasks, err := season.ReadTasks(filepath.Join("..", season.TasksFile(track)))
-			require.NoError(t, err)
-			citations := tasks.Citations()
-			built, err := manifest.Build(testcorpus.TreeCopy(t, track), track.Name, manifest.DefaultOrigin, citations)
-			require.NoError(t, err)
-			assert.Equal(t, string(manifest.Embedded(track)), string(built.Encode()))
-
-			again, err := manifest.Build(track.Embedded(), track.Name, manifest.DefaultOrigin, citations)
-			require.NoError(t, err)
-			assert.Equal(t, string(built.Encode()), string(again.Encode()), "same tree, same bytes")
-		})
 	}
 }
 

@@ -36,6 +36,9 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/tools/internal/loadgen"
+
+	// Every track of the season, for the commands that read its files.
+	_ "github.com/arkforge/proveit-corpus/tools/tracks"
 )
 
 // bench holds the configuration of a run.

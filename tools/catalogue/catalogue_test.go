@@ -1,6 +1,9 @@
 package catalogue
 
 import (
+	// Every track, whose files the tests read.
+	_ "github.com/arkforge/proveit-corpus/tools/tracks"
+
 	"fmt"
 	"os"
 	"regexp"

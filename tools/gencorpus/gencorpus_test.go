@@ -1,6 +1,9 @@
 package gencorpus_test
 
 import (
+	// The conformity track's checks, which the generated tree must pass.
+	_ "github.com/arkforge/proveit-corpus/tools/tracks"
+
 	"os"
 	"path/filepath"
 	"strconv"

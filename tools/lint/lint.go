@@ -73,7 +73,7 @@ func (f Finding) String() string {
 	return fmt.Sprintf("%s: %s (rule: %s)", where, f.Message, f.Rule)
 }
 
-// Options says what, besides the tree, the linter checks against.
+// Options says what, besides the tree, the Linter checks against.
 type Options struct {
 	// Track is the track the tree serves; nil is the first of
 	// corpus.Tracks.
@@ -121,18 +121,18 @@ func (r *Report) Summary() string {
 	return fmt.Sprintf("OK %d files (%s); absent references: %s; %d tasks", total, strings.Join(parts, ", "), absent, r.Tasks)
 }
 
-// linter holds what one run has read so far.
-type linter struct {
+// Linter holds what one run has read so far.
+type Linter struct {
 	opts     Options
 	tree     fs.FS
 	findings []Finding
 	files    map[string]string        // canonical path → file name, for every well-named file
 	docs     map[string]pyjson.Object // canonical path → body, for files that are strict JSON
 	absent   map[string]bool          // the manifest's absent references
-	// activities are the referentiel's activity codes, nil when it cannot be read.
-	activities map[string]bool
-	// categories are /regles-achat's product categories, nil when it cannot be read.
-	categories map[string]bool
+	checks   *Checks                  // the track's
+	// vocabularies are the rules document's closed lists, by name: each
+	// missing when it cannot be read.
+	vocabularies map[string]map[string]bool
 }
 
 // Lint checks every file of tree and the tree as a whole.
@@ -140,12 +140,13 @@ func Lint(tree fs.FS, opts Options) *Report {
 	if opts.Track == nil {
 		opts.Track = corpus.Tracks[0]
 	}
-	l := &linter{
+	l := &Linter{
 		opts:   opts,
 		tree:   tree,
 		files:  map[string]string{},
 		docs:   map[string]pyjson.Object{},
 		absent: map[string]bool{},
+		checks: checksOf(opts.Track),
 	}
 	report := &Report{Files: map[string]int{}}
 	// A tree that cannot be read at all is one finding, not one per file
@@ -166,18 +167,19 @@ func Lint(tree fs.FS, opts Options) *Report {
 	for path := range l.files {
 		report.Files[collectionName(path)]++
 	}
-	l.readActivities()
-	l.readCategories()
+	l.readVocabularies()
 	for _, path := range slices.Sorted(maps.Keys(l.docs)) {
 		l.checkDocument(path)
 	}
 	l.checkLinks()
 	l.checkPages()
-	l.checkRealism()
+	if l.checks.Realism != nil {
+		l.checks.Realism(l)
+	}
 	l.checkNotation()
 	if opts.Tasks != nil {
 		if opts.Tasks.Track != opts.Track.Name {
-			l.report(opts.TasksFile, "/piste", RuleSchema, "piste %q, want %q", opts.Tasks.Track, opts.Track.Name)
+			l.Report(opts.TasksFile, "/piste", RuleSchema, "piste %q, want %q", opts.Tasks.Track, opts.Track.Name)
 		}
 		l.checkTasks(opts.Tasks)
 		report.Tasks = len(opts.Tasks.Tasks)
@@ -194,75 +196,59 @@ func Lint(tree fs.FS, opts Options) *Report {
 	return report
 }
 
-func (l *linter) report(file, pointer, rule, format string, args ...any) {
+func (l *Linter) Report(file, pointer, rule, format string, args ...any) {
 	l.findings = append(l.findings, Finding{File: file, Pointer: pointer, Rule: rule, Message: fmt.Sprintf(format, args...)})
 }
 
 // readTree walks the tree: every file must be a regular file with a
 // canonical name and a strict, Python-formatted JSON body.
-func (l *linter) readTree() {
+func (l *Linter) readTree() {
 	err := fs.WalkDir(l.tree, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
-			l.report(name, "", RuleFileName, "cannot be read: %v", err)
+			l.Report(name, "", RuleFileName, "cannot be read: %v", err)
 			return nil
 		}
 		if d.IsDir() {
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			l.report(name, "", RuleFileName, "not a regular file")
+			l.Report(name, "", RuleFileName, "not a regular file")
 			return nil
 		}
 		path, err := l.opts.Track.PathOf(name)
 		if err != nil {
-			l.report(name, "", RuleFileName, "%s", strings.TrimPrefix(err.Error(), name+": "))
+			l.Report(name, "", RuleFileName, "%s", strings.TrimPrefix(err.Error(), name+": "))
 			return nil
 		}
 		l.files[path] = name
 		data, err := fs.ReadFile(l.tree, name)
 		if err != nil {
-			l.report(name, "", RuleFileName, "cannot be read: %v", err)
+			l.Report(name, "", RuleFileName, "cannot be read: %v", err)
 			return nil
 		}
 		doc, err := anchor.CheckBody(data)
 		if err != nil {
 			var syntax *pyjson.SyntaxError
 			if errors.As(err, &syntax) {
-				l.report(name, syntax.Pointer, RuleJSON, "%s (byte %d)", syntax.Reason, syntax.Offset)
+				l.Report(name, syntax.Pointer, RuleJSON, "%s (byte %d)", syntax.Reason, syntax.Offset)
 			} else {
-				l.report(name, "", RuleJSON, "%v", err)
+				l.Report(name, "", RuleJSON, "%v", err)
 			}
 			return nil
 		}
 		l.docs[path] = doc
 		if line, ok := checkLayout(data, doc); !ok {
-			l.report(name, "", RuleFormat, `line %d differs from json.dumps(obj, ensure_ascii=False, indent=2) + "\n"`, line)
+			l.Report(name, "", RuleFormat, `line %d differs from json.dumps(obj, ensure_ascii=False, indent=2) + "\n"`, line)
 		}
 		return nil
 	})
 	if err != nil {
-		l.report(".", "", RuleFileName, "cannot walk the tree: %v", err)
-	}
-}
-
-// readActivities takes the activity codes from /referentiel, so that every
-// other file is checked against the same closed list.
-func (l *linter) readActivities() {
-	ref, ok := l.docs[corpus.Referentiel]
-	if !ok {
-		return
-	}
-	required, ok := ref.Get("attestations_requises")
-	if table, isObject := required.(pyjson.Object); ok && isObject {
-		l.activities = map[string]bool{}
-		for _, m := range table {
-			l.activities[m.Key] = true
-		}
+		l.Report(".", "", RuleFileName, "cannot walk the tree: %v", err)
 	}
 }
 
 // checkManifest compares the tree with the manifest, hash for hash.
-func (l *linter) checkManifest() {
+func (l *Linter) checkManifest() {
 	err := verify.Check(l.opts.Manifest, l.tree, verify.Full, nil)
 	var mismatch *verify.MismatchError
 	switch {
@@ -270,15 +256,15 @@ func (l *linter) checkManifest() {
 		for _, p := range mismatch.Problems {
 			switch {
 			case p.File != "":
-				l.report(p.File, "", RuleManifest, "%s", p.What)
+				l.Report(p.File, "", RuleManifest, "%s", p.What)
 			case p.Path != "":
-				l.report(l.opts.ManifestFile, "", RuleManifest, "%s: %s", p.Path, p.What)
+				l.Report(l.opts.ManifestFile, "", RuleManifest, "%s: %s", p.Path, p.What)
 			default:
-				l.report(l.opts.ManifestFile, "", RuleManifest, "%s", p.What)
+				l.Report(l.opts.ManifestFile, "", RuleManifest, "%s", p.What)
 			}
 		}
 	case err != nil:
-		l.report(l.opts.ManifestFile, "", RuleManifest, "%v", err)
+		l.Report(l.opts.ManifestFile, "", RuleManifest, "%v", err)
 	}
 }
 
@@ -294,13 +280,13 @@ func collectionName(path string) string {
 	return strings.TrimPrefix(path, "/")
 }
 
-// child is the pointer of a member or element below pointer.
-func child(pointer string, token any) string {
+// Child is the pointer of a member or element below pointer.
+func Child(pointer string, token any) string {
 	return pointer + pyjson.FormatPointer([]string{fmt.Sprint(token)})
 }
 
-// describe names a value's JSON type in findings.
-func describe(v pyjson.Value) string {
+// Describe names a value's JSON type in findings.
+func Describe(v pyjson.Value) string {
 	switch v.(type) {
 	case nil:
 		return "null"
@@ -322,7 +308,7 @@ func describe(v pyjson.Value) string {
 // scored (its notation member, which the catalogue repeats), with the very
 // probative table the scorer applies: a rule that rejects a submission is
 // one a participant reads at the opening.
-func (l *linter) checkNotation() {
+func (l *Linter) checkNotation() {
 	rules := season.RulesOf(l.opts.Track)
 	doc, ok := l.docs[rules.Track.Rules]
 	if !ok {
@@ -331,18 +317,25 @@ func (l *linter) checkNotation() {
 	file := l.files[rules.Track.Rules]
 	notation, err := season.NotationOf(rules.Track.Rules, doc)
 	if err != nil {
-		l.report(file, "/notation", RuleSchema, "%v", err)
+		l.Report(file, "/notation", RuleSchema, "%v", err)
 		return
 	}
 	published, want := notation.Table(), rules.PublishedProbative()
 	for _, collection := range slices.Sorted(maps.Keys(want)) {
 		if got, ok := published[collection]; !ok || !slices.Equal(got, want[collection]) {
-			l.report(file, "/notation/champs_probants", RuleSchema, "%s publishes %v, the scorer's table is %v", collection, got, want[collection])
+			l.Report(file, "/notation/champs_probants", RuleSchema, "%s publishes %v, the scorer's table is %v", collection, got, want[collection])
 		}
 	}
 	for _, collection := range slices.Sorted(maps.Keys(published)) {
 		if _, ok := want[collection]; !ok {
-			l.report(file, "/notation/champs_probants", RuleSchema, "%s is no collection of the track", collection)
+			l.Report(file, "/notation/champs_probants", RuleSchema, "%s is no collection of the track", collection)
 		}
 	}
+}
+
+// Member returns obj's member key as a T, if it is one.
+func Member[T any](obj pyjson.Object, key string) (T, bool) {
+	v, _ := obj.Get(key)
+	t, ok := v.(T)
+	return t, ok
 }

@@ -23,6 +23,9 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/season"
+
+	// Every track of the season, for the commands that read its files.
+	_ "github.com/arkforge/proveit-corpus/tools/tracks"
 )
 
 // command is one subcommand: it parses its own flags from args and writes

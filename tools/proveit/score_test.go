@@ -25,6 +25,7 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
+	"github.com/arkforge/proveit-corpus/tools/tracks/purchasing"
 )
 
 // chainTrack is one track of the end-to-end chain: its files, its
@@ -81,7 +82,7 @@ var chainTracks = []chainTrack{
 	{
 		track: corpus.Purchasing,
 		// aucune_option_valide on 3 tasks of 10; every product answers one.
-		constant: score.ConstantAnswerFigure{Verdict: season.NoValidOption, Success: 3},
+		constant: score.ConstantAnswerFigure{Verdict: purchasing.NoValidOption, Success: 3},
 		changed:  edit{task: "gen-01", value: json.RawMessage(`"279.90"`)},
 		other:    edit{task: "gen-01", resource: "/tarifs/TAR-ECR-2734"},
 		refused:  edit{task: "gen-04", assertion: 1},

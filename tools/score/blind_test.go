@@ -114,8 +114,8 @@ func TestGuessersOfTheSubjectsSheetAreNotFounded(t *testing.T) {
 // subjectSheet is the resource a guesser asserts on.
 func subjectSheet(t *testing.T, s *Scorer, task season.Task, k season.KeyTask) string {
 	t.Helper()
-	if task.Entity != "" {
-		return task.Entity
+	if cites := task.Rules().Cites; cites != nil {
+		return cites(task)[0] // the entity
 	}
 	if strings.HasPrefix(k.Verdict, "/") {
 		return k.Verdict

@@ -1,6 +1,9 @@
 package score
 
 import (
+	// Every track, whose files the tests read.
+	_ "github.com/arkforge/proveit-corpus/tools/tracks"
+
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -20,6 +23,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
+	"github.com/arkforge/proveit-corpus/tools/tracks/purchasing"
 )
 
 // newScorer scores the conformity track, which most tests use.
@@ -536,7 +540,7 @@ func TestConstantAnswer(t *testing.T) {
 				candidates[k.Verdict] = true
 			}
 			if track == corpus.Purchasing {
-				candidates[season.NoValidOption] = true
+				candidates[purchasing.NoValidOption] = true
 			}
 			row := constantAnswer(key)
 			best := 0
@@ -552,18 +556,18 @@ func TestConstantAnswer(t *testing.T) {
 			}
 			assert.Equal(t, best, row.Success)
 			if track == corpus.Purchasing {
-				assert.Equal(t, season.NoValidOption, row.Verdict, "no product is the answer of as many tasks")
-				assert.GreaterOrEqual(t, row.Success, season.Purchasing.Composition.AtLeast[season.NoValidOption])
+				assert.Equal(t, purchasing.NoValidOption, row.Verdict, "no product is the answer of as many tasks")
+				assert.GreaterOrEqual(t, row.Success, purchasing.Rules.Composition.AtLeast[purchasing.NoValidOption])
 			}
 		})
 	}
 	// A product that answers more tasks than aucune_option_valide is the row.
 	key := &season.Key{Tasks: []season.KeyTask{
 		{ID: "gen-01", Verdict: "/produits/B"}, {ID: "gen-02", Verdict: "/produits/B"},
-		{ID: "gen-03", Verdict: season.NoValidOption}, {ID: "gen-04", Verdict: "/produits/A"},
+		{ID: "gen-03", Verdict: purchasing.NoValidOption}, {ID: "gen-04", Verdict: "/produits/A"},
 	}}
 	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Success: 2}, constantAnswer(key))
-	key.Tasks[3].Verdict = season.NoValidOption
+	key.Tasks[3].Verdict = purchasing.NoValidOption
 	assert.Equal(t, ConstantAnswerFigure{Verdict: "/produits/B", Success: 2}, constantAnswer(key), "the smallest verdict on a tie")
 }
 
@@ -578,7 +582,7 @@ func TestPurchasingChecks(t *testing.T) {
 		valid   bool
 	}{
 		{gen01.Verdict, true},
-		{season.NoValidOption, true},
+		{purchasing.NoValidOption, true},
 		{"/produits/ECR-2734", true}, // another product: valid, not exact
 		{"produits/ECR-2701", false},
 		{"/fournisseurs/FRN-101", false},

@@ -16,36 +16,22 @@ type Fetcher func(path string) ([]byte, error)
 
 // Graph is a task's graph (docs/contract.md, section 6; spec §5.2 and 6.6): the resources an
 // assertion on the task may name, split into its own resources and the
-// common lists.
+// common lists. Its track's rulebook walks it (Rules.Walk).
 type Graph struct {
 	// Rules is the rulebook of the task's track.
 	Rules *Rules
-	// Own holds, on the conformity track, the entity, the agréments and
-	// attestations it lists, their avenants, its beneficial-owner pages, and
-	// what the statement cites in those collections; on the purchasing
-	// track, every candidate's product sheet, supplier, tarif, availability
-	// record, delivery conditions and annex. Whether or not they exist.
+	// Own holds the resources that are the task's own, whether or not they
+	// exist: on the conformity track, the entity and what it lists; on the
+	// purchasing track, every candidate's records.
 	Own map[string]bool
-	// Common holds the pages of the activity's public list and of the
-	// restrictive-measures list, or of the category's catalogue.
+	// Common holds the pages of the task's common lists.
 	Common map[string]bool
+	// Concerning says whether an entry of a common list's page, of the
+	// given collection, concerns the task; the walk sets it. Nil: none
+	// does.
+	Concerning func(collection string, entry pyjson.Object) bool
 
-	entity     string
-	owners     map[[2]string]bool // nom and prenoms of every beneficial owner
-	candidates map[string]bool    // products a purchasing task weighs
-	bodies     map[string]pyjson.Object
-}
-
-func newGraph(rules *Rules, entity string) *Graph {
-	return &Graph{
-		Rules:      rules,
-		Own:        map[string]bool{},
-		Common:     map[string]bool{},
-		entity:     entity,
-		owners:     map[[2]string]bool{},
-		candidates: map[string]bool{},
-		bodies:     map[string]pyjson.Object{},
-	}
+	bodies map[string]pyjson.Object
 }
 
 // TaskGraph walks a task's graph through fetch, by its track's rules. Its
@@ -53,45 +39,21 @@ func newGraph(rules *Rules, entity string) *Graph {
 // asserted on, not what answering it takes.
 func TaskGraph(task Task, fetch Fetcher) (*Graph, error) {
 	rules := task.Rules()
-	return rules.graph(rules, task, fetch)
-}
-
-// conformityGraph walks a conformity task's graph: the entity, what it
-// lists and what the statement cites are its own; the activity's public
-// list and the restrictive-measures list its common lists.
-func conformityGraph(rules *Rules, task Task, fetch Fetcher) (*Graph, error) {
-	g := newGraph(rules, task.Entity)
-	entity, err := g.own(task.Entity, fetch)
-	if err != nil {
+	g := &Graph{
+		Rules:  rules,
+		Own:    map[string]bool{},
+		Common: map[string]bool{},
+		bodies: map[string]pyjson.Object{},
+	}
+	if err := rules.Walk(g, task, fetch); err != nil {
 		return nil, err
-	}
-	for _, ref := range task.References {
-		if collection, _, ok := corpus.SplitReference(ref); ok && !slices.Contains(g.Rules.CommonLists, collection) {
-			if _, err := g.own(ref, fetch); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if entity != nil {
-		if err := g.ownResources(entity, fetch); err != nil {
-			return nil, err
-		}
-	}
-	for _, at := range []string{Pointer("listes_agrees", task.Activity), "/mesures_restrictives"} {
-		first, err := g.stated(at, fetch)
-		if err != nil {
-			return nil, err
-		}
-		if err := g.pages(first, fetch, g.Common, nil); err != nil {
-			return nil, err
-		}
 	}
 	return g, nil
 }
 
-// stated returns the path at ptr in the resource that states the track's
+// Stated returns the path at ptr in the resource that states the track's
 // rules: the first page of a common list.
-func (g *Graph) stated(ptr string, fetch Fetcher) (string, error) {
+func (g *Graph) Stated(ptr string, fetch Fetcher) (string, error) {
 	doc, err := g.read(g.Rules.Track.Rules, fetch)
 	if err != nil {
 		return "", err
@@ -99,54 +61,9 @@ func (g *Graph) stated(ptr string, fetch Fetcher) (string, error) {
 	return StringAt(doc, g.Rules.Track.Rules, ptr)
 }
 
-// ownResources adds what the entity lists: agréments, attestations and their
-// avenants, and every page of its beneficial-owner declaration.
-func (g *Graph) ownResources(entity pyjson.Object, fetch Fetcher) error {
-	for _, field := range []string{"agrements", "attestations"} {
-		paths, err := StringsAt(entity, g.entity, "/"+field)
-		if err != nil {
-			return err
-		}
-		for _, path := range paths {
-			doc, err := g.own(path, fetch)
-			if err != nil {
-				return err
-			}
-			if field != "attestations" || doc == nil {
-				continue
-			}
-			amendments, err := StringsAt(doc, path, "/avenants")
-			if err != nil {
-				return err
-			}
-			for _, avn := range amendments {
-				if _, err := g.own(avn, fetch); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	if first, ok := entity.Get("beneficiaires"); ok && first != nil {
-		path, ok := first.(string)
-		if !ok {
-			return fmt.Errorf("%s: beneficiaires is not a path", g.entity)
-		}
-		return g.pages(path, fetch, g.Own, func(doc pyjson.Object) error {
-			entries, err := ObjectsAt(doc, path, "/entrees")
-			for _, e := range entries {
-				surname, _ := StringAt(e, path, "/nom")
-				givenNames, _ := StringAt(e, path, "/prenoms")
-				g.owners[[2]string{surname, givenNames}] = true
-			}
-			return err
-		})
-	}
-	return nil
-}
-
-// own adds path to the own resources and returns its body, nil when it
+// AddOwn adds path to the own resources and returns its body, nil when it
 // answers existe: false.
-func (g *Graph) own(path string, fetch Fetcher) (pyjson.Object, error) {
+func (g *Graph) AddOwn(path string, fetch Fetcher) (pyjson.Object, error) {
 	g.Own[path] = true
 	doc, err := g.read(path, fetch)
 	if err != nil {
@@ -158,8 +75,9 @@ func (g *Graph) own(path string, fetch Fetcher) (pyjson.Object, error) {
 	return doc, nil
 }
 
-// pages adds every page of a chain to set, calling visit on each that exists.
-func (g *Graph) pages(first string, fetch Fetcher, set map[string]bool, visit func(pyjson.Object) error) error {
+// AddPages adds every page of a chain to set (Own or Common), calling
+// visit on each that exists.
+func (g *Graph) AddPages(first string, fetch Fetcher, set map[string]bool, visit func(pyjson.Object) error) error {
 	for page := first; page != "" && !set[page]; {
 		set[page] = true
 		doc, err := g.read(page, fetch)
@@ -206,35 +124,17 @@ func (g *Graph) Contains(resource string) bool {
 }
 
 // Concerns reports whether an assertion on a common list is on an entry that
-// concerns the task (docs/contract.md, section 6; spec §5.2 and 6.6): on the public list, an entry
-// whose entite is the entity; on the restrictive-measures list, an entry
-// whose nom and prenoms are those of one of its beneficial owners; on a
-// catalogue page, a candidate's entry.
+// concerns the task (docs/contract.md, section 6; spec §5.2 and 6.6), as
+// its track's walk says (Concerning).
 func (g *Graph) Concerns(resource, field string) bool {
 	collection, _, _ := corpus.SplitReference(resource)
 	tokens := strings.Split(field, "/")
-	if len(tokens) < 3 || tokens[1] != "entrees" {
+	if len(tokens) < 3 || tokens[1] != "entrees" || g.Concerning == nil {
 		return false
 	}
 	v, _ := pyjson.Lookup(g.bodies[resource], "/entrees/"+tokens[2])
 	entry, ok := v.(pyjson.Object)
-	if !ok {
-		return false
-	}
-	switch collection {
-	case "listes/agrees":
-		entity, _ := entry.Get("entite")
-		return entity == g.entity
-	case "mesures-restrictives":
-		surname, _ := StringAt(entry, resource, "/nom")
-		givenNames, _ := StringAt(entry, resource, "/prenoms")
-		return g.owners[[2]string{surname, givenNames}]
-	case "catalogues":
-		product, _ := entry.Get("produit")
-		path, _ := product.(string)
-		return g.candidates[path]
-	}
-	return false
+	return ok && g.Concerning(collection, entry)
 }
 
 // Agreeing returns, as resource and pointer, the fields of the task's

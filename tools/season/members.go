@@ -27,9 +27,13 @@ func Exactly(names ...string) Members { return Members{Allowed: names, Required:
 
 // FieldsOf is Exactly the members encoding/json reads into a T, a struct,
 // in the order T declares them.
-func FieldsOf[T any]() Members {
+func FieldsOf[T any]() Members { return membersOf(reflect.TypeFor[T]()) }
+
+// membersOf is Exactly the members encoding/json reads into a value of
+// the struct type t.
+func membersOf(t reflect.Type) Members {
 	var names []string
-	eachJSONField(reflect.TypeFor[T](), func(name string, _ reflect.Type) { names = append(names, name) })
+	eachJSONField(t, func(name string, _ reflect.Type) { names = append(names, name) })
 	return Exactly(names...)
 }
 

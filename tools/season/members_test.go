@@ -51,7 +51,6 @@ func TestMemberRefusals(t *testing.T) {
 	const (
 		fact    = `"resource": "/entites/E", "field": "/statut", "value": "active"`
 		keyTask = `"id": "conf-01", "verdict": "conforme", "familles": [], "controle": true`
-		conf    = `"id": "conf-01", "entite": "/entites/E", "activite": "a", "date_examen": "2026-10-05", "references": [], "assertions_min": 2, "assertions_max": 4`
 	)
 	type shaped struct {
 		Name string `json:"name"`
@@ -62,7 +61,6 @@ func TestMemberRefusals(t *testing.T) {
 	}
 	decodeStrict := func(data string) error { return DecodeStrict("f.json", []byte(data), &shaped{}) }
 	decodeKey := func(data string) error { _, err := DecodeKey("cle.json", []byte(data)); return err }
-	decodeTasks := func(data string) error { _, err := DecodeTasks("taches.json", []byte(data)); return err }
 	key := func(task string) string { return `{"taches": [{` + task + `}]}` }
 	tests := []struct {
 		name   string
@@ -95,12 +93,6 @@ func TestMemberRefusals(t *testing.T) {
 			`cle.json /taches/0/fondement/formes_equivalentes/0/formes_equivalentes: unknown member (want resource, field, value)`},
 		{"a form: no value", decodeKey, key(keyTask + `, "fondement": {` + fact + `, "formes_equivalentes": [{"resource": "/entites/E", "field": "/statut"}]}`),
 			`cle.json /taches/0/fondement/formes_equivalentes/0: member "value" is missing`},
-
-		// DecodeTasks: exactly the members of the track's statements.
-		{"a statement: the other track's member", decodeTasks, `{"saison": "1", "piste": "conformite", "taches": [{` + conf + `, "question": "?", "zone": "corse"}]}`,
-			`taches.json /taches/0/zone: unknown member (want id, references, assertions_min, assertions_max, question, entite, activite, date_examen)`},
-		{"a statement: no question", decodeTasks, `{"saison": "1", "piste": "conformite", "taches": [{` + conf + `}]}`,
-			`taches.json /taches/0: member "question" is missing`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

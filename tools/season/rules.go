@@ -3,6 +3,7 @@ package season
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -10,9 +11,11 @@ import (
 )
 
 // Rules is one track's rulebook: everything that differs from one track to
-// another, as one value. The solver, the scorer, the seal, the catalogue
-// and the linter read it, and name no track themselves; a new track is a
-// new value here and its corpus (corpus.Tracks), nothing else.
+// another in the season's files, its graph and its scoring, as one value.
+// The solver, the scorer, the seal, the catalogue and the linter read it,
+// and name no track themselves. Each track's package (tools/tracks/...)
+// declares its rulebook and registers it, with its criteria for the solver
+// and its checks for the linter.
 type Rules struct {
 	// Track is the track's data in the corpus: its name, the resource
 	// stating its rules, its collections.
@@ -31,9 +34,16 @@ type Rules struct {
 	// Composition is the season's balance of the track's verdicts.
 	Composition Composition
 
-	// Fields are the members of the track's statements besides
-	// CommonFields, exactly.
+	// Statement returns a new value to decode a statement's own members
+	// into (Task.Own): a pointer to a struct whose members are exactly those
+	// of the track's statements besides CommonFields.
+	Statement func() any
+	// Fields are those members, in the order Statement declares them;
+	// Register sets them.
 	Fields []string
+	// Cites returns the corpus paths a statement cites besides its
+	// references: the conformity task's entity. Nil when there are none.
+	Cites func(Task) []string
 	// FileSuffix follows the base name of the track's season files
 	// (taches, cle, conception, preenregistrement).
 	FileSuffix string
@@ -57,10 +67,12 @@ type Rules struct {
 	// Owner names, in messages, whose own resources a task's are.
 	Owner string
 
-	// subject names, in messages, what the task's resources concern.
-	subject func(Task) string
-	// graph walks a task's graph.
-	graph func(*Rules, Task, Fetcher) (*Graph, error)
+	// SubjectOf names, in messages, what the task's resources concern.
+	SubjectOf func(Task) string
+	// Walk adds a task's resources to its graph, from what the statement
+	// names, fetching each through fetch (TaskGraph), and says which
+	// entries of a common list concern the task (Graph.Concerning).
+	Walk func(g *Graph, task Task, fetch Fetcher) error
 }
 
 // Agreement is one field of a common list's entry and the field of a
@@ -109,16 +121,6 @@ type Composition struct {
 	AtLeast map[string]int
 }
 
-// The verdicts, each declared once: the conformity track's three, and the
-// purchasing track's answer when no candidate is a valid option (any other
-// verdict of that track is a product's canonical path).
-const (
-	Compliant      = "conforme"
-	NonCompliant   = "non_conforme"
-	Indeterminable = "indeterminable"
-	NoValidOption  = "aucune_option_valide"
-)
-
 // What every track shares (docs/contract.md, section 5; spec §5.3 to 5.6).
 const (
 	// MinCalls and MaxCalls bound the calls answering a task takes.
@@ -139,99 +141,49 @@ var Families = []string{"P1", "P2", "P3", "P4", "P5"}
 // CommonFields are the members every statement has.
 var CommonFields = []string{"id", "references", "assertions_min", "assertions_max", "question"}
 
-// The tracks' rulebooks.
-var (
-	// Conformity is the conformity track's (docs/contract.md section 3;
-	// docs/authoring.md): criteria R1..R6 stated at /referentiel.
-	Conformity = &Rules{
-		Track:    corpus.Conformity,
-		Verdicts: []string{Compliant, NonCompliant, Indeterminable},
-		Decisions: map[string]Decision{
-			NonCompliant:   AnyFailed,
-			Indeterminable: AnyUndetermined,
-		},
-		Composition: Composition{Exactly: map[string]int{Compliant: 3, NonCompliant: 4, Indeterminable: 3}},
-		Fields:      []string{"entite", "activite", "date_examen"},
-		Probative: map[string][]string{
-			"entites":              {"/existe", "/statut", "/agrements", "/agrements/<n>", "/attestations", "/attestations/<n>", "/beneficiaires"},
-			"agrements":            {"/existe", "/entite", "/activite", "/statut", "/date_debut", "/date_fin_validite"},
-			"attestations":         {"/existe", "/entite", "/type", "/date_emission", "/date_fin_validite", "/avenants", "/avenants/<n>"},
-			"avenants":             {"/existe", "/attestation", "/objet", "/date_effet", "/nouvelle_date_fin", "/activite_exclue"},
-			"listes/agrees":        {"/entrees/<n>/agrement", "/entrees/<n>/entite", "/entrees/<n>/statut"},
-			"beneficiaires":        {"/statut_declaration", "/entrees/<n>/nom", "/entrees/<n>/prenoms", "/entrees/<n>/date_naissance", "/page_suivante"},
-			"mesures-restrictives": {"/entrees/<n>/nom", "/entrees/<n>/prenoms", "/entrees/<n>/date_naissance"},
-		},
-		CommonLists: []string{"listes/agrees", "mesures-restrictives"},
-		// R3: the list's entry and the agrément say the same statut.
-		Agreements: []Agreement{{List: "listes/agrees", Member: "statut", Links: []string{"agrement"}, Field: "/statut"}},
-		// R6: an owner and the list's entry of the same names.
-		Namesakes: []Namesake{{List: "mesures-restrictives", Of: "beneficiaires", Key: []string{"nom", "prenoms"}}},
-		Owner:     "the entity's",
-		subject:   func(t Task) string { return t.Entity },
-		graph:     conformityGraph,
-	}
-	// Purchasing is the purchasing track's (docs/contract.md section 3;
-	// docs/authoring.md): rules G1..G6 and the selection stated at /regles-achat.
-	Purchasing = &Rules{
-		Track:       corpus.Purchasing,
-		Verdicts:    []string{NoValidOption},
-		Choice:      "produits",
-		Decisions:   map[string]Decision{NoValidOption: EveryExcluded},
-		Composition: Composition{AtLeast: map[string]int{NoValidOption: 3}},
-		Fields:      []string{"categorie", "contraintes", "quantite", "zone", "date_commande", "date_livraison_max", "budget_max_ttc"},
-		FileSuffix:  "-" + corpus.Purchasing.Name,
-		Probative: map[string][]string{
-			// A catalogue is a common list: its /page_suivante is not
-			// probative, as the conformity track's lists' are not
-			// (docs/contract.md, section 3; spec §8).
-			"catalogues":     {"/entrees/<n>/produit", "/entrees/<n>/prix_affiche_ttc", "/entrees/<n>/etat_affiche"},
-			"produits":       {"/existe", "/categorie", "/fournisseur", "/caracteristiques/<name>", "/tarif", "/disponibilite"},
-			"fournisseurs":   {"/existe", "/statut", "/conditions_livraison"},
-			"tarifs":         {"/produit", "/prix_unitaire_ttc", "/date_debut", "/date_fin_validite"},
-			"disponibilites": {"/produit", "/etat", "/quantite_disponible", "/date_releve"},
-			"livraisons": {"/fournisseur", "/zones", "/zones/<n>", "/delai_jours", "/frais_ttc", "/annexe",
-				"/zones_exclues", "/zones_exclues/<n>", "/quantite_minimum", "/quantite_maximum"},
-		},
-		CommonLists: []string{"catalogues"},
-		// G3 and G4: the catalogue agrees with the tarif and the record.
-		Agreements: []Agreement{
-			{List: "catalogues", Member: "prix_affiche_ttc", Links: []string{"produit", "tarif"}, Field: "/prix_unitaire_ttc"},
-			{List: "catalogues", Member: "etat_affiche", Links: []string{"produit", "disponibilite"}, Field: "/etat"},
-		},
-		Owner:   "the candidates'",
-		subject: func(Task) string { return "the task's candidates" },
-		graph:   purchaseGraph,
-	}
-	// Tracks are the rulebooks of corpus.Tracks, in their order.
-	Tracks = checkTracks(Conformity, Purchasing)
-)
+// registered are the tracks' rulebooks, each added by its own package
+// (Register).
+var registered = map[*corpus.Track]*Rules{}
 
-// checkTracks refuses, when the program starts, rulebooks that do not
-// match the corpus's tracks one for one, or a probative table that is not
-// exactly the track's collections.
-func checkTracks(all ...*Rules) []*Rules {
-	if len(all) != len(corpus.Tracks) {
-		panic(fmt.Sprintf("season: %d rulebooks for %d tracks", len(all), len(corpus.Tracks)))
+// Register adds a track's rulebook; each track's package calls it once,
+// from init, and a program learns a track by importing its package (the
+// tools/tracks package imports every one). It panics on a rulebook that
+// does not fit its track: a second one, a probative table that is not
+// exactly the track's collections, or a statement type with no members.
+func Register(r *Rules) *Rules {
+	switch {
+	case r.Track == nil || !slices.Contains(corpus.Tracks, r.Track):
+		panic("season: a rulebook of no track of corpus.Tracks")
+	case registered[r.Track] != nil:
+		panic("season: two rulebooks for the track " + r.Track.Name)
 	}
-	for i, r := range all {
-		if r.Track != corpus.Tracks[i] {
-			panic(fmt.Sprintf("season: rulebook %d is of the track %s, not %s", i, r.Track.Name, corpus.Tracks[i].Name))
-		}
-		if got := slices.Sorted(maps.Keys(r.Probative)); !slices.Equal(got, slices.Sorted(slices.Values(r.Track.Collections))) {
-			panic(fmt.Sprintf("season: the probative table of %s has the collections %v, not the track's %v", r.Track.Name, got, r.Track.Collections))
-		}
+	if got := slices.Sorted(maps.Keys(r.Probative)); !slices.Equal(got, slices.Sorted(slices.Values(r.Track.Collections))) {
+		panic(fmt.Sprintf("season: the probative table of %s has the collections %v, not the track's %v", r.Track.Name, got, r.Track.Collections))
 	}
-	return all
+	r.Fields = membersOf(reflect.TypeOf(r.Statement()).Elem()).Allowed
+	if len(r.Fields) == 0 {
+		panic("season: the statements of " + r.Track.Name + " have no member of their own")
+	}
+	registered[r.Track] = r
+	return r
+}
+
+// Tracks returns the rulebooks of corpus.Tracks, in their order. It panics
+// when a track has none: its package was not imported.
+func Tracks() []*Rules {
+	out := make([]*Rules, len(corpus.Tracks))
+	for i, t := range corpus.Tracks {
+		out[i] = RulesOf(t)
+	}
+	return out
 }
 
 // RulesOf returns a track's rulebook.
 func RulesOf(track *corpus.Track) *Rules {
-	for _, r := range Tracks {
-		if r.Track == track {
-			return r
-		}
+	if r := registered[track]; r != nil {
+		return r
 	}
-	panic("season: no rulebook for the track " + track.Name) // checkTracks makes one for each
+	panic("season: no rulebook for the track " + track.Name + ": import its package (tools/tracks imports every one)")
 }
 
 // RulesNamed returns the rulebook of the track whose name (a file's
@@ -262,7 +214,7 @@ func (r *Rules) IsChoice(verdict string) bool {
 
 // Subject names, in messages, what a task's resources concern: the
 // entity, or the task's candidates.
-func (r *Rules) Subject(task Task) string { return r.subject(task) }
+func (r *Rules) Subject(task Task) string { return r.SubjectOf(task) }
 
 // Probative reports whether an assertion may name field of resource: a
 // pointer of the probative table of the track the resource's collection

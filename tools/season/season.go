@@ -1,7 +1,8 @@
 // Package season holds the season's rules and reads its files, kept
-// outside the served trees. Each track's rulebook (Rules) says what differs
-// from one track to another: verdicts, probative fields, the task graph,
-// the composition, the founding formula's derivation. The files are each
+// outside the served trees. Each track's rulebook (Rules), declared and
+// registered by the track's own package, says what differs from one track
+// to another: verdicts, statements, probative fields, the task graph, the
+// composition, the founding formula's derivation. The files are each
 // track's task statements handed out at enrolment, its design and its
 // sealed answer key (docs/contract.md section 5): one reader serves every
 // track, and a statement carries exactly the fields of its track, no more
@@ -52,8 +53,8 @@ type Tasks struct {
 	Tasks  []Task `json:"taches"`
 }
 
-// Task is one task statement. The fields common to both tracks come first;
-// the others belong to one track each, and trackFields says which.
+// Task is one task statement: the members every track's statements share,
+// and the track's own, decoded by its rulebook (Rules.Statement).
 type Task struct {
 	ID            string   `json:"id"`
 	References    []string `json:"references"`
@@ -61,32 +62,10 @@ type Task struct {
 	AssertionsMax int      `json:"assertions_max"`
 	Question      string   `json:"question"`
 
-	// Conformity track.
-	Entity          string `json:"entite,omitempty"`
-	Activity        string `json:"activite,omitempty"`
-	ExaminationDate string `json:"date_examen,omitempty"`
-
-	// Purchasing track. Quantities and amounts are decimal strings.
-	Category         string       `json:"categorie,omitempty"`
-	Constraints      []Constraint `json:"contraintes,omitempty"`
-	Quantity         string       `json:"quantite,omitempty"`
-	Zone             string       `json:"zone,omitempty"`
-	OrderDate        string       `json:"date_commande,omitempty"`
-	DeliveryDeadline string       `json:"date_livraison_max,omitempty"`
-	MaxBudgetInclTax string       `json:"budget_max_ttc,omitempty"`
+	// Own holds the track's own members: a pointer to its rulebook's
+	// statement type.
+	Own any `json:"-"`
 }
-
-// Constraint is a hard constraint of a purchasing need on one of a product's
-// caracteristiques: ">=" and "<=" compare decimal strings as numbers, "="
-// compares strings.
-type Constraint struct {
-	Characteristic string `json:"caracteristique"`
-	Operator       string `json:"operateur"`
-	Value          string `json:"valeur"`
-}
-
-// Operators a constraint may use.
-var Operators = []string{">=", "<=", "="}
 
 // Key is a track's sealed answer key.
 type Key struct {
@@ -119,27 +98,37 @@ type Fact struct {
 	EquivalentForms []Fact `json:"formes_equivalentes,omitempty"`
 }
 
-// Citations returns every corpus path the statements cite: each conformity
-// task's entity and the references the client supplied.
+// Citations returns every corpus path the statements cite: what each
+// names by its track's rules (a conformity task's entity), then the
+// references the client supplied.
 func (t *Tasks) Citations() []string {
 	var paths []string
 	for _, task := range t.Tasks {
-		if task.Entity != "" {
-			paths = append(paths, task.Entity)
-		}
-		paths = append(paths, task.References...)
+		paths = append(paths, task.Cited()...)
 	}
 	return paths
 }
 
-// Rules is the rulebook of the track a statement belongs to, told by its
-// members: a purchasing need names a category, a conformity task an
-// entity.
-func (t Task) Rules() *Rules {
-	if t.Category != "" {
-		return Purchasing
+// Cited returns every corpus path the statement cites: what it names by
+// its track's rules, then its references.
+func (t Task) Cited() []string {
+	var paths []string
+	if cites := t.Rules().Cites; cites != nil {
+		paths = cites(t)
 	}
-	return Conformity
+	return append(paths, t.References...)
+}
+
+// Rules is the rulebook of the track a statement belongs to: the one whose
+// statement type its own members were decoded into, from its file's piste.
+func (t Task) Rules() *Rules {
+	own := reflect.TypeOf(t.Own)
+	for _, r := range registered {
+		if reflect.TypeOf(r.Statement()) == own {
+			return r
+		}
+	}
+	panic(fmt.Sprintf("season: task %s has own members of %v, the statement type of no track", t.ID, own))
 }
 
 // Task returns the statement of a task by id.
@@ -162,31 +151,68 @@ func ReadTasks(path string) (*Tasks, error) {
 	return DecodeTasks(path, data)
 }
 
-// DecodeTasks decodes a statements file; name says which in errors.
+// DecodeTasks decodes a statements file; name says which in errors. Its
+// piste names the track, whose rulebook decodes each statement's own
+// members.
 func DecodeTasks(name string, data []byte) (*Tasks, error) {
-	var t Tasks
-	if err := DecodeStrict(name, data, &t); err != nil {
+	var head struct {
+		Season string            `json:"saison"`
+		Track  string            `json:"piste"`
+		Tasks  []json.RawMessage `json:"taches"`
+	}
+	if err := DecodeStrict(name, data, &head); err != nil {
 		return nil, err
 	}
-	track, err := corpus.TrackNamed(t.Track)
+	track, err := corpus.TrackNamed(head.Track)
 	if err != nil {
-		return nil, fmt.Errorf("%s /piste: unknown track %q", name, t.Track)
+		return nil, fmt.Errorf("%s /piste: unknown track %q", name, head.Track)
 	}
-	// The typed decoding cannot tell a missing member from an empty one, nor
-	// a member of the other track from one left empty: read the names.
-	statement := Exactly(append(slices.Clone(CommonFields), RulesOf(track).Fields...)...)
-	doc, err := pyjson.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	tasks, _ := pyjson.Lookup(doc, "/taches")
-	list, _ := tasks.(pyjson.Array) // none when left out
-	for i, task := range list {
-		if err := statement.Check(task, fmt.Sprintf("/taches/%d", i)); err != nil {
+	rules := RulesOf(track)
+	statement := Exactly(append(slices.Clone(CommonFields), rules.Fields...)...)
+	t := &Tasks{Season: head.Season, Track: head.Track, Tasks: make([]Task, len(head.Tasks))}
+	for i, raw := range head.Tasks {
+		at := []string{"taches", strconv.Itoa(i)}
+		obj, err := pyjson.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if err := statement.Check(obj, pyjson.FormatPointer(at)); err != nil {
 			return nil, fmt.Errorf("%s %w", name, err)
 		}
+		// The two parts' members are disjoint: each decodes its own.
+		t.Tasks[i].Own = rules.Statement()
+		for _, into := range []any{&t.Tasks[i], t.Tasks[i].Own} {
+			if err := decodeValue(obj, at, into); err != nil {
+				return nil, fmt.Errorf("%s %w", name, err)
+			}
+		}
 	}
-	return &t, nil
+	return t, nil
+}
+
+// decodeValue decodes the members of obj, found at the pointer tokens at,
+// that into's struct type declares, as DecodeStrict decodes a document.
+func decodeValue(obj pyjson.Value, at []string, into any) error {
+	t := reflect.TypeOf(into).Elem()
+	fields := jsonFields(t)
+	var mine pyjson.Object
+	for _, m := range obj.(pyjson.Object) {
+		if _, ok := fields[m.Key]; ok {
+			mine = append(mine, m)
+		}
+	}
+	if err := checkShape(mine, t, at); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(pyjson.Canonical(mine), into); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			pointer := pyjson.FormatPointer(append(slices.Clone(at), strings.Split(typeErr.Field, ".")...))
+			return fmt.Errorf("%s: want %s, not a JSON %s", pointer, typeErr.Type, typeErr.Value)
+		}
+		return err
+	}
+	return nil
 }
 
 // ReadKey reads an answer key strictly (DecodeKey).

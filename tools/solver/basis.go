@@ -11,18 +11,18 @@ type Basis struct {
 	Any  []Basis
 }
 
-// factsBasis is every fact, all needed.
-func factsBasis(facts ...Fact) Basis {
+// FactsBasis is every fact, all needed.
+func FactsBasis(facts ...Fact) Basis {
 	members := make([]Basis, len(facts))
 	for i := range facts {
 		members[i] = Basis{Fact: &facts[i]}
 	}
-	return allOf(members...)
+	return AllOf(members...)
 }
 
-// allOf needs every member; a single member stands for itself, and an
+// AllOf needs every member; a single member stands for itself, and an
 // empty list is the zero Basis, which rests on nothing.
-func allOf(members ...Basis) Basis {
+func AllOf(members ...Basis) Basis {
 	members = nonEmpty(members)
 	if len(members) == 1 {
 		return members[0]
@@ -30,8 +30,8 @@ func allOf(members ...Basis) Basis {
 	return Basis{All: members}
 }
 
-// anyOf needs one member.
-func anyOf(members ...Basis) Basis {
+// AnyOf needs one member.
+func AnyOf(members ...Basis) Basis {
 	members = nonEmpty(members)
 	if len(members) == 1 {
 		return members[0]

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
@@ -28,17 +27,17 @@ func ServeTree(tree fs.FS) season.Fetcher {
 	}
 }
 
-// readFields returns string members of obj by name. A date member must be a
+// ReadFields returns string members of obj by name. A date member must be a
 // real YYYY-MM-DD date: the criteria compare dates as strings, which orders
 // them correctly only in that form.
-func readFields(obj pyjson.Object, name string, fields ...string) (map[string]string, error) {
+func ReadFields(obj pyjson.Object, name string, fields ...string) (map[string]string, error) {
 	out := make(map[string]string, len(fields))
 	for _, f := range fields {
 		s, err := season.StringAt(obj, name, "/"+f)
 		if err != nil {
 			return nil, err
 		}
-		if isDateField(f) && !isDate(s) {
+		if isDateField(f) && !corpus.IsDate(s) {
 			return nil, fmt.Errorf("%s: %s %q is not a YYYY-MM-DD date", name, f, s)
 		}
 		out[f] = s
@@ -48,9 +47,4 @@ func readFields(obj pyjson.Object, name string, fields ...string) (map[string]st
 
 func isDateField(name string) bool {
 	return len(name) > 5 && name[:5] == "date_" || name == "nouvelle_date_fin"
-}
-
-func isDate(s string) bool {
-	t, err := time.Parse(time.DateOnly, s)
-	return err == nil && t.Format(time.DateOnly) == s
 }

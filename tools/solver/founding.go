@@ -167,9 +167,9 @@ func Founding(design season.DesignTask, derived *Result, graph *season.Graph) (s
 			members = append(members, c.Basis)
 		}
 		if all {
-			return formulaOf(allOf(members...), graph), nil
+			return formulaOf(AllOf(members...), graph), nil
 		}
-		return formulaOf(anyOf(members...), graph), nil
+		return formulaOf(AnyOf(members...), graph), nil
 	}
 	rests := restsOn(derived)
 	trap, err := designBasis(design.Facts, rests, design.Verdict)
@@ -187,12 +187,12 @@ func Founding(design season.DesignTask, derived *Result, graph *season.Graph) (s
 			if err != nil {
 				return season.Formula{}, err
 			}
-			alternatives = append(alternatives, allOf(members...))
+			alternatives = append(alternatives, AllOf(members...))
 		}
 		if len(alternatives) == 0 {
 			return season.Formula{}, fmt.Errorf("the control task is founded on any one criterion proven whole: the design names no un_de, and no candidate is compared")
 		}
-		return formulaOf(anyOf(alternatives...), graph), nil
+		return formulaOf(AnyOf(alternatives...), graph), nil
 	}
 	if len(design.Alternatives) > 0 {
 		return season.Formula{}, fmt.Errorf("un_de is the control task's: a task with a trap is founded on the trap's faits")
@@ -201,7 +201,7 @@ func Founding(design season.DesignTask, derived *Result, graph *season.Graph) (s
 	if len(members) == 0 {
 		return season.Formula{}, fmt.Errorf("a %s verdict is founded on its trap: the design names no faits", design.Verdict)
 	}
-	return formulaOf(allOf(members...), graph), nil
+	return formulaOf(AllOf(members...), graph), nil
 }
 
 // designBasis looks up the facts a design names among those the derived

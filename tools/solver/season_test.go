@@ -1,4 +1,4 @@
-package solver
+package solver_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/arkforge/proveit-corpus/tools/solver"
+	_ "github.com/arkforge/proveit-corpus/tools/tracks"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -31,19 +34,19 @@ func readTrackSeason(t *testing.T, track *corpus.Track) (*season.Tasks, *season.
 	require.Equal(t, track.Name, tasks.Track)
 	key, err := season.ReadKey(filepath.Join("../..", season.KeyFile(track)))
 	require.NoError(t, err)
-	return tasks, key, ServeTree(os.DirFS(filepath.Join("../../corpus", track.Name)))
+	return tasks, key, solver.ServeTree(os.DirFS(filepath.Join("../../corpus", track.Name)))
 }
 
 // Each track's sealed key agrees with the solver and meets every rule of
-// the track: CheckKey reports verdicts, calls, composition, bounds, served
+// the track: solver.CheckKey reports verdicts, calls, composition, bounds, served
 // values, probative fields, graph, own resources and common-list entries.
 func TestSeasonKeyMeetsTheTrackRules(t *testing.T) {
 	for _, track := range corpus.Tracks {
 		t.Run(track.Name, func(t *testing.T) {
 			tasks, key, fetch := readTrackSeason(t, track)
-			results, err := SolveSeason(tasks, fetch)
+			results, err := solver.SolveSeason(tasks, fetch)
 			require.NoError(t, err)
-			problems, err := CheckKey(tasks, key, results, fetch)
+			problems, err := solver.CheckKey(tasks, key, results, fetch)
 			require.NoError(t, err)
 			for _, p := range problems {
 				t.Errorf("%s", p)
@@ -56,7 +59,7 @@ func TestSeasonKeyMeetsTheTrackRules(t *testing.T) {
 // the task and the broken promise.
 func TestSeasonTaskByTask(t *testing.T) {
 	// Assertion bounds of spec §5.5 (docs/contract.md, section 5), which taches.json restates;
-	// the purchasing statements publish their own, checked by CheckKey.
+	// the purchasing statements publish their own, checked by solver.CheckKey.
 	bounds := map[string][2]int{
 		"conf-01": {2, 4}, "conf-02": {3, 6}, "conf-03": {2, 4}, "conf-04": {3, 6}, "conf-05": {4, 8},
 		"conf-06": {4, 8}, "conf-07": {3, 6}, "conf-08": {4, 8}, "conf-09": {3, 6}, "conf-10": {3, 6},
@@ -78,9 +81,9 @@ func taskByTask(t *testing.T, track *corpus.Track, bounds map[string][2]int) {
 				assert.Equal(t, want, [2]int{task.AssertionsMin, task.AssertionsMax}, "bounds of the specification's 5.5")
 			}
 
-			res, err := Solve(task, fetch)
+			res, err := solver.Solve(task, fetch)
 			require.NoError(t, err)
-			assert.Equal(t, Verdict(k.Verdict), res.Verdict, "verdict")
+			assert.Equal(t, solver.Verdict(k.Verdict), res.Verdict, "verdict")
 			assert.GreaterOrEqual(t, len(res.Calls), season.MinCalls, "calls %v", res.Calls)
 			assert.LessOrEqual(t, len(res.Calls), season.MaxCalls, "calls %v", res.Calls)
 			assert.Equal(t, track.Rules, res.Calls[0], "the rules are read first, as one call")
@@ -93,14 +96,14 @@ func taskByTask(t *testing.T, track *corpus.Track, bounds map[string][2]int) {
 				limit = task.AssertionsMin
 			}
 			assert.LessOrEqual(t, len(smallest), limit, "room under the ceiling: %v", smallest)
-			derived, err := Derive(task, fetch)
+			derived, err := solver.Derive(task, fetch)
 			require.NoError(t, err)
 			assert.Equal(t, res.Verdict, derived.Verdict, "the full walk reaches the agent's verdict")
 			graph, err := season.TaskGraph(task, fetch)
 			require.NoError(t, err)
 			for _, f := range k.Founding.Facts() {
 				for _, form := range append([]season.Fact{f}, f.EquivalentForms...) {
-					assert.Empty(t, served(form, fetch), "%s %s is served with exactly that value", form.Resource, form.Field)
+					assert.Empty(t, solver.Served(form, fetch), "%s %s is served with exactly that value", form.Resource, form.Field)
 					assert.True(t, season.Probative(form.Resource, form.Field), "%s %s is a probative pointer", form.Resource, form.Field)
 					assert.True(t, graph.Contains(form.Resource), "%s is in the task's graph", form.Resource)
 					if !graph.Own[form.Resource] {
@@ -115,7 +118,7 @@ func taskByTask(t *testing.T, track *corpus.Track, bounds map[string][2]int) {
 			for _, f := range res.Facts {
 				assert.True(t, season.Probative(f.Resource, f.Field), "solver fact %s", f)
 				assert.True(t, graph.Contains(f.Resource), "solver fact %s", f)
-				assert.Empty(t, served(season.Fact{Resource: f.Resource, Field: f.Field, Value: pyjson.Canonical(f.Value)}, fetch), "solver fact %s", f)
+				assert.Empty(t, solver.Served(season.Fact{Resource: f.Resource, Field: f.Field, Value: pyjson.Canonical(f.Value)}, fetch), "solver fact %s", f)
 			}
 		})
 	}
@@ -184,187 +187,187 @@ func fact(resource, field, value string) season.Fact {
 	return season.Fact{Resource: resource, Field: field, Value: json.RawMessage(value)}
 }
 
-// CheckKey catches each way a key can break the track's rules.
+// solver.CheckKey catches each way a key can break the track's rules.
 func TestCheckKeyCatches(t *testing.T) {
 	tests := []struct {
 		name string
-		edit func(k *season.Key, results []*Result)
-		want Problem
+		edit func(k *season.Key, results []*solver.Result)
+		want solver.Problem
 	}{
-		{"a verdict the solver does not reach", func(k *season.Key, _ []*Result) {
+		{"a verdict the solver does not reach", func(k *season.Key, _ []*solver.Result) {
 			keyOf(k, "conf-05").Verdict = "non_conforme"
 			keyOf(k, "conf-02").Verdict = "conforme"
-		}, Problem{"conf-05", RuleVerdict, "the key says non_conforme, the solver conforme"}},
-		{"a value the corpus does not serve", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-05", solver.RuleVerdict, "the key says non_conforme, the solver conforme"}},
+		{"a value the corpus does not serve", func(k *season.Key, _ []*solver.Result) {
 			setFact(keyOf(k, "conf-02"), 1, fact("/agrements/AGR-5120", "/date_fin_validite", `"2026-09-30"`))
-		}, Problem{"conf-02", RuleServed, `fact 1 (/agrements/AGR-5120 /date_fin_validite): the key says "2026-09-30", the corpus serves "2026-09-29"`}},
-		{"a value of the wrong JSON type", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-02", solver.RuleServed, `fact 1 (/agrements/AGR-5120 /date_fin_validite): the key says "2026-09-30", the corpus serves "2026-09-29"`}},
+		{"a value of the wrong JSON type", func(k *season.Key, _ []*solver.Result) {
 			setFact(keyOf(k, "conf-03"), 1, fact("/attestations/ATT-7702", "/existe", `"false"`))
-		}, Problem{"conf-03", RuleServed, `fact 1 (/attestations/ATT-7702 /existe): the key says "false", the corpus serves false`}},
-		{"an absent resource said to exist", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-03", solver.RuleServed, `fact 1 (/attestations/ATT-7702 /existe): the key says "false", the corpus serves false`}},
+		{"an absent resource said to exist", func(k *season.Key, _ []*solver.Result) {
 			setFact(keyOf(k, "conf-10"), 1, fact("/avenants/AVN-3412", "/existe", `true`))
-		}, Problem{"conf-10", RuleServed, `fact 1 (/avenants/AVN-3412 /existe): the key says true, the corpus serves false`}},
-		{"a pointer the resource does not serve", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-10", solver.RuleServed, `fact 1 (/avenants/AVN-3412 /existe): the key says true, the corpus serves false`}},
+		{"a pointer the resource does not serve", func(k *season.Key, _ []*solver.Result) {
 			setFact(keyOf(k, "conf-01"), 1, fact("/agrements/AGR-4417", "/agrements/5", `"x"`))
-		}, Problem{"conf-01", RuleServed, `fact 1 (/agrements/AGR-4417 /agrements/5): the resource serves no value at this pointer`}},
-		{"a descriptive field", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-01", solver.RuleServed, `fact 1 (/agrements/AGR-4417 /agrements/5): the resource serves no value at this pointer`}},
+		{"a descriptive field", func(k *season.Key, _ []*solver.Result) {
 			setFact(keyOf(k, "conf-01"), 0, fact("/entites/ENT-1102", "/denomination", `"Bureau de change des Cordeliers"`))
-		}, Problem{"conf-01", RuleProbative, `fact 0 (/entites/ENT-1102 /denomination): not a probative field of its collection`}},
-		{"the whole document", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-01", solver.RuleProbative, `fact 0 (/entites/ENT-1102 /denomination): not a probative field of its collection`}},
+		{"the whole document", func(k *season.Key, _ []*solver.Result) {
 			factAt(&keyOf(k, "conf-01").Founding, 0).Field = ""
-		}, Problem{"conf-01", RuleProbative, `fact 0 (/entites/ENT-1102 ): not a probative field of its collection`}},
-		{"a page_suivante of a common list", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-01", solver.RuleProbative, `fact 0 (/entites/ENT-1102 ): not a probative field of its collection`}},
+		{"a page_suivante of a common list", func(k *season.Key, _ []*solver.Result) {
 			setFact(keyOf(k, "conf-04"), 3, fact("/listes/agrees/domiciliation", "/page_suivante", `"/listes/agrees/domiciliation-p2"`))
-		}, Problem{"conf-04", RuleProbative, `fact 3 (/listes/agrees/domiciliation /page_suivante): not a probative field of its collection`}},
-		{"the referentiel", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-04", solver.RuleProbative, `fact 3 (/listes/agrees/domiciliation /page_suivante): not a probative field of its collection`}},
+		{"the referentiel", func(k *season.Key, _ []*solver.Result) {
 			setFact(keyOf(k, "conf-01"), 1, fact("/referentiel", "/mesures_restrictives", `"/mesures-restrictives/MR-2026"`))
-		}, Problem{"conf-01", RuleGraph, `fact 1 (/referentiel /mesures_restrictives): not in the task's graph`}},
-		{"another entity's resource", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-01", solver.RuleGraph, `fact 1 (/referentiel /mesures_restrictives): not in the task's graph`}},
+		{"another entity's resource", func(k *season.Key, _ []*solver.Result) {
 			setFact(keyOf(k, "conf-01"), 1, fact("/agrements/AGR-5120", "/statut", `"actif"`))
-		}, Problem{"conf-01", RuleGraph, `fact 1 (/agrements/AGR-5120 /statut): not in the task's graph`}},
-		{"another activity's public list", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-01", solver.RuleGraph, `fact 1 (/agrements/AGR-5120 /statut): not in the task's graph`}},
+		{"another activity's public list", func(k *season.Key, _ []*solver.Result) {
 			setFact(keyOf(k, "conf-01"), 1, fact("/listes/agrees/domiciliation", "/entrees/0/statut", `"actif"`))
-		}, Problem{"conf-01", RuleGraph, `fact 1 (/listes/agrees/domiciliation /entrees/0/statut): not in the task's graph`}},
-		{"a public-list entry of another entity", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-01", solver.RuleGraph, `fact 1 (/listes/agrees/domiciliation /entrees/0/statut): not in the task's graph`}},
+		{"a public-list entry of another entity", func(k *season.Key, _ []*solver.Result) {
 			setFact(keyOf(k, "conf-01"), 1, fact("/listes/agrees/change-manuel", "/entrees/1/statut", `"actif"`))
-		}, Problem{"conf-01", RuleCommonList, `fact 1 (/listes/agrees/change-manuel /entrees/1/statut): a common list's entry that does not concern /entites/ENT-1102`}},
-		{"a restrictive-measures entry no owner is named", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-01", solver.RuleCommonList, `fact 1 (/listes/agrees/change-manuel /entrees/1/statut): a common list's entry that does not concern /entites/ENT-1102`}},
+		{"a restrictive-measures entry no owner is named", func(k *season.Key, _ []*solver.Result) {
 			setFact(keyOf(k, "conf-06"), 3, fact("/mesures-restrictives/MR-2026", "/entrees/0/nom", `"Arnoux"`))
-		}, Problem{"conf-06", RuleCommonList, `fact 3 (/mesures-restrictives/MR-2026 /entrees/0/nom): a common list's entry that does not concern /entites/ENT-6021`}},
-		{"no room under the control task's minimum", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-06", solver.RuleCommonList, `fact 3 (/mesures-restrictives/MR-2026 /entrees/0/nom): a common list's entry that does not concern /entites/ENT-6021`}},
+		{"no room under the control task's minimum", func(k *season.Key, _ []*solver.Result) {
 			kt := keyOf(k, "conf-01")
 			kt.Founding = season.AllOf(kt.Founding, season.FactOf(fact("/agrements/AGR-4417", "/date_debut", `"2022-03-01"`)),
 				season.FactOf(fact("/agrements/AGR-4417", "/activite", `"change-manuel"`)))
-		}, Problem{"conf-01", RuleRoom, "the smallest set of facts that founds the verdict has 3 facts, want at most 2 (the control task's assertions_min 2)"}},
-		{"a control alternative over the minimum", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-01", solver.RuleRoom, "the smallest set of facts that founds the verdict has 3 facts, want at most 2 (the control task's assertions_min 2)"}},
+		{"a control alternative over the minimum", func(k *season.Key, _ []*solver.Result) {
 			kt := keyOf(k, "conf-01")
 			kt.Founding.Any = append(kt.Founding.Any, season.AllOf(season.FactOf(fact("/agrements/AGR-4417", "/date_debut", `"2022-03-01"`)),
 				season.FactOf(fact("/agrements/AGR-4417", "/activite", `"change-manuel"`)), season.FactOf(fact("/agrements/AGR-4417", "/statut", `"actif"`))))
-		}, Problem{"conf-01", RuleRoom, `the control task's alternative /agrements/AGR-4417 /date_debut = "2022-03-01", /agrements/AGR-4417 /activite = "change-manuel", /agrements/AGR-4417 /statut = "actif" takes 3 assertions, want at most its assertions_min 2`}},
-		{"no room under the ceiling", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-01", solver.RuleRoom, `the control task's alternative /agrements/AGR-4417 /date_debut = "2022-03-01", /agrements/AGR-4417 /activite = "change-manuel", /agrements/AGR-4417 /statut = "actif" takes 3 assertions, want at most its assertions_min 2`}},
+		{"no room under the ceiling", func(k *season.Key, _ []*solver.Result) {
 			kt := keyOf(k, "conf-02")
 			for _, field := range []string{"/activite", "/statut", "/date_debut"} {
 				v := map[string]string{"/activite": `"intermediation-credit"`, "/statut": `"actif"`, "/date_debut": `"2021-09-30"`}[field]
 				kt.Founding.All = append(kt.Founding.All, season.FactOf(fact("/agrements/AGR-5120", field, v)))
 			}
-		}, Problem{"conf-02", RuleRoom, "the smallest set of facts that founds the verdict has 5 facts, want at most 4 (assertions_max 6 - 2)"}},
-		{"a missing alternative", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-02", solver.RuleRoom, "the smallest set of facts that founds the verdict has 5 facts, want at most 4 (assertions_max 6 - 2)"}},
+		{"a missing alternative", func(k *season.Key, _ []*solver.Result) {
 			kt := keyOf(k, "conf-09")
 			kt.Founding = kt.Founding.Any[0] // R2's only
-		}, Problem{"conf-09", RuleAlternatives, `the formula lacks an alternative the rules allow: the case R4, by /entites/ENT-9012 /attestations = ["/attestations/ATT-8470","/attestations/ATT-8471"], /attestations/ATT-8470 /type = "assurance-rc-pro", /attestations/ATT-8471 /type = "regularite-fiscale"`}},
-		{"a missing equivalent form", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-09", solver.RuleAlternatives, `the formula lacks an alternative the rules allow: the case R4, by /entites/ENT-9012 /attestations = ["/attestations/ATT-8470","/attestations/ATT-8471"], /attestations/ATT-8470 /type = "assurance-rc-pro", /attestations/ATT-8471 /type = "regularite-fiscale"`}},
+		{"a missing equivalent form", func(k *season.Key, _ []*solver.Result) {
 			f := factAt(&keyOf(k, "conf-02").Founding, 0)
 			f.EquivalentForms = f.EquivalentForms[:1] // the whole array, not the agrément's /entite
-		}, Problem{"conf-02", RuleForms, `fact 0 (/entites/ENT-2231 /agrements/0): lacks the equivalent form /agrements/AGR-5120 /entite = "/entites/ENT-2231"`}},
-		{"a guess as an alternative", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-02", solver.RuleForms, `fact 0 (/entites/ENT-2231 /agrements/0): lacks the equivalent form /agrements/AGR-5120 /entite = "/entites/ENT-2231"`}},
+		{"a guess as an alternative", func(k *season.Key, _ []*solver.Result) {
 			kt := keyOf(k, "conf-02")
 			kt.Founding = season.AnyOf(kt.Founding, season.FactOf(fact("/entites/ENT-2231", "/statut", `"active"`)))
-		}, Problem{"conf-02", RuleDerivation, `the formula founds the verdict on /entites/ENT-2231 /statut = "active", which proves no case that decides it`}},
-		{"a fact a conforme verdict does not rest on", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-02", solver.RuleDerivation, `the formula founds the verdict on /entites/ENT-2231 /statut = "active", which proves no case that decides it`}},
+		{"a fact a conforme verdict does not rest on", func(k *season.Key, _ []*solver.Result) {
 			setFact(keyOf(k, "conf-05"), 0, fact("/attestations/ATT-8150", "/date_fin_validite", `"2026-06-30"`))
-		}, Problem{"conf-05", RuleDerivation, "fact 0 (/attestations/ATT-8150 /date_fin_validite): not a fact the conforme verdict rests on"}},
-		{"too few facts on own resources", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-05", solver.RuleDerivation, "fact 0 (/attestations/ATT-8150 /date_fin_validite): not a fact the conforme verdict rests on"}},
+		{"too few facts on own resources", func(k *season.Key, _ []*solver.Result) {
 			kt := keyOf(k, "conf-06")
 			kt.Founding.All = kt.Founding.All[3:] // the list's entry only
-		}, Problem{"conf-06", RuleOwn, "the smallest founding set, filled up to the minimum, has 1 assertions on the entity's own resources, want at least 2 (half the minimum 4, rounded up)"}},
-		{"too few calls", func(_ *season.Key, results []*Result) { results[1].Calls = results[1].Calls[:1] },
-			Problem{"conf-02", RuleCalls, "answering takes 1 calls, want 2 to 12"}},
-		{"too many calls", func(_ *season.Key, results []*Result) {
+		}, solver.Problem{"conf-06", solver.RuleOwn, "the smallest founding set, filled up to the minimum, has 1 assertions on the entity's own resources, want at least 2 (half the minimum 4, rounded up)"}},
+		{"too few calls", func(_ *season.Key, results []*solver.Result) { results[1].Calls = results[1].Calls[:1] },
+			solver.Problem{"conf-02", solver.RuleCalls, "answering takes 1 calls, want 2 to 12"}},
+		{"too many calls", func(_ *season.Key, results []*solver.Result) {
 			results[0].Calls = append(results[0].Calls, "/entites/ENT-1", "/entites/ENT-2", "/entites/ENT-3")
-		}, Problem{"conf-01", RuleCalls, "answering takes 13 calls, want 2 to 12"}},
-		{"the verdict balance", func(k *season.Key, _ []*Result) { keyOf(k, "conf-09").Verdict = "indeterminable" },
-			Problem{"", RuleComposition, "3 tasks expect non_conforme, want 4"}},
-		{"a family missing", func(k *season.Key, _ []*Result) { keyOf(k, "conf-04").Families = []string{"P1"} },
-			Problem{"", RuleComposition, "no task carries the trap family P3"}},
-		{"too few P5", func(k *season.Key, _ []*Result) { keyOf(k, "conf-09").Families = []string{"P2"} },
-			Problem{"", RuleComposition, "2 tasks carry P5, want at least 3"}},
-		{"an unknown family", func(k *season.Key, _ []*Result) { keyOf(k, "conf-02").Families = []string{"P2", "P6"} },
-			Problem{"conf-02", RuleComposition, `unknown trap family "P6"`}},
-		{"two control tasks", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"conf-01", solver.RuleCalls, "answering takes 13 calls, want 2 to 12"}},
+		{"the verdict balance", func(k *season.Key, _ []*solver.Result) { keyOf(k, "conf-09").Verdict = "indeterminable" },
+			solver.Problem{"", solver.RuleComposition, "3 tasks expect non_conforme, want 4"}},
+		{"a family missing", func(k *season.Key, _ []*solver.Result) { keyOf(k, "conf-04").Families = []string{"P1"} },
+			solver.Problem{"", solver.RuleComposition, "no task carries the trap family P3"}},
+		{"too few P5", func(k *season.Key, _ []*solver.Result) { keyOf(k, "conf-09").Families = []string{"P2"} },
+			solver.Problem{"", solver.RuleComposition, "2 tasks carry P5, want at least 3"}},
+		{"an unknown family", func(k *season.Key, _ []*solver.Result) { keyOf(k, "conf-02").Families = []string{"P2", "P6"} },
+			solver.Problem{"conf-02", solver.RuleComposition, `unknown trap family "P6"`}},
+		{"two control tasks", func(k *season.Key, _ []*solver.Result) {
 			kt := keyOf(k, "conf-06")
 			kt.Control, kt.Families = true, nil
-		}, Problem{"", RuleComposition, "2 control tasks [conf-01 conf-06], want exactly one"}},
-		{"a control task with a trap", func(k *season.Key, _ []*Result) { keyOf(k, "conf-01").Families = []string{"P5"} },
-			Problem{"conf-01", RuleComposition, "a control task carries the families [P5]"}},
-		{"a trapless task that is not the control", func(k *season.Key, _ []*Result) { keyOf(k, "conf-02").Families = nil },
-			Problem{"conf-02", RuleComposition, "a task with no trap family that is not the control task"}},
-		{"a task missing from the key", func(k *season.Key, _ []*Result) { k.Tasks = k.Tasks[1:] },
-			Problem{"conf-01", RuleComposition, "the key has no entry for the task"}},
-		{"a task the statements lack", func(k *season.Key, _ []*Result) {
+		}, solver.Problem{"", solver.RuleComposition, "2 control tasks [conf-01 conf-06], want exactly one"}},
+		{"a control task with a trap", func(k *season.Key, _ []*solver.Result) { keyOf(k, "conf-01").Families = []string{"P5"} },
+			solver.Problem{"conf-01", solver.RuleComposition, "a control task carries the families [P5]"}},
+		{"a trapless task that is not the control", func(k *season.Key, _ []*solver.Result) { keyOf(k, "conf-02").Families = nil },
+			solver.Problem{"conf-02", solver.RuleComposition, "a task with no trap family that is not the control task"}},
+		{"a task missing from the key", func(k *season.Key, _ []*solver.Result) { k.Tasks = k.Tasks[1:] },
+			solver.Problem{"conf-01", solver.RuleComposition, "the key has no entry for the task"}},
+		{"a task the statements lack", func(k *season.Key, _ []*solver.Result) {
 			extra := k.Tasks[0]
 			extra.ID = "conf-11"
 			k.Tasks = append(k.Tasks, extra)
-		}, Problem{"conf-11", RuleComposition, "the key has a task the statements do not"}},
+		}, solver.Problem{"conf-11", solver.RuleComposition, "the key has a task the statements do not"}},
 	}
 	tasks, _, fetch := readSeason(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, key, _ := readSeason(t)
-			results, err := SolveSeason(tasks, fetch)
+			results, err := solver.SolveSeason(tasks, fetch)
 			require.NoError(t, err)
 			tt.edit(key, results)
-			problems, err := CheckKey(tasks, key, results, fetch)
+			problems, err := solver.CheckKey(tasks, key, results, fetch)
 			require.NoError(t, err)
 			assert.Contains(t, problems, tt.want)
 		})
 	}
 }
 
-// CheckKey catches each way a purchasing key can break its track's rules.
+// solver.CheckKey catches each way a purchasing key can break its track's rules.
 func TestCheckKeyCatchesPurchasing(t *testing.T) {
 	tests := []struct {
 		name string
-		edit func(tasks *season.Tasks, k *season.Key, results []*Result)
-		want Problem
+		edit func(tasks *season.Tasks, k *season.Key, results []*solver.Result)
+		want solver.Problem
 	}{
-		{"the expensive valid option as verdict", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+		{"the expensive valid option as verdict", func(_ *season.Tasks, k *season.Key, _ []*solver.Result) {
 			k.Tasks[0].Verdict = "/produits/ECR-2734"
-		}, Problem{"gen-01", RuleVerdict, "the key says /produits/ECR-2734, the solver /produits/ECR-2701"}},
-		{"a valid option where there is none", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+		}, solver.Problem{"gen-01", solver.RuleVerdict, "the key says /produits/ECR-2734, the solver /produits/ECR-2701"}},
+		{"a valid option where there is none", func(_ *season.Tasks, k *season.Key, _ []*solver.Result) {
 			k.Tasks[1].Verdict = "/produits/IMP-4410"
-		}, Problem{"", RuleComposition, "2 tasks expect aucune_option_valide, want at least 3"}},
-		{"a verdict that is no product", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+		}, solver.Problem{"", solver.RuleComposition, "2 tasks expect aucune_option_valide, want at least 3"}},
+		{"a verdict that is no product", func(_ *season.Tasks, k *season.Key, _ []*solver.Result) {
 			k.Tasks[0].Verdict = "/fournisseurs/FRN-101"
-		}, Problem{"", RuleComposition, `1 tasks expect the unknown verdict "/fournisseurs/FRN-101"`}},
-		{"an amount the corpus spells otherwise", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+		}, solver.Problem{"", solver.RuleComposition, `1 tasks expect the unknown verdict "/fournisseurs/FRN-101"`}},
+		{"an amount the corpus spells otherwise", func(_ *season.Tasks, k *season.Key, _ []*solver.Result) {
 			setFact(&k.Tasks[0], 0, fact("/tarifs/TAR-ECR-2701", "/prix_unitaire_ttc", `"289.9"`))
-		}, Problem{"gen-01", RuleServed, `fact 0 (/tarifs/TAR-ECR-2701 /prix_unitaire_ttc): the key says "289.9", the corpus serves "289.90"`}},
-		{"a descriptive field", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+		}, solver.Problem{"gen-01", solver.RuleServed, `fact 0 (/tarifs/TAR-ECR-2701 /prix_unitaire_ttc): the key says "289.9", the corpus serves "289.90"`}},
+		{"a descriptive field", func(_ *season.Tasks, k *season.Key, _ []*solver.Result) {
 			setFact(&k.Tasks[0], 0, fact("/tarifs/TAR-ECR-2701", "/mention", `"x"`))
-		}, Problem{"gen-01", RuleProbative, `fact 0 (/tarifs/TAR-ECR-2701 /mention): not a probative field of its collection`}},
-		{"another category's product", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+		}, solver.Problem{"gen-01", solver.RuleProbative, `fact 0 (/tarifs/TAR-ECR-2701 /mention): not a probative field of its collection`}},
+		{"another category's product", func(_ *season.Tasks, k *season.Key, _ []*solver.Result) {
 			setFact(&k.Tasks[0], 0, fact("/tarifs/TAR-IMP-4410", "/prix_unitaire_ttc", `"612.00"`))
-		}, Problem{"gen-01", RuleGraph, `fact 0 (/tarifs/TAR-IMP-4410 /prix_unitaire_ttc): not in the task's graph`}},
-		{"another category's catalogue", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+		}, solver.Problem{"gen-01", solver.RuleGraph, `fact 0 (/tarifs/TAR-IMP-4410 /prix_unitaire_ttc): not in the task's graph`}},
+		{"another category's catalogue", func(_ *season.Tasks, k *season.Key, _ []*solver.Result) {
 			setFact(&k.Tasks[0], 0, fact("/catalogues/imprimantes", "/entrees/0/etat_affiche", `"en_stock"`))
-		}, Problem{"gen-01", RuleGraph, `fact 0 (/catalogues/imprimantes /entrees/0/etat_affiche): not in the task's graph`}},
-		{"too few facts on own resources", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+		}, solver.Problem{"gen-01", solver.RuleGraph, `fact 0 (/catalogues/imprimantes /entrees/0/etat_affiche): not in the task's graph`}},
+		{"too few facts on own resources", func(_ *season.Tasks, k *season.Key, _ []*solver.Result) {
 			// gen-04: every candidate excluded by the catalogue alone.
 			k.Tasks[3].Founding = season.AllOf(
 				season.FactOf(fact("/catalogues/videoprojecteurs", "/entrees/0/prix_affiche_ttc", `"2190.00"`)),
 				season.FactOf(fact("/catalogues/videoprojecteurs", "/entrees/1/etat_affiche", `"en_stock"`)),
 				season.FactOf(fact("/catalogues/videoprojecteurs", "/entrees/2/produit", `"/produits/VPR-3300"`)))
-		}, Problem{"gen-04", RuleOwn, "the smallest founding set, filled up to the minimum, has 0 assertions on the candidates' own resources, want at least 2 (half the minimum 3, rounded up)"}},
-		{"a maximum that is not twice the minimum", func(tasks *season.Tasks, _ *season.Key, _ []*Result) {
+		}, solver.Problem{"gen-04", solver.RuleOwn, "the smallest founding set, filled up to the minimum, has 0 assertions on the candidates' own resources, want at least 2 (half the minimum 3, rounded up)"}},
+		{"a maximum that is not twice the minimum", func(tasks *season.Tasks, _ *season.Key, _ []*solver.Result) {
 			tasks.Tasks[0].AssertionsMax = 5
-		}, Problem{"gen-01", RuleBounds, "bounds 4..5, want a minimum of 2 to 4 and a maximum twice it"}},
-		{"a minimum of one", func(tasks *season.Tasks, _ *season.Key, _ []*Result) {
+		}, solver.Problem{"gen-01", solver.RuleBounds, "bounds 4..5, want a minimum of 2 to 4 and a maximum twice it"}},
+		{"a minimum of one", func(tasks *season.Tasks, _ *season.Key, _ []*solver.Result) {
 			tasks.Tasks[6].AssertionsMin, tasks.Tasks[6].AssertionsMax = 1, 2
-		}, Problem{"gen-07", RuleBounds, "bounds 1..2, want a minimum of 2 to 4 and a maximum twice it"}},
-		{"too many calls", func(_ *season.Tasks, _ *season.Key, results []*Result) {
+		}, solver.Problem{"gen-07", solver.RuleBounds, "bounds 1..2, want a minimum of 2 to 4 and a maximum twice it"}},
+		{"too many calls", func(_ *season.Tasks, _ *season.Key, results []*solver.Result) {
 			results[0].Calls = append(results[0].Calls, "/produits/X")
-		}, Problem{"gen-01", RuleCalls, "answering takes 13 calls, want 2 to 12"}},
-		{"a second control", func(_ *season.Tasks, k *season.Key, _ []*Result) {
+		}, solver.Problem{"gen-01", solver.RuleCalls, "answering takes 13 calls, want 2 to 12"}},
+		{"a second control", func(_ *season.Tasks, k *season.Key, _ []*solver.Result) {
 			k.Tasks[5].Control, k.Tasks[5].Families = true, nil
-		}, Problem{"", RuleComposition, "2 control tasks [gen-01 gen-06], want exactly one"}},
+		}, solver.Problem{"", solver.RuleComposition, "2 control tasks [gen-01 gen-06], want exactly one"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tasks, key, fetch := readTrackSeason(t, corpus.Purchasing)
-			results, err := SolveSeason(tasks, fetch)
+			results, err := solver.SolveSeason(tasks, fetch)
 			require.NoError(t, err)
 			tt.edit(tasks, key, results)
-			problems, err := CheckKey(tasks, key, results, fetch)
+			problems, err := solver.CheckKey(tasks, key, results, fetch)
 			require.NoError(t, err)
 			assert.Contains(t, problems, tt.want)
 		})
@@ -375,28 +378,28 @@ func TestCheckKeyCatchesPurchasing(t *testing.T) {
 // verdict on facts that exclude only the others: a guess about the rest.
 func TestCheckKeyCatchesACandidateLeftOut(t *testing.T) {
 	tasks, key, fetch := readTrackSeason(t, corpus.Purchasing)
-	results, err := SolveSeason(tasks, fetch)
+	results, err := solver.SolveSeason(tasks, fetch)
 	require.NoError(t, err)
 	gen02 := keyOf(key, "gen-02")
 	require.Len(t, gen02.Founding.All, 5)
 	left := gen02.Founding.All[3] // IMP-1810, which the catalogue shows rupture
 	require.Contains(t, fmt.Sprint(left.Facts()), "/produits/IMP-1810")
 	gen02.Founding.All = slices.Delete(gen02.Founding.All, 3, 4)
-	problems, err := CheckKey(tasks, key, results, fetch)
+	problems, err := solver.CheckKey(tasks, key, results, fetch)
 	require.NoError(t, err)
 	require.NotEmpty(t, problems)
 	for _, p := range problems {
 		assert.Equal(t, "gen-02", p.Task)
-		assert.Equal(t, RuleDerivation, p.Rule)
+		assert.Equal(t, solver.RuleDerivation, p.Rule)
 		assert.Contains(t, p.Message, "which proves no case that decides it")
 	}
 }
 
-// ServeTree answers like the server: a file's bytes, the absent body for a
+// solver.ServeTree answers like the server: a file's bytes, the absent body for a
 // reference with no file, nothing outside the corpus.
 func TestServeTree(t *testing.T) {
 	const treeDir = "../../corpus/conformite"
-	fetch := ServeTree(os.DirFS(treeDir))
+	fetch := solver.ServeTree(os.DirFS(treeDir))
 	data, err := os.ReadFile(treeDir + "/agrements/AGR-4417.json")
 	require.NoError(t, err)
 	got, err := fetch("/agrements/AGR-4417")
@@ -405,7 +408,7 @@ func TestServeTree(t *testing.T) {
 
 	data, err = os.ReadFile("../../corpus/generique/regles-achat.json")
 	require.NoError(t, err)
-	got, err = ServeTree(os.DirFS("../../corpus/generique"))("/regles-achat")
+	got, err = solver.ServeTree(os.DirFS("../../corpus/generique"))("/regles-achat")
 	require.NoError(t, err)
 	assert.Equal(t, data, got)
 
@@ -432,9 +435,9 @@ func uniq(paths []string) []string {
 // with another value, or outside the task's graph, is a problem of the key.
 func TestKeyEquivalentForms(t *testing.T) {
 	tasks, key, fetch := readSeason(t)
-	results, err := SolveSeason(tasks, fetch)
+	results, err := solver.SolveSeason(tasks, fetch)
 	require.NoError(t, err)
-	problems, err := CheckKey(tasks, key, results, fetch)
+	problems, err := solver.CheckKey(tasks, key, results, fetch)
 	require.NoError(t, err)
 	require.Empty(t, problems)
 
@@ -443,14 +446,14 @@ func TestKeyEquivalentForms(t *testing.T) {
 	f.EquivalentForms = append(f.EquivalentForms,
 		fact(f.Resource, "/attestations/0", `"/attestations/ATT-7702"`),
 		fact("/entites/ENT-1102", "/statut", `"active"`))
-	problems, err = CheckKey(tasks, key, results, fetch)
+	problems, err = solver.CheckKey(tasks, key, results, fetch)
 	require.NoError(t, err)
 	var rules []string
 	for _, p := range problems {
 		assert.Contains(t, p.Message, "equivalent form")
 		rules = append(rules, p.Rule)
 	}
-	assert.ElementsMatch(t, []string{RuleServed, RuleGraph}, rules, "%v", problems)
+	assert.ElementsMatch(t, []string{solver.RuleServed, solver.RuleGraph}, rules, "%v", problems)
 }
 
 // Forms finds every other probative pointer that states a fact: the whole
@@ -488,7 +491,7 @@ func TestForms(t *testing.T) {
 			v, ok := pyjson.Lookup(g.Body(tt.resource), tt.field)
 			require.True(t, ok)
 			var got []string
-			for _, f := range forms(g, Fact{Resource: tt.resource, Field: tt.field, Value: v}) {
+			for _, f := range solver.Forms(g, solver.Fact{Resource: tt.resource, Field: tt.field, Value: v}) {
 				got = append(got, f.String())
 			}
 			assert.Equal(t, tt.want, got)
@@ -508,15 +511,15 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 		for _, task := range tasks.Tasks {
 			t.Run(task.ID, func(t *testing.T) {
 				k := keyOf(key, task.ID)
-				derived, err := Derive(task, fetch)
+				derived, err := solver.Derive(task, fetch)
 				require.NoError(t, err)
 				graph, err := season.TaskGraph(task, fetch)
 				require.NoError(t, err)
-				cases, all, err := Decided(task.Rules(), derived)
+				cases, all, err := solver.Decided(task.Rules(), derived)
 				require.NoError(t, err)
-				var careful [][]Fact // the proofs a careful agent may carry
+				var careful [][]solver.Fact // the proofs a careful agent may carry
 				if len(cases) == 0 {
-					careful = [][]Fact{basisFacts(t, k.Founding)}
+					careful = [][]solver.Fact{basisFacts(t, k.Founding)}
 				}
 				for i, c := range cases {
 					for _, alt := range alternativesOf(t, c.Basis) {
@@ -531,21 +534,21 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 					}
 				}
 				require.NotEmpty(t, careful)
-				var members []Basis
+				var members []solver.Basis
 				for _, c := range cases {
 					members = append(members, c.Basis)
 				}
-				derivedFormula := formulaOf(anyOf(members...), graph)
+				derivedFormula := solver.FormulaOf(solver.AnyOf(members...), graph)
 				switch {
 				case len(cases) == 0:
 					derivedFormula = k.Founding
 				case all:
-					derivedFormula = formulaOf(allOf(members...), graph)
+					derivedFormula = solver.FormulaOf(solver.AllOf(members...), graph)
 				}
 				for _, proof := range careful {
 					assert.True(t, k.Founding.Holds(carry(proof)), "the proof %v founds the verdict", proof)
 					for i, f := range proof {
-						for _, form := range forms(graph, f) {
+						for _, form := range solver.Forms(graph, f) {
 							other := slices.Clone(proof)
 							other[i] = form
 							assert.True(t, k.Founding.Holds(carry(other)), "%s stands for %s", form, f)
@@ -567,9 +570,9 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 						inFormula.AddFact(form)
 					}
 				}
-				var unrelated []Fact
+				var unrelated []solver.Fact
 				for _, f := range derived.Facts {
-					if !inFormula.Has(seasonFact(f)) {
+					if !inFormula.Has(solver.SeasonFact(f)) {
 						unrelated = append(unrelated, f)
 					}
 				}
@@ -580,11 +583,11 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 }
 
 // alternativesOf expands a basis into its alternatives.
-func alternativesOf(t *testing.T, b Basis) [][]Fact {
+func alternativesOf(t *testing.T, b solver.Basis) [][]solver.Fact {
 	t.Helper()
-	alts, err := formulaOf(b, &season.Graph{}).Alternatives()
+	alts, err := solver.FormulaOf(b, &season.Graph{}).Alternatives()
 	require.NoError(t, err)
-	out := make([][]Fact, len(alts))
+	out := make([][]solver.Fact, len(alts))
 	for i, alt := range alts {
 		for _, f := range alt {
 			out[i] = append(out[i], solverFact(t, f))
@@ -595,22 +598,22 @@ func alternativesOf(t *testing.T, b Basis) [][]Fact {
 
 // basisFacts lists a formula's facts, without their forms, as the solver
 // writes them.
-func basisFacts(t *testing.T, f season.Formula) []Fact {
-	var out []Fact
+func basisFacts(t *testing.T, f season.Formula) []solver.Fact {
+	var out []solver.Fact
 	for _, fact := range f.Facts() {
 		out = append(out, solverFact(t, fact))
 	}
 	return out
 }
 
-func solverFact(t *testing.T, f season.Fact) Fact {
+func solverFact(t *testing.T, f season.Fact) solver.Fact {
 	t.Helper()
 	v, err := pyjson.Parse(f.Value)
 	require.NoError(t, err)
-	return Fact{Resource: f.Resource, Field: f.Field, Value: v}
+	return solver.Fact{Resource: f.Resource, Field: f.Field, Value: v}
 }
 
-func carry(facts []Fact) season.Carried {
+func carry(facts []solver.Fact) season.Carried {
 	c := season.Carried{}
 	for _, f := range facts {
 		c.Add(f.Resource, f.Field, f.Value)

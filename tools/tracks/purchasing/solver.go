@@ -1,4 +1,4 @@
-package solver
+package purchasing
 
 import (
 	"errors"
@@ -10,7 +10,10 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
+	"github.com/arkforge/proveit-corpus/tools/solver"
 )
+
+func init() { solver.Register(Rules, solve) }
 
 // freshness is how old an availability record may be at the order date,
 // bounds included (G4, stated at /regles-achat under fraicheur_des_releves).
@@ -25,6 +28,7 @@ const (
 // need is a purchasing statement, read once into exact values.
 type need struct {
 	season.Task
+	*Need
 	quantity, budget   *big.Rat
 	ordered, deliverBy time.Time
 }
@@ -33,26 +37,26 @@ type need struct {
 // amount as budget, constraints with a known operator and, where they
 // compare numbers, a decimal value.
 func readNeed(task season.Task) (need, error) {
-	n := need{Task: task}
+	n := need{Task: task, Need: needOf(task)}
 	var err error
-	if n.ordered, err = time.Parse(time.DateOnly, task.OrderDate); err != nil || !isDate(task.OrderDate) {
-		return n, fmt.Errorf("%s: date_commande %q is not a YYYY-MM-DD date", task.ID, task.OrderDate)
+	if n.ordered, err = time.Parse(time.DateOnly, n.OrderDate); err != nil || !corpus.IsDate(n.OrderDate) {
+		return n, fmt.Errorf("%s: date_commande %q is not a YYYY-MM-DD date", task.ID, n.OrderDate)
 	}
-	if n.deliverBy, err = time.Parse(time.DateOnly, task.DeliveryDeadline); err != nil || !isDate(task.DeliveryDeadline) {
-		return n, fmt.Errorf("%s: date_livraison_max %q is not a YYYY-MM-DD date", task.ID, task.DeliveryDeadline)
+	if n.deliverBy, err = time.Parse(time.DateOnly, n.DeliveryDeadline); err != nil || !corpus.IsDate(n.DeliveryDeadline) {
+		return n, fmt.Errorf("%s: date_livraison_max %q is not a YYYY-MM-DD date", task.ID, n.DeliveryDeadline)
 	}
-	if !corpus.IsCount(task.Quantity) {
-		return n, fmt.Errorf("%s: quantite %q is not a whole number", task.ID, task.Quantity)
+	if !corpus.IsCount(n.Quantity) {
+		return n, fmt.Errorf("%s: quantite %q is not a whole number", task.ID, n.Quantity)
 	}
-	n.quantity, _ = corpus.ParseDecimal(task.Quantity)
-	if !corpus.IsAmount(task.MaxBudgetInclTax) {
-		return n, fmt.Errorf("%s: budget_max_ttc %q is not an amount with two decimals", task.ID, task.MaxBudgetInclTax)
+	n.quantity, _ = corpus.ParseDecimal(n.Quantity)
+	if !corpus.IsAmount(n.MaxBudgetInclTax) {
+		return n, fmt.Errorf("%s: budget_max_ttc %q is not an amount with two decimals", task.ID, n.MaxBudgetInclTax)
 	}
-	n.budget, _ = corpus.ParseDecimal(task.MaxBudgetInclTax)
-	for i, c := range task.Constraints {
+	n.budget, _ = corpus.ParseDecimal(n.MaxBudgetInclTax)
+	for i, c := range n.Constraints {
 		switch {
-		case !slices.Contains(season.Operators, c.Operator):
-			return n, fmt.Errorf("%s: contrainte %d: operateur %q is not one of %v", task.ID, i, c.Operator, season.Operators)
+		case !slices.Contains(Operators, c.Operator):
+			return n, fmt.Errorf("%s: contrainte %d: operateur %q is not one of %v", task.ID, i, c.Operator, Operators)
 		case c.Operator != "=" && !corpus.IsDecimal(c.Value):
 			return n, fmt.Errorf("%s: contrainte %d: valeur %q is compared as a number but is not a decimal string", task.ID, i, c.Value)
 		}
@@ -70,18 +74,18 @@ type listing struct {
 // option is what the rules came to for one candidate.
 type option struct {
 	product string
-	outcome Outcome  // Met: a valid option; Failed or Undetermined: excluded
-	rule    string   // the rule that excluded it, "" for a valid option
-	reason  string   // why, in one line
-	total   *big.Rat // G6's total, for a valid option
-	facts   []Fact   // what the outcome rests on
-	basis   Basis    // a valid option: its total's terms; excluded: any one ruling's facts
-	held    []Fact   // a valid option: the facts of every rule it meets
+	outcome solver.Outcome // solver.Met: a valid option; solver.Failed or solver.Undetermined: excluded
+	rule    string         // the rule that excluded it, "" for a valid option
+	reason  string         // why, in one line
+	total   *big.Rat       // G6's total, for a valid option
+	facts   []solver.Fact  // what the outcome rests on
+	basis   solver.Basis   // a valid option: its total's terms; excluded: any one ruling's facts
+	held    []solver.Fact  // a valid option: the facts of every rule it meets
 }
 
 // purchaser is the state of one purchasing task's walk.
 type purchaser struct {
-	walker
+	solver.Walker
 	need     need
 	listings map[string]listing
 }
@@ -100,12 +104,12 @@ type purchaser struct {
 //
 // Derive's walk (full) goes on past the first rule that excludes a
 // candidate, to every rule that does.
-func solvePurchase(task season.Task, fetch season.Fetcher, full bool) (*Result, error) {
+func solve(task season.Task, fetch season.Fetcher, full bool) (*solver.Result, error) {
 	n, err := readNeed(task)
 	if err != nil {
 		return nil, err
 	}
-	p := &purchaser{walker: newWalker(task.ID, fetch, full), need: n, listings: map[string]listing{}}
+	p := &purchaser{Walker: solver.NewWalker(task.ID, fetch, full), need: n, listings: map[string]listing{}}
 	candidates, err := p.readCatalogue()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", task.ID, err)
@@ -118,47 +122,47 @@ func solvePurchase(task season.Task, fetch season.Fetcher, full bool) (*Result, 
 		}
 		options = append(options, o)
 	}
-	p.res.Verdict = NoValidOption
+	p.Result.Verdict = NoValidOption
 	var best *option
 	for i, o := range options {
-		if o.outcome == Met && (best == nil || o.total.Cmp(best.total) < 0 || o.total.Cmp(best.total) == 0 && o.product < best.product) {
+		if o.outcome == solver.Met && (best == nil || o.total.Cmp(best.total) < 0 || o.total.Cmp(best.total) == 0 && o.product < best.product) {
 			best = &options[i]
 		}
 	}
 	if best != nil {
-		p.res.Verdict = Verdict(best.product)
+		p.Result.Verdict = solver.Verdict(best.product)
 	}
 	for _, o := range options {
-		p.rest(o.facts...)
-		p.rest(o.held...)
+		p.Rest(o.facts...)
+		p.Rest(o.held...)
 		reason := o.reason
 		if o.rule != "" {
 			reason = o.rule + ": " + reason
 		}
-		c := Criterion{Code: o.product, Outcome: o.outcome, Reason: reason, Basis: o.basis}
+		c := solver.Criterion{Code: o.product, Outcome: o.outcome, Reason: reason, Basis: o.basis}
 		if best != nil && o.product != best.product {
 			c.Against, c.Compared = p.against(o, best)
 		}
-		p.res.Criteria = append(p.res.Criteria, c)
+		p.Result.Criteria = append(p.Result.Criteria, c)
 	}
-	return p.res, nil
+	return p.Result, nil
 }
 
 // against says how the winner stands against another candidate, when the
-// statement supplies it or the catalogue displays it cheaper (Criterion):
+// statement supplies it or the catalogue displays it cheaper (solver.Criterion):
 // the rules that exclude it, or, valid but dearer in total, the terms that
 // show it dearer; and whether a verdict with a trap must be founded
 // against it.
-func (p *purchaser) against(o option, winner *option) (Basis, bool) {
+func (p *purchaser) against(o option, winner *option) (solver.Basis, bool) {
 	supplied := slices.Contains(p.need.References, o.product)
 	listed, isListed := p.listings[o.product]
 	cheaper := isListed && mustDecimal(listed.price).Cmp(mustDecimal(p.listings[winner.product].price)) < 0
 	if !supplied && !cheaper {
-		return Basis{}, false
+		return solver.Basis{}, false
 	}
 	// A cheaper candidate the catalogue already shows excluded lures no one.
 	compared := supplied || cheaper && listed.state == inStock && !p.overBudget(listed)
-	if o.outcome != Met {
+	if o.outcome != solver.Met {
 		return o.basis, compared
 	}
 	return p.dearer(o, winner), compared
@@ -175,24 +179,24 @@ func (p *purchaser) overBudget(listed listing) bool {
 // unit prices, when both pay the same delivery conditions' fees; its unit
 // price and the winner's terms, when that price times the quantity is
 // already above the winner's total; otherwise both totals' terms.
-func (p *purchaser) dearer(o option, winner *option) Basis {
+func (p *purchaser) dearer(o option, winner *option) solver.Basis {
 	price, fees := o.facts[0], o.facts[1]
 	winnerPrice, winnerFees := winner.facts[0], winner.facts[1]
 	unit := mustDecimal(price.Value.(string))
 	switch {
 	case fees.Resource == winnerFees.Resource && unit.Cmp(mustDecimal(winnerPrice.Value.(string))) > 0:
-		return factsBasis(price, winnerPrice)
+		return solver.FactsBasis(price, winnerPrice)
 	case new(big.Rat).Mul(unit, p.need.quantity).Cmp(winner.total) > 0:
-		return factsBasis(price, winnerPrice, winnerFees)
+		return solver.FactsBasis(price, winnerPrice, winnerFees)
 	}
-	return factsBasis(price, fees, winnerPrice, winnerFees)
+	return solver.FactsBasis(price, fees, winnerPrice, winnerFees)
 }
 
 // readCatalogue reads /regles-achat and every page of the category's
 // catalogue, and returns the candidates: the catalogue's products in page
 // order, then the statement's references it does not list.
 func (p *purchaser) readCatalogue() ([]string, error) {
-	rules, _, err := p.get(corpus.ReglesAchat)
+	rules, _, err := p.Get(corpus.ReglesAchat)
 	if err != nil {
 		return nil, err
 	}
@@ -201,14 +205,14 @@ func (p *purchaser) readCatalogue() ([]string, error) {
 		return nil, fmt.Errorf("category %q: %w", p.need.Category, err)
 	}
 	var candidates []string
-	err = p.walkPages(first, func(page string, doc pyjson.Object) (bool, error) {
+	err = p.WalkPages(first, func(page string, doc pyjson.Object) (bool, error) {
 		entries, err := season.ObjectsAt(doc, page, "/entrees")
 		if err != nil {
 			return false, err
 		}
 		for i, e := range entries {
 			at := season.Pointer("entrees", fmt.Sprint(i))
-			f, err := readFields(e, page+" "+at, "produit", "prix_affiche_ttc", "etat_affiche")
+			f, err := solver.ReadFields(e, page+" "+at, "produit", "prix_affiche_ttc", "etat_affiche")
 			if err != nil {
 				return false, err
 			}
@@ -224,7 +228,7 @@ func (p *purchaser) readCatalogue() ([]string, error) {
 	})
 	// A catalogue page that answers existe: false hides its entries: they
 	// are candidates no one can read, so no option.
-	if err != nil && !errors.Is(err, errAbsentPage) {
+	if err != nil && !errors.Is(err, solver.ErrAbsentPage) {
 		return nil, err
 	}
 	for _, ref := range p.need.References {
@@ -239,20 +243,20 @@ func (p *purchaser) readCatalogue() ([]string, error) {
 // established, and the facts that say so.
 type ruling struct {
 	rule    string
-	outcome Outcome // Failed or Undetermined
+	outcome solver.Outcome // solver.Failed or solver.Undetermined
 	why     string
-	facts   []Fact
+	facts   []solver.Fact
 	// absence says the ruling rests on something missing (no catalogue
 	// entry), which no assertion states: it founds nothing.
 	absence bool
 }
 
-func failed(rule, why string, facts ...Fact) *ruling {
-	return &ruling{rule: rule, outcome: Failed, why: why, facts: facts}
+func failed(rule, why string, facts ...solver.Fact) *ruling {
+	return &ruling{rule: rule, outcome: solver.Failed, why: why, facts: facts}
 }
 
-func undetermined(rule, why string, facts ...Fact) *ruling {
-	return &ruling{rule: rule, outcome: Undetermined, why: why, facts: facts}
+func undetermined(rule, why string, facts ...solver.Fact) *ruling {
+	return &ruling{rule: rule, outcome: solver.Undetermined, why: why, facts: facts}
 }
 
 // linkFields are the members by which a candidate's resources reach one
@@ -264,20 +268,20 @@ var linkFields = []string{"/fournisseur", "/tarif", "/disponibilite", "/conditio
 // task's graph, so the links that reach them are left out, but for a
 // resource that answers existe: false, which names no product: only its
 // link makes it the candidate's.
-func (r *ruling) basis() Basis {
+func (r *ruling) basis() solver.Basis {
 	if r.absence {
-		return Basis{}
+		return solver.Basis{}
 	}
-	if slices.ContainsFunc(r.facts, func(f Fact) bool { return f.Field == "/existe" }) {
-		return factsBasis(r.facts...)
+	if slices.ContainsFunc(r.facts, func(f solver.Fact) bool { return f.Field == "/existe" }) {
+		return solver.FactsBasis(r.facts...)
 	}
-	var facts []Fact
+	var facts []solver.Fact
 	for _, f := range r.facts {
 		if !slices.Contains(linkFields, f.Field) {
 			facts = append(facts, f)
 		}
 	}
-	return factsBasis(facts...)
+	return solver.FactsBasis(facts...)
 }
 
 // evaluate applies the rules to one candidate.
@@ -290,17 +294,17 @@ func (p *purchaser) evaluate(product string) (option, error) {
 	if len(rulings) > 0 {
 		first := rulings[0]
 		o.outcome, o.rule, o.reason, o.facts = first.outcome, first.rule, first.why, first.facts
-		bases := make([]Basis, len(rulings))
+		bases := make([]solver.Basis, len(rulings))
 		for i, r := range rulings {
 			bases[i] = r.basis()
-			if r.outcome == Failed {
-				o.outcome = Failed // a rule established false outweighs one not established
+			if r.outcome == solver.Failed {
+				o.outcome = solver.Failed // a rule established false outweighs one not established
 			}
 		}
-		o.basis = anyOf(bases...)
+		o.basis = solver.AnyOf(bases...)
 		return o, nil
 	}
-	o.outcome, o.total, o.facts, o.basis, o.held = Met, total, facts, factsBasis(facts...), held
+	o.outcome, o.total, o.facts, o.basis, o.held = solver.Met, total, facts, solver.FactsBasis(facts...), held
 	o.reason = fmt.Sprintf("a valid option, total %s × %s + %s = %s", facts[0].Value, p.need.Quantity, facts[1].Value, corpus.FormatAmount(total))
 	return o, nil
 }
@@ -310,61 +314,61 @@ func (p *purchaser) evaluate(product string) (option, error) {
 // resources can still be read. For a valid option it returns the total,
 // the facts it adds up (the unit price, then the fees) and the facts of
 // every rule it meets.
-func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, terms, held []Fact, err error) {
+func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, terms, held []solver.Fact, err error) {
 	// exclude records a ruling and says whether the walk stops there.
 	exclude := func(r *ruling) bool {
 		rulings = append(rulings, r)
-		return !p.full
+		return !p.Full
 	}
 	listed, isListed := p.listings[product]
 	if isListed {
 		if listed.state != inStock {
 			if exclude(failed("G4", "the catalogue shows it "+listed.state+": the record is not en_stock, or contradicts the catalogue",
-				p.fact(listed.page, listed.at+"/etat_affiche"))) {
+				p.Fact(listed.page, listed.at+"/etat_affiche"))) {
 				return rulings, nil, nil, nil, nil
 			}
 		}
 		if p.overBudget(listed) {
 			if exclude(failed("G6", fmt.Sprintf("the displayed price %s times %s is over the budget %s, whatever the fees", listed.price, p.need.Quantity, p.need.MaxBudgetInclTax),
-				p.fact(listed.page, listed.at+"/prix_affiche_ttc"))) {
+				p.Fact(listed.page, listed.at+"/prix_affiche_ttc"))) {
 				return rulings, nil, nil, nil, nil
 			}
 		}
 	}
 
 	// G1: the product exists, is of the category, meets every constraint.
-	doc, exists, err := p.get(product)
+	doc, exists, err := p.Get(product)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
 	if !exists {
-		exclude(undetermined("G1", "the product answers existe: false", p.fact(product, "/existe")))
+		exclude(undetermined("G1", "the product answers existe: false", p.Fact(product, "/existe")))
 		return rulings, nil, nil, nil, nil // nothing else to read
 	}
-	f, err := readFields(doc, product, "categorie", "fournisseur", "tarif", "disponibilite")
+	f, err := solver.ReadFields(doc, product, "categorie", "fournisseur", "tarif", "disponibilite")
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	held = append(held, p.fact(product, "/categorie"))
+	held = append(held, p.Fact(product, "/categorie"))
 	if f["categorie"] != p.need.Category {
-		if exclude(failed("G1", fmt.Sprintf("categorie %q, not %q", f["categorie"], p.need.Category), p.fact(product, "/categorie"))) {
+		if exclude(failed("G1", fmt.Sprintf("categorie %q, not %q", f["categorie"], p.need.Category), p.Fact(product, "/categorie"))) {
 			return rulings, nil, nil, nil, nil
 		}
 	}
-	var met []Fact
+	var met []solver.Fact
 	for _, c := range p.need.Constraints {
 		at := season.Pointer("caracteristiques", c.Characteristic)
 		if holds, why := constraintHolds(doc, at, c); !holds {
-			fact := p.fact(product, "/caracteristiques")
+			fact := p.Fact(product, "/caracteristiques")
 			if _, ok := pyjson.Lookup(doc, at); ok {
-				fact = p.fact(product, at)
+				fact = p.Fact(product, at)
 			}
 			if exclude(failed("G1", fmt.Sprintf("%s %s %s: %s", c.Characteristic, c.Operator, c.Value, why), fact)) {
 				return rulings, nil, nil, nil, nil
 			}
 			continue
 		}
-		met = append(met, p.fact(product, at))
+		met = append(met, p.Fact(product, at))
 	}
 	held = append(held, met...)
 	if !isListed {
@@ -376,26 +380,26 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 	}
 
 	// G2: the supplier exists and is actif.
-	supplier, exists, err := p.get(f["fournisseur"])
+	supplier, exists, err := p.Get(f["fournisseur"])
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	link := p.fact(product, "/fournisseur")
+	link := p.Fact(product, "/fournisseur")
 	var fees *big.Rat
 	var conditions string
 	switch {
 	case !exists:
-		if exclude(undetermined("G2", "the supplier "+f["fournisseur"]+" answers existe: false", link, p.fact(f["fournisseur"], "/existe"))) {
+		if exclude(undetermined("G2", "the supplier "+f["fournisseur"]+" answers existe: false", link, p.Fact(f["fournisseur"], "/existe"))) {
 			return rulings, nil, nil, nil, nil
 		}
 	default:
-		sf, err := readFields(supplier, f["fournisseur"], "statut", "conditions_livraison")
+		sf, err := solver.ReadFields(supplier, f["fournisseur"], "statut", "conditions_livraison")
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		held = append(held, p.fact(f["fournisseur"], "/statut"))
+		held = append(held, p.Fact(f["fournisseur"], "/statut"))
 		if sf["statut"] != activeSupplier {
-			if exclude(failed("G2", "the supplier "+f["fournisseur"]+" is "+sf["statut"], link, p.fact(f["fournisseur"], "/statut"))) {
+			if exclude(failed("G2", "the supplier "+f["fournisseur"]+" is "+sf["statut"], link, p.Fact(f["fournisseur"], "/statut"))) {
 				return rulings, nil, nil, nil, nil
 			}
 		}
@@ -403,14 +407,14 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 		// G5: the supplier delivers the zone in time, and no annex rules it out.
 		conditions = sf["conditions_livraison"]
 		var delivery []*ruling
-		var delivered []Fact
+		var delivered []solver.Fact
 		fees, delivered, delivery, err = p.delivery(f["fournisseur"], conditions)
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
 		held = append(held, delivered...)
 		for _, r := range delivery {
-			r.facts = append([]Fact{link}, r.facts...)
+			r.facts = append([]solver.Fact{link}, r.facts...)
 			if exclude(r) {
 				return rulings, nil, nil, nil, nil
 			}
@@ -424,8 +428,8 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 	// G3: the tarif is in force at the order date and agrees with the catalogue.
 	price, tarifRulings, err := p.tarif(product, f["tarif"], listed)
 	if price != nil {
-		held = append(held, p.fact(f["tarif"], "/date_debut"), p.fact(f["tarif"], "/date_fin_validite"),
-			p.fact(listed.page, listed.at+"/prix_affiche_ttc"), p.fact(f["tarif"], "/prix_unitaire_ttc"))
+		held = append(held, p.Fact(f["tarif"], "/date_debut"), p.Fact(f["tarif"], "/date_fin_validite"),
+			p.Fact(listed.page, listed.at+"/prix_affiche_ttc"), p.Fact(f["tarif"], "/prix_unitaire_ttc"))
 	}
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -441,9 +445,9 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	if record := f["disponibilite"]; p.bodies[record] != nil && len(availability) == 0 {
-		held = append(held, p.fact(record, "/date_releve"), p.fact(listed.page, listed.at+"/etat_affiche"),
-			p.fact(record, "/etat"), p.fact(record, "/quantite_disponible"))
+	if record := f["disponibilite"]; p.Body(record) != nil && len(availability) == 0 {
+		held = append(held, p.Fact(record, "/date_releve"), p.Fact(listed.page, listed.at+"/etat_affiche"),
+			p.Fact(record, "/etat"), p.Fact(record, "/quantite_disponible"))
 	}
 	for _, r := range availability {
 		if exclude(r) {
@@ -457,7 +461,7 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 	}
 	total = new(big.Rat).Mul(price, p.need.quantity)
 	total.Add(total, fees)
-	terms = []Fact{p.fact(f["tarif"], "/prix_unitaire_ttc"), p.fact(conditions, "/frais_ttc")}
+	terms = []solver.Fact{p.Fact(f["tarif"], "/prix_unitaire_ttc"), p.Fact(conditions, "/frais_ttc")}
 	if total.Cmp(p.need.budget) > 0 {
 		exclude(failed("G6", fmt.Sprintf("total %s × %s + %s = %s is over the budget %s", terms[0].Value, p.need.Quantity,
 			terms[1].Value, corpus.FormatAmount(total), p.need.MaxBudgetInclTax), terms...))
@@ -471,7 +475,7 @@ func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, te
 // constraintHolds applies one hard constraint to a product's
 // characteristic: a missing one does not hold, ">=" and "<=" compare
 // decimal values, "=" compares strings.
-func constraintHolds(doc pyjson.Object, at string, c season.Constraint) (bool, string) {
+func constraintHolds(doc pyjson.Object, at string, c Constraint) (bool, string) {
 	v, ok := pyjson.Lookup(doc, at)
 	if !ok {
 		return false, "the product has no such characteristic"
@@ -494,16 +498,16 @@ func constraintHolds(doc pyjson.Object, at string, c season.Constraint) (bool, s
 // delivery applies G5 to a supplier's conditions and their annex, and
 // returns the fees (when the conditions can be read) and every ruling that
 // excludes the candidate; Solve's walk stops at the first.
-func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []Fact, []*ruling, error) {
-	link := p.fact(supplier, "/conditions_livraison")
-	doc, exists, err := p.get(conditions)
+func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []solver.Fact, []*ruling, error) {
+	link := p.Fact(supplier, "/conditions_livraison")
+	doc, exists, err := p.Get(conditions)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if !exists {
-		return nil, nil, []*ruling{undetermined("G5", "the delivery conditions "+conditions+" answer existe: false", link, p.fact(conditions, "/existe"))}, nil
+		return nil, nil, []*ruling{undetermined("G5", "the delivery conditions "+conditions+" answer existe: false", link, p.Fact(conditions, "/existe"))}, nil
 	}
-	f, err := readFields(doc, conditions, "delai_jours", "frais_ttc")
+	f, err := solver.ReadFields(doc, conditions, "delai_jours", "frais_ttc")
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -518,20 +522,20 @@ func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []Fact, []*
 	var rulings []*ruling
 	exclude := func(r *ruling) bool {
 		rulings = append(rulings, r)
-		return !p.full
+		return !p.Full
 	}
-	facts := []Fact{link}
+	facts := []solver.Fact{link}
 	if i := slices.Index(zones, p.need.Zone); i < 0 {
-		if exclude(failed("G5", conditions+" does not deliver "+p.need.Zone, link, p.fact(conditions, "/zones"))) {
+		if exclude(failed("G5", conditions+" does not deliver "+p.need.Zone, link, p.Fact(conditions, "/zones"))) {
 			return fees, nil, rulings, nil
 		}
 	} else {
-		facts = append(facts, p.fact(conditions, season.Pointer("zones", fmt.Sprint(i))))
+		facts = append(facts, p.Fact(conditions, season.Pointer("zones", fmt.Sprint(i))))
 	}
 	days := mustDecimal(f["delai_jours"]).Num().Int64()
 	if arrival := p.need.ordered.AddDate(0, 0, int(days)); arrival.After(p.need.deliverBy) {
 		if exclude(failed("G5", fmt.Sprintf("%s days from the order date is %s, after %s", f["delai_jours"], arrival.Format(time.DateOnly), p.need.DeliveryDeadline),
-			link, p.fact(conditions, "/delai_jours"))) {
+			link, p.Fact(conditions, "/delai_jours"))) {
 			return fees, nil, rulings, nil
 		}
 	}
@@ -545,7 +549,7 @@ func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []Fact, []*
 			return nil, nil, nil, err
 		}
 		for _, r := range annexRulings {
-			r.facts = append([]Fact{link, p.fact(conditions, "/annexe")}, r.facts...)
+			r.facts = append([]solver.Fact{link, p.Fact(conditions, "/annexe")}, r.facts...)
 			if exclude(r) {
 				return fees, nil, rulings, nil
 			}
@@ -554,18 +558,18 @@ func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []Fact, []*
 	if len(rulings) > 0 {
 		return fees, nil, rulings, nil
 	}
-	return fees, append(facts[1:], p.fact(conditions, "/delai_jours")), nil, nil
+	return fees, append(facts[1:], p.Fact(conditions, "/delai_jours")), nil, nil
 }
 
 // annex applies a delivery annex: the zone must not be excluded, the
 // quantity must be within its bounds; a null field restricts nothing.
 func (p *purchaser) annex(annex string) ([]*ruling, error) {
-	doc, exists, err := p.get(annex)
+	doc, exists, err := p.Get(annex)
 	if err != nil {
 		return nil, err
 	}
 	if !exists {
-		return []*ruling{undetermined("G5", "the annex "+annex+" answers existe: false", p.fact(annex, "/existe"))}, nil
+		return []*ruling{undetermined("G5", "the annex "+annex+" answers existe: false", p.Fact(annex, "/existe"))}, nil
 	}
 	var rulings []*ruling
 	if excluded, _ := doc.Get("zones_exclues"); excluded != nil {
@@ -574,7 +578,7 @@ func (p *purchaser) annex(annex string) ([]*ruling, error) {
 			return nil, err
 		}
 		if i := slices.Index(zones, p.need.Zone); i >= 0 {
-			rulings = append(rulings, failed("G5", "the annex "+annex+" excludes "+p.need.Zone, p.fact(annex, season.Pointer("zones_exclues", fmt.Sprint(i)))))
+			rulings = append(rulings, failed("G5", "the annex "+annex+" excludes "+p.need.Zone, p.Fact(annex, season.Pointer("zones_exclues", fmt.Sprint(i)))))
 		}
 	}
 	for _, bound := range []struct {
@@ -594,7 +598,7 @@ func (p *purchaser) annex(annex string) ([]*ruling, error) {
 		}
 		if bound.out(p.need.quantity.Cmp(mustDecimal(s))) {
 			rulings = append(rulings, failed("G5", fmt.Sprintf("the annex %s sets %s %s, the need is %s", annex, bound.field, s, p.need.Quantity),
-				p.fact(annex, "/"+bound.field)))
+				p.Fact(annex, "/"+bound.field)))
 		}
 	}
 	return rulings, nil
@@ -605,24 +609,24 @@ func (p *purchaser) annex(annex string) ([]*ruling, error) {
 // returns the unit price when it can be read, and every ruling that
 // excludes the candidate.
 func (p *purchaser) tarif(product, tarif string, listed listing) (*big.Rat, []*ruling, error) {
-	doc, exists, err := p.get(tarif)
+	doc, exists, err := p.Get(tarif)
 	if err != nil {
 		return nil, nil, err
 	}
-	link := p.fact(product, "/tarif")
+	link := p.Fact(product, "/tarif")
 	if !exists {
-		return nil, []*ruling{undetermined("G3", "the tarif "+tarif+" answers existe: false", link, p.fact(tarif, "/existe"))}, nil
+		return nil, []*ruling{undetermined("G3", "the tarif "+tarif+" answers existe: false", link, p.Fact(tarif, "/existe"))}, nil
 	}
-	f, err := readFields(doc, tarif, "prix_unitaire_ttc", "date_debut", "date_fin_validite")
+	f, err := solver.ReadFields(doc, tarif, "prix_unitaire_ttc", "date_debut", "date_fin_validite")
 	if err != nil {
 		return nil, nil, err
 	}
 	var rulings []*ruling
 	if p.need.OrderDate < f["date_debut"] {
-		rulings = append(rulings, failed("G3", "the tarif starts on "+f["date_debut"]+", after the order date", link, p.fact(tarif, "/date_debut")))
+		rulings = append(rulings, failed("G3", "the tarif starts on "+f["date_debut"]+", after the order date", link, p.Fact(tarif, "/date_debut")))
 	}
 	if f["date_fin_validite"] < p.need.OrderDate {
-		rulings = append(rulings, failed("G3", "the tarif ended on "+f["date_fin_validite"]+", before the order date", link, p.fact(tarif, "/date_fin_validite")))
+		rulings = append(rulings, failed("G3", "the tarif ended on "+f["date_fin_validite"]+", before the order date", link, p.Fact(tarif, "/date_fin_validite")))
 	}
 	if !corpus.IsAmount(f["prix_unitaire_ttc"]) {
 		return nil, nil, fmt.Errorf("%s /prix_unitaire_ttc: %q is not an amount", tarif, f["prix_unitaire_ttc"])
@@ -630,7 +634,7 @@ func (p *purchaser) tarif(product, tarif string, listed listing) (*big.Rat, []*r
 	price := mustDecimal(f["prix_unitaire_ttc"])
 	if price.Cmp(mustDecimal(listed.price)) != 0 {
 		rulings = append(rulings, undetermined("G3", fmt.Sprintf("the catalogue shows %s, the tarif says %s: the sources contradict each other", listed.price, f["prix_unitaire_ttc"]),
-			p.fact(listed.page, listed.at+"/prix_affiche_ttc"), p.fact(tarif, "/prix_unitaire_ttc")))
+			p.Fact(listed.page, listed.at+"/prix_affiche_ttc"), p.Fact(tarif, "/prix_unitaire_ttc")))
 	}
 	return price, rulings, nil
 }
@@ -640,15 +644,15 @@ func (p *purchaser) tarif(product, tarif string, listed listing) (*big.Rat, []*r
 // units. It returns every ruling that excludes the candidate, in that
 // order.
 func (p *purchaser) availability(product, record string, listed listing) ([]*ruling, error) {
-	link := p.fact(product, "/disponibilite")
-	doc, exists, err := p.get(record)
+	link := p.Fact(product, "/disponibilite")
+	doc, exists, err := p.Get(record)
 	if err != nil {
 		return nil, err
 	}
 	if !exists {
-		return []*ruling{undetermined("G4", "the availability record "+record+" answers existe: false", link, p.fact(record, "/existe"))}, nil
+		return []*ruling{undetermined("G4", "the availability record "+record+" answers existe: false", link, p.Fact(record, "/existe"))}, nil
 	}
-	f, err := readFields(doc, record, "etat", "quantite_disponible", "date_releve")
+	f, err := solver.ReadFields(doc, record, "etat", "quantite_disponible", "date_releve")
 	if err != nil {
 		return nil, err
 	}
@@ -659,18 +663,18 @@ func (p *purchaser) availability(product, record string, listed listing) ([]*rul
 	taken, _ := time.Parse(time.DateOnly, f["date_releve"])
 	if taken.After(p.need.ordered) || p.need.ordered.Sub(taken) > freshness {
 		rulings = append(rulings, undetermined("G4", "the record was taken on "+f["date_releve"]+", outside the 15 days up to the order date",
-			link, p.fact(record, "/date_releve")))
+			link, p.Fact(record, "/date_releve")))
 	}
 	if f["etat"] != listed.state {
 		rulings = append(rulings, undetermined("G4", fmt.Sprintf("the catalogue shows %s, the record says %s: the sources contradict each other", listed.state, f["etat"]),
-			p.fact(listed.page, listed.at+"/etat_affiche"), p.fact(record, "/etat")))
+			p.Fact(listed.page, listed.at+"/etat_affiche"), p.Fact(record, "/etat")))
 	}
 	if f["etat"] != inStock {
-		rulings = append(rulings, failed("G4", "the record says "+f["etat"], link, p.fact(record, "/etat")))
+		rulings = append(rulings, failed("G4", "the record says "+f["etat"], link, p.Fact(record, "/etat")))
 	}
 	if mustDecimal(f["quantite_disponible"]).Cmp(p.need.quantity) < 0 {
 		rulings = append(rulings, failed("G4", fmt.Sprintf("%s units available, %s needed", f["quantite_disponible"], p.need.Quantity),
-			link, p.fact(record, "/quantite_disponible")))
+			link, p.Fact(record, "/quantite_disponible")))
 	}
 	return rulings, nil
 }
