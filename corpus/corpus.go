@@ -26,10 +26,19 @@ type Track struct {
 	Collections []string
 }
 
+// Tracks lists every track, in the order tools report them: the season's
+// two, then any a program registers.
+var Tracks []*Track
+
+// Collections are the collections of every track: a well-formed <id> in one
+// of them names either a file or an absent reference, whichever track serves
+// it; any other path is outside the corpus.
+var Collections []string
+
 // The season's tracks.
 var (
 	// Conformity is the conformity track (docs/contract.md, section 3).
-	Conformity = &Track{
+	Conformity = Register(&Track{
 		Name:  "conformite",
 		Rules: Referentiel,
 		Collections: []string{
@@ -41,9 +50,9 @@ var (
 			"beneficiaires",
 			"mesures-restrictives",
 		},
-	}
+	})
 	// Purchasing is the purchasing track (docs/contract.md, section 3).
-	Purchasing = &Track{
+	Purchasing = Register(&Track{
 		Name:  "generique",
 		Rules: ReglesAchat,
 		Collections: []string{
@@ -54,27 +63,28 @@ var (
 			"disponibilites",
 			"livraisons",
 		},
-	}
-	// Tracks lists every track, in the order tools report them.
-	Tracks = []*Track{Conformity, Purchasing}
+	})
 )
 
-// Collections are the collections of every track: a well-formed <id> in one
-// of them names either a file or an absent reference, whichever track serves
-// it; any other path is outside the corpus.
-var Collections = allCollections()
-
-func allCollections() []string {
-	var all []string
-	for _, t := range Tracks {
-		for _, c := range t.Collections {
-			if slices.Contains(all, c) {
-				panic(fmt.Sprintf("corpus: collection %q belongs to two tracks", c))
-			}
-			all = append(all, c)
+// Register adds a track: its name, rules resource and collections join the
+// path grammar. It panics on a name, rules resource or collection another
+// track has, so that a path names at most one track. A program registers
+// every track before it reads or serves any path: the grammar is read
+// without a lock.
+func Register(t *Track) *Track {
+	for _, other := range Tracks {
+		if other.Name == t.Name || other.Rules == t.Rules {
+			panic(fmt.Sprintf("corpus: the track %q has the name or rules resource of %q", t.Name, other.Name))
 		}
 	}
-	return all
+	for _, c := range t.Collections {
+		if slices.Contains(Collections, c) {
+			panic(fmt.Sprintf("corpus: collection %q belongs to two tracks", c))
+		}
+	}
+	Tracks = append(Tracks, t)
+	Collections = append(Collections, t.Collections...)
+	return t
 }
 
 // TrackNamed returns the track whose name (a manifest's "piste") is name.

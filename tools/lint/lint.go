@@ -2,12 +2,13 @@
 // (docs/contract.md section 3, the corpus trees): strict JSON in the exact
 // layout Python writes, canonical file names, calendar dates, references
 // that are canonical paths and resolve, each collection's schema and closed
-// vocabularies, links that agree in both directions, page chains without
-// loops or orphans, a tree that is exactly what its manifest lists, and
-// realism: identifiers with valid keys, legal forms that allow their
-// partners, fictional addresses, beneficial owners above the threshold,
-// products whose characteristics fit their kind, and rules texts and
-// registers whose numbered and dated references agree.
+// vocabularies, page chains without loops or orphans, a rules document
+// that publishes the scorer's table and numbers its rules in order, a tree
+// that is exactly what its manifest lists, and statements that cite what
+// their question names. What is a track's own (its schemas, the links its
+// resources must agree on, its statements' members, its realism: legal
+// forms, beneficial owners, products' kinds) its package registers as
+// Checks, with the rules it adds to these.
 //
 // Every finding names the file, the JSON pointer and the rule, so that an
 // author can fix it without reading this code.
@@ -46,13 +47,9 @@ const (
 	RuleDecimal    = "decimal"    // amounts and quantities are well-formed decimal strings
 
 	// Realism: a fictional corpus that reads like a real one.
-	RuleIdentifier      = "identifier"       // a SIREN is 9 digits, a SIRET 14 beginning with a SIREN, each failing the Luhn check (no real company), none shared
-	RuleLegalForm       = "legal-form"       // the legal form allows the number of partners (a single-partner SARL is an EURL)
-	RuleAddress         = "address"          // every siege is an obviously fictional address
-	RuleBeneficialOwner = "beneficial-owner" // each declared owner holds more than 25 % or is declared for control
-	RuleProductKind     = "product-kind"     // a product's characteristics agree with its kind
-	RuleRulesText       = "rules-text"       // the rules' criteria are numbered in order, their texts name only those, statements postdate them
-	RuleNumbering       = "numbering"        // decision numbers name their activity and year; list references run in page order
+	RuleIdentifier = "identifier" // a SIREN is 9 digits, a SIRET 14 beginning with a SIREN, each failing the Luhn check (no real company), none shared
+	RuleAddress    = "address"    // every siege is an obviously fictional address
+	RuleRulesText  = "rules-text" // the rules' criteria are numbered in order, their texts name only those, statements postdate them
 )
 
 // Finding is one broken rule.

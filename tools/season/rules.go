@@ -112,13 +112,30 @@ const (
 	EveryExcluded
 )
 
-// Composition is the published balance of a track's expected verdicts
-// (docs/contract.md, section 5; spec §5.3 to 5.5, and 6 for the purchasing track).
+// Composition is the published balance of a track's expected verdicts and
+// trap families (docs/contract.md, section 5; spec §5.3 to 5.5, and 6 for
+// the purchasing track).
 type Composition struct {
 	// Exactly is the number of tasks that expect each of these verdicts.
 	Exactly map[string]int
 	// AtLeast is the least number of tasks that expect each of these.
 	AtLeast map[string]int
+	// Traps are the trap families the track's tasks carry.
+	Traps Traps
+}
+
+// Traps are a track's trap families: each one carried by some task, some
+// by at least so many; exactly one task, the control, carries none.
+type Traps struct {
+	Families []string
+	AtLeast  map[string]int
+}
+
+// SpecTraps are the specification's (spec §5.4): P1 to P5 each on some
+// task, and P5, the family guessing fails, on at least three.
+var SpecTraps = Traps{
+	Families: []string{"P1", "P2", "P3", "P4", "P5"},
+	AtLeast:  map[string]int{"P5": 3},
 }
 
 // What every track shares (docs/contract.md, section 5; spec §5.3 to 5.6).
@@ -130,13 +147,7 @@ const (
 	// its assertions_max twice it (docs/contract.md, section 5; spec §5.5).
 	MinAssertions    = 2
 	MaxAssertionsMin = 4
-	// MinP5 is the number of tasks that must carry P5, the family guessing
-	// fails.
-	MinP5 = 3
 )
-
-// Families are the trap families; each appears on some task of a track.
-var Families = []string{"P1", "P2", "P3", "P4", "P5"}
 
 // CommonFields are the members every statement has.
 var CommonFields = []string{"id", "references", "assertions_min", "assertions_max", "question"}

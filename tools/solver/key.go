@@ -325,7 +325,7 @@ func served(f season.Fact, fetch season.Fetcher) string {
 
 // checkComposition checks the season's balance: the track's verdicts, as
 // many as its composition says, any other one a path of its Choice
-// collection; every family present, P5 on enough tasks, exactly one
+// collection; every family present, each on enough tasks, exactly one
 // control task with no family, and a family on every other task.
 func checkComposition(rules *season.Rules, key *season.Key) []Problem {
 	var problems []Problem
@@ -338,7 +338,7 @@ func checkComposition(rules *season.Rules, key *season.Key) []Problem {
 	for _, k := range key.Tasks {
 		verdicts[k.Verdict]++
 		for _, f := range k.Families {
-			if !slices.Contains(season.Families, f) {
+			if !slices.Contains(rules.Composition.Traps.Families, f) {
 				report(k.ID, "unknown trap family %q", f)
 			}
 			families[f]++
@@ -370,13 +370,16 @@ func checkComposition(rules *season.Rules, key *season.Key) []Problem {
 	for _, v := range slices.Sorted(maps.Keys(verdicts)) {
 		report("", "%d tasks expect the unknown verdict %q", verdicts[v], v)
 	}
-	for _, f := range season.Families {
+	traps := rules.Composition.Traps
+	for _, f := range traps.Families {
 		if families[f] == 0 {
 			report("", "no task carries the trap family %s", f)
 		}
 	}
-	if families["P5"] < season.MinP5 {
-		report("", "%d tasks carry P5, want at least %d", families["P5"], season.MinP5)
+	for _, f := range slices.Sorted(maps.Keys(traps.AtLeast)) {
+		if families[f] < traps.AtLeast[f] {
+			report("", "%d tasks carry %s, want at least %d", families[f], f, traps.AtLeast[f])
+		}
 	}
 	if len(controls) != 1 {
 		report("", "%d control tasks %v, want exactly one", len(controls), controls)

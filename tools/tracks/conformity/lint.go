@@ -14,6 +14,13 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
+// The track's own rules, as its findings name them.
+const (
+	RuleLegalForm       = "legal-form"       // the legal form allows the number of partners (a single-partner SARL is an EURL)
+	RuleBeneficialOwner = "beneficial-owner" // each declared owner holds more than 25 % or is declared for control
+	RuleNumbering       = "numbering"        // decision numbers name their activity and year; list references run in page order
+)
+
 func init() {
 	lint.Register(corpus.Conformity, &lint.Checks{
 		Schemas: schemas,
@@ -432,13 +439,13 @@ func checkDecisionNumber(l *lint.Linter, file, path string, doc pyjson.Object, s
 	m := decisionNumber.FindStringSubmatch(number)
 	switch {
 	case m == nil:
-		l.Report(file, "/numero_decision", lint.RuleNumbering, "numero_decision %q is not <autorité>-<initiales>-<année>-<numéro>", number)
+		l.Report(file, "/numero_decision", RuleNumbering, "numero_decision %q is not <autorité>-<initiales>-<année>-<numéro>", number)
 	case m[1] != corpus.ActivityInitials(activity):
-		l.Report(file, "/numero_decision", lint.RuleNumbering, "numero_decision %q names %s, the activity %q is %s", number, m[1], activity, corpus.ActivityInitials(activity))
+		l.Report(file, "/numero_decision", RuleNumbering, "numero_decision %q names %s, the activity %q is %s", number, m[1], activity, corpus.ActivityInitials(activity))
 	case corpus.IsDate(start) && m[2] != start[:4]:
-		l.Report(file, "/numero_decision", lint.RuleNumbering, "numero_decision %q names the year %s, date_debut is %s", number, m[2], start)
+		l.Report(file, "/numero_decision", RuleNumbering, "numero_decision %q names the year %s, date_debut is %s", number, m[2], start)
 	case seen[number] != "":
-		l.Report(file, "/numero_decision", lint.RuleNumbering, "numero_decision %q is also %s's", number, seen[number])
+		l.Report(file, "/numero_decision", RuleNumbering, "numero_decision %q is also %s's", number, seen[number])
 	default:
 		seen[number] = path
 	}
@@ -470,7 +477,7 @@ func checkMeasureNumbers(l *lint.Linter) {
 			}
 			number, cut := strings.CutPrefix(ref, prefix+"-")
 			if k, err := strconv.Atoi(number); !cut || err != nil || k != n {
-				l.Report(l.File(page), lint.Child(lint.Child("/entrees", i), "reference"), lint.RuleNumbering, "reference %q is entry %d of the list: want %s-%d (any zero padding)", ref, n, prefix, n)
+				l.Report(l.File(page), lint.Child(lint.Child("/entrees", i), "reference"), RuleNumbering, "reference %q is entry %d of the list: want %s-%d (any zero padding)", ref, n, prefix, n)
 			}
 		}
 		next, ok := lint.StringField(doc, "page_suivante")
@@ -495,7 +502,7 @@ func checkLegalForm(l *lint.Linter, file string, doc pyjson.Object) {
 		for k, f := range legalForms {
 			names[k] = f.short
 		}
-		l.Report(file, "/forme", lint.RuleLegalForm, "forme %q is none of the legal forms %s", forme, strings.Join(names, ", "))
+		l.Report(file, "/forme", RuleLegalForm, "forme %q is none of the legal forms %s", forme, strings.Join(names, ", "))
 		return
 	}
 	form := legalForms[i]
@@ -506,9 +513,9 @@ func checkLegalForm(l *lint.Linter, file string, doc pyjson.Object) {
 	}
 	switch {
 	case n < form.min && n == 1 && form.single != "":
-		l.Report(file, "/nombre_associes", lint.RuleLegalForm, "a single partner makes this %s an %s, but forme is %q", form.short, form.single, forme)
+		l.Report(file, "/nombre_associes", RuleLegalForm, "a single partner makes this %s an %s, but forme is %q", form.short, form.single, forme)
 	case n < form.min || (form.max > 0 && n > form.max):
-		l.Report(file, "/nombre_associes", lint.RuleLegalForm, "the form %s allows %s, nombre_associes is %q", form.short, partnerRange(form), partners)
+		l.Report(file, "/nombre_associes", RuleLegalForm, "the form %s allows %s, nombre_associes is %q", form.short, partnerRange(form), partners)
 	}
 }
 
@@ -539,7 +546,7 @@ func checkOwners(l *lint.Linter, file string, doc pyjson.Object, owned map[strin
 			continue // the schema's finding
 		}
 		if v, present := entry.Get("pourcentage_detention"); present && v == nil && !control {
-			l.Report(file, at, lint.RuleBeneficialOwner, "declares neither a holding (pourcentage_detention) nor control (controle_declare): not a beneficial owner")
+			l.Report(file, at, RuleBeneficialOwner, "declares neither a holding (pourcentage_detention) nor control (controle_declare): not a beneficial owner")
 			continue
 		}
 		if !hasShare {
@@ -552,14 +559,14 @@ func checkOwners(l *lint.Linter, file string, doc pyjson.Object, owned map[strin
 		at = lint.Child(at, "pourcentage_detention")
 		switch {
 		case r.Sign() <= 0 || r.Cmp(hundred) > 0:
-			l.Report(file, at, lint.RuleBeneficialOwner, "pourcentage_detention %q is not a share above 0 and up to 100", share)
+			l.Report(file, at, RuleBeneficialOwner, "pourcentage_detention %q is not a share above 0 and up to 100", share)
 			continue
 		case r.Cmp(ownershipThreshold) <= 0 && !control:
-			l.Report(file, at, lint.RuleBeneficialOwner, "%s %% is not more than 25 %% and control is not declared: not a beneficial owner", share)
+			l.Report(file, at, RuleBeneficialOwner, "%s %% is not more than 25 %% and control is not declared: not a beneficial owner", share)
 		}
 		if text, ok := lint.StringField(entry, "detention"); ok {
 			if m := statedShare.FindStringSubmatch(text); m != nil && strings.ReplaceAll(m[1], ",", ".") != share {
-				l.Report(file, at, lint.RuleBeneficialOwner, "%q, but detention says %q", share, text)
+				l.Report(file, at, RuleBeneficialOwner, "%q, but detention says %q", share, text)
 			}
 		}
 		total := owned[entity]
@@ -569,11 +576,11 @@ func checkOwners(l *lint.Linter, file string, doc pyjson.Object, owned map[strin
 		}
 		wasWithin := total.Cmp(hundred) <= 0
 		if total.Add(total, r); wasWithin && total.Cmp(hundred) > 0 {
-			l.Report(file, at, lint.RuleBeneficialOwner, "the owners declared for %s hold %s %% in all, more than 100 %%", entity, total.FloatString(0))
+			l.Report(file, at, RuleBeneficialOwner, "the owners declared for %s hold %s %% in all, more than 100 %%", entity, total.FloatString(0))
 		}
 		if r.Cmp(hundred) == 0 {
 			if partners, ok := lint.StringField(l.Doc(entity), "nombre_associes"); ok && partners != "1" {
-				l.Report(file, at, lint.RuleLegalForm, "one owner holds 100 %%, but %s has nombre_associes %q", entity, partners)
+				l.Report(file, at, RuleLegalForm, "one owner holds 100 %%, but %s has nombre_associes %q", entity, partners)
 			}
 		}
 	}

@@ -38,7 +38,7 @@ var Rules = season.Register(&season.Rules{
 		NonCompliant:   season.AnyFailed,
 		Indeterminable: season.AnyUndetermined,
 	},
-	Composition: season.Composition{Exactly: map[string]int{Compliant: 3, NonCompliant: 4, Indeterminable: 3}},
+	Composition: season.Composition{Exactly: map[string]int{Compliant: 3, NonCompliant: 4, Indeterminable: 3}, Traps: season.SpecTraps},
 	Statement:   func() any { return new(Statement) },
 	Cites:       func(t season.Task) []string { return []string{statementOf(t).Entity} },
 	Probative: map[string][]string{

@@ -12,6 +12,10 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
+// RuleProductKind is the track's own rule, as its findings name it: a
+// product's characteristics agree with its kind.
+const RuleProductKind = "product-kind"
+
 func init() {
 	lint.Register(corpus.Purchasing, &lint.Checks{
 		Schemas: schemas,
@@ -390,7 +394,7 @@ func checkProductKind(l *lint.Linter, file string, doc pyjson.Object) {
 			continue
 		}
 		if at, message := k.check(p); message != "" {
-			l.Report(file, at, lint.RuleProductKind, "%s", message)
+			l.Report(file, at, RuleProductKind, "%s", message)
 		}
 	}
 }

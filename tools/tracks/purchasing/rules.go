@@ -49,7 +49,7 @@ var Rules = season.Register(&season.Rules{
 	Verdicts:    []string{NoValidOption},
 	Choice:      "produits",
 	Decisions:   map[string]season.Decision{NoValidOption: season.EveryExcluded},
-	Composition: season.Composition{AtLeast: map[string]int{NoValidOption: 3}},
+	Composition: season.Composition{AtLeast: map[string]int{NoValidOption: 3}, Traps: season.SpecTraps},
 	Statement:   func() any { return new(Need) },
 	FileSuffix:  "-" + corpus.Purchasing.Name,
 	Probative: map[string][]string{
