@@ -124,13 +124,13 @@ catalogue-check: $(PROVEIT)
 # Benchmarks, written to docs/performance.md: the corpus server against
 # Caddy's respond and file_server and nginx, the manifest tool against a
 # Python reference and sha256sum, the tree reader against the system-call
-# reader it replaced (tools/bench). Needs wrk and nginx from Debian's
+# reader it replaced (harness/bench). Needs wrk and nginx from Debian's
 # packages: installed when run as root, named otherwise. About ten minutes;
-# run it on an idle machine. BENCH_FLAGS passes flags to tools/bench.
+# run it on an idle machine. BENCH_FLAGS passes flags to harness/bench.
 BENCH_TOOLS := wrk nginx
 
-$(BIN)/bench: $(GO_SOURCES) tools/bench/mix.lua
-	$(GO) build -o $@ ./tools/bench
+$(BIN)/bench: $(GO_SOURCES) harness/bench/mix.lua
+	$(GO) build -o $@ ./harness/bench
 
 bench: build $(BIN)/bench
 	@missing=$$(for t in $(BENCH_TOOLS); do command -v $$t >/dev/null || test -x /usr/sbin/$$t || echo $$t; done); \
@@ -148,9 +148,9 @@ clean:
 	rm -rf $(BIN) $(RUN_DIR)
 
 # The fault tests of the three topologies (Caddy alone, nginx in front of
-# Caddy, nginx alone; tools/frontal), with their figures written to
+# Caddy, nginx alone; harness/frontal), with their figures written to
 # docs/reliability.md. Needs nginx from Debian's package. About two minutes.
 .PHONY: reliability
 reliability: build
 	PROVEIT_RELIABILITY_REPORT=$(abspath docs/reliability.md) CORPUS_CADDY_BIN=$(abspath $(CADDY)) \
-	  $(GO) test -count=1 -v ./tools/frontal
+	  $(GO) test -count=1 -v ./harness/frontal

@@ -27,7 +27,7 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
-	"github.com/arkforge/proveit-corpus/tools/gencorpus"
+	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 )
 
 const (

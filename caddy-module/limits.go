@@ -29,7 +29,7 @@ func init() {
 // HTTP/2 lets a client hold memory it never pays for: a stream whose window
 // is zero keeps its handler, its buffers and its goroutine until the write
 // timeout, about 21 KB, and Go's default of 250 streams a connection makes
-// that about 5 MB a connection (measured with tools/frontal's
+// that about 5 MB a connection (measured with harness/frontal's
 // TestH2WindowFlood at 200 connections, without these limits). Caddy exposes no
 // HTTP/2 setting; Go reads http.Server.HTTP2 for each connection it starts
 // serving, and that server is reachable only from a connection's context.

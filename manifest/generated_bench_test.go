@@ -5,14 +5,14 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
-	"github.com/arkforge/proveit-corpus/tools/gencorpus"
+	"github.com/arkforge/proveit-corpus/manifest/internal/testcorpus"
 )
 
 // BenchmarkBuildGenerated builds the manifest of a generated tree of
-// gencorpus.BenchmarkResources files held in memory: parsing, canonical encoding and
+// testcorpus.BenchmarkResources files held in memory: parsing, canonical encoding and
 // hashing, without the file system.
 func BenchmarkBuildGenerated(b *testing.B) {
-	tree, _, size := gencorpus.ForBenchmark(b)
+	tree, _, size := testcorpus.Generated(b)
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -24,7 +24,7 @@ func BenchmarkBuildGenerated(b *testing.B) {
 
 // BenchmarkEncodeGenerated writes the manifest of a generated tree.
 func BenchmarkEncodeGenerated(b *testing.B) {
-	_, m, _ := gencorpus.ForBenchmark(b)
+	_, m, _ := testcorpus.Generated(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = m.Encode()
@@ -34,7 +34,7 @@ func BenchmarkEncodeGenerated(b *testing.B) {
 // BenchmarkDecodeGenerated reads the manifest of a generated tree, as the
 // server does before checking it.
 func BenchmarkDecodeGenerated(b *testing.B) {
-	_, m, _ := gencorpus.ForBenchmark(b)
+	_, m, _ := testcorpus.Generated(b)
 	data := m.Encode()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()

@@ -7,9 +7,9 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/internal/testcorpus"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
-	"github.com/arkforge/proveit-corpus/tools/gencorpus"
 )
 
 func BenchmarkCheck(b *testing.B) {
@@ -29,7 +29,7 @@ func BenchmarkCheck(b *testing.B) {
 // each depth: Bytes, what the server does at start-up, and Full, what
 // `proveit verify` does.
 func BenchmarkCheckGenerated(b *testing.B) {
-	files, m, size := gencorpus.ForBenchmark(b)
+	files, m, size := testcorpus.Generated(b)
 	for _, depth := range []struct {
 		name  string
 		depth verify.Depth
@@ -50,7 +50,7 @@ func BenchmarkCheckGenerated(b *testing.B) {
 // manifest file, as the server does at start-up: the manifest streamed,
 // the tree read and checked at Bytes depth.
 func BenchmarkLoadGenerated(b *testing.B) {
-	files, m, size := gencorpus.ForBenchmark(b)
+	files, m, size := testcorpus.Generated(b)
 	root := b.TempDir()
 	if err := os.CopyFS(root, files); err != nil {
 		b.Fatal(err)

@@ -21,7 +21,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
-	"github.com/arkforge/proveit-corpus/tools/gencorpus"
+	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 )
 
 // decodeThenCheck is what Load must return for a manifest's bytes and a

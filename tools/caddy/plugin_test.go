@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	proveitcorpus "github.com/arkforge/proveit-corpus"
-	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
+	"github.com/arkforge/proveit-corpus/harness/servertest"
 )
 
 // pluginModules are the modules the plugin registers.

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
+	"github.com/arkforge/proveit-corpus/harness/servertest"
 )
 
 // readsTrack are the commands that read a track, each of which takes
@@ -145,7 +145,6 @@ func TestEarlyErrors(t *testing.T) {
 		{"seal -salt without -verify", []string{"seal", "-track", "conformite", "-salt", "abc"}, 2, "-salt is not a flag of sealing"},
 		{"score without -track", []string{"score", "sub.json"}, 2, "say which track with -track"},
 		{"score without the salt", []string{"score", "-track", "conformite", "sub.json"}, 2, "-salt is required"},
-		{"gencorpus without -o", []string{"gencorpus"}, 2, "-o: want the folder"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			assertOneLine(t, tt.args, tt.code, tt.want)

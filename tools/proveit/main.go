@@ -47,9 +47,6 @@ var commands = map[string]command{
 	"probe":     {"check a live server against the contract and the manifest", runProbe},
 	"score":     {"replay the scoring of submissions from the files a track's record anchors", runScore},
 	"nginx":     {"write the nginx vhost that serves the corpus under the contract", runNginx},
-
-	// Benchmarks (docs/performance.md).
-	"gencorpus": {"write a synthetic corpus of N resources and its manifest, for benchmarks", runGencorpus},
 }
 
 // errFailed reports a check that found problems and already printed them.

@@ -1,5 +1,6 @@
 // Package testcorpus hands the manifest packages' tests a track's
-// checked-in manifest and a copy of its tree they may break.
+// checked-in manifest and a copy of its tree they may break, and the
+// generated tree their benchmarks share.
 package testcorpus
 
 import (
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 )
 
@@ -37,4 +39,28 @@ func TreeCopy(t testing.TB, track *corpus.Track) fstest.MapFS {
 	})
 	require.NoError(t, err)
 	return tree
+}
+
+// BenchmarkResources is the size of the synthetic tree the manifest's
+// benchmarks build and check: large enough for per-file costs to dominate,
+// small enough to generate in a fraction of a second. `make bench` times
+// 100,000.
+const BenchmarkResources = 10_000
+
+// Generated is the synthetic tree of BenchmarkResources files the
+// manifest's benchmarks share, its manifest, and the total of its files'
+// bytes.
+func Generated(tb testing.TB) (tree fstest.MapFS, m *manifest.Manifest, size int64) {
+	tb.Helper()
+	tree, err := gencorpus.Tree(gencorpus.Options{Resources: BenchmarkResources, Seed: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if m, err = manifest.Build(tree, gencorpus.Track.Name, manifest.DefaultOrigin, nil); err != nil {
+		tb.Fatal(err)
+	}
+	for _, f := range tree {
+		size += int64(len(f.Data))
+	}
+	return tree, m, size
 }

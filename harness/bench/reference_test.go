@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson/pyref"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
-	"github.com/arkforge/proveit-corpus/tools/gencorpus"
 )
 
 // reference runs reference.py and returns its output and exit code.
@@ -34,9 +34,9 @@ func reference(t *testing.T, args ...string) (string, int) {
 // generated writes a small synthetic corpus and returns its tree and manifest.
 func generated(t *testing.T, resources int) (tree, manifestFile string) {
 	t.Helper()
-	r, err := gencorpus.Write(t.TempDir(), gencorpus.Options{Resources: resources, Seed: 5})
+	tree, manifestFile, err := writeGenerated(t.TempDir(), gencorpus.Options{Resources: resources, Seed: 5})
 	require.NoError(t, err)
-	return r.Tree, r.Manifest
+	return tree, manifestFile
 }
 
 // TestReferenceAgreesWithGo builds the manifest with the Python reference
@@ -125,4 +125,22 @@ func TestReferenceVerify(t *testing.T) {
 			assert.Error(t, goErr, "Go finds it too")
 		})
 	}
+}
+
+// writeGenerated writes a tree and the manifest it matches, and refuses to
+// write over a tree.
+func TestWriteGenerated(t *testing.T) {
+	dir := t.TempDir()
+	tree, manifestFile, err := writeGenerated(dir, gencorpus.Options{Resources: 200, Seed: 1})
+	require.NoError(t, err)
+	data, err := os.ReadFile(manifestFile)
+	require.NoError(t, err)
+	m, err := manifest.Decode(data)
+	require.NoError(t, err)
+	bodies, err := verify.Tree(m, os.DirFS(tree), verify.Full, nil)
+	require.NoError(t, err, "the tree on disk matches the manifest written beside it")
+	assert.Len(t, bodies, 200)
+
+	_, _, err = writeGenerated(dir, gencorpus.Options{Resources: 200, Seed: 1})
+	assert.ErrorContains(t, err, "already exists")
 }

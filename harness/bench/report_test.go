@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/arkforge/proveit-corpus/tools/internal/loadgen"
+	"github.com/arkforge/proveit-corpus/harness/loadgen"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden documents of TestMarkdownGolden")

@@ -18,6 +18,6 @@
 // them there, with the residual differences of nginx.
 //
 // The package has no code outside its tests: the servers come from
-// tools/internal/servertest, the vhost from tools/nginxconf, the checks from
+// harness/servertest, the vhost from tools/nginxconf, the checks from
 // tools/probe.
 package frontal

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
+	"github.com/arkforge/proveit-corpus/harness/servertest"
 	"github.com/arkforge/proveit-corpus/tools/nginxconf"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 )

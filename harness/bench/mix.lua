@@ -1,4 +1,4 @@
--- wrk script of the corpus benchmark (tools/bench): sends, in turn, the
+-- wrk script of the corpus benchmark (harness/bench): sends, in turn, the
 -- requests of a targets file given after "--", one "+ /path" (with the
 -- secret header, read from BENCH_SECRET) or "- /path" (without it) a line,
 -- and prints the figures as one JSON line when the run is done.

@@ -13,9 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 	"github.com/arkforge/proveit-corpus/manifest"
-	"github.com/arkforge/proveit-corpus/manifest/verify"
-	"github.com/arkforge/proveit-corpus/tools/gencorpus"
 	"github.com/arkforge/proveit-corpus/tools/lint"
 )
 
@@ -71,24 +70,6 @@ func TestTreeCopiesTheFixedBodies(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, string(real), string(files[corpus.FileOf(path)].Data), path)
 	}
-}
-
-func TestWrite(t *testing.T) {
-	dir := t.TempDir()
-	r, err := gencorpus.Write(dir, gencorpus.Options{Resources: 200, Seed: 1})
-	require.NoError(t, err)
-	assert.Equal(t, 200, r.Files)
-	data, err := os.ReadFile(r.Manifest)
-	require.NoError(t, err)
-	m, err := manifest.Decode(data)
-	require.NoError(t, err)
-	assert.Len(t, m.Resources, r.Entries)
-	bodies, err := verify.Tree(m, os.DirFS(r.Tree), verify.Full, nil)
-	require.NoError(t, err, "the tree on disk matches the manifest written beside it")
-	assert.Len(t, bodies, 200)
-
-	_, err = gencorpus.Write(dir, gencorpus.Options{Resources: 200, Seed: 1})
-	assert.ErrorContains(t, err, "already exists")
 }
 
 func TestTooSmall(t *testing.T) {

@@ -109,7 +109,7 @@ func (r *report) targets() []target {
 	}
 	took := r.Finished.Sub(r.Started)
 	ts = append(ts, target{Name: fmt.Sprintf("the benchmark's run < %s", benchBound), Met: took < benchBound,
-		Measured: took.Round(time.Second).String() + " (tools/bench alone, after `make build`)"})
+		Measured: took.Round(time.Second).String() + " (harness/bench alone, after `make build`)"})
 	return ts
 }
 

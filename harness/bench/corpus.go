@@ -1,17 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 	"github.com/arkforge/proveit-corpus/manifest"
-	"github.com/arkforge/proveit-corpus/tools/gencorpus"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
@@ -29,7 +30,8 @@ type corpusSet struct {
 	// ManifestBytes is the size of the manifest file.
 	ManifestBytes int64
 	manifest      *manifest.Manifest
-	// Generation is how long `proveit gencorpus` took, for a generated corpus.
+	// Generation is how long writing a generated corpus and its manifest
+	// took (writeGenerated).
 	Generation time.Duration
 }
 
@@ -47,23 +49,45 @@ func seasonCorpus(root, name string, track *corpus.Track) (*corpusSet, error) {
 	return c, c.load()
 }
 
-// generateCorpus writes a synthetic corpus with `proveit gencorpus`.
+// generateCorpus writes a synthetic corpus and its manifest.
 func (b *bench) generateCorpus(n int) (*corpusSet, error) {
-	dir := filepath.Join(b.work, "generated")
 	b.log("generating a corpus of %d resources", n)
 	start := time.Now()
-	cmd := exec.Command(b.proveit, "gencorpus", "-n", fmt.Sprint(n), "-o", dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("proveit gencorpus: %v: %s", err, out)
+	tree, manifestFile, err := writeGenerated(filepath.Join(b.work, "generated"), gencorpus.Options{Resources: n, Seed: 1})
+	if err != nil {
+		return nil, err
 	}
 	c := &corpusSet{
 		Name:       fmt.Sprintf("generated, %d resources", n),
 		Track:      gencorpus.Track,
+		Tree:       tree,
+		Manifest:   manifestFile,
 		Generation: time.Since(start),
 	}
-	c.Tree, c.Manifest = gencorpus.Paths(dir)
 	writeBack()
 	return c, c.load()
+}
+
+// writeGenerated writes a generated corpus into dir: its tree in
+// dir/<track> and its manifest, built by manifest.Build, in
+// dir/<track>.json. The tree's folder must not exist yet.
+func writeGenerated(dir string, o gencorpus.Options) (tree, manifestFile string, err error) {
+	files, err := gencorpus.Tree(o)
+	if err != nil {
+		return "", "", err
+	}
+	m, err := manifest.Build(files, gencorpus.Track.Name, manifest.DefaultOrigin, nil)
+	if err != nil {
+		return "", "", fmt.Errorf("the manifest of the generated tree: %w", err)
+	}
+	tree, manifestFile = filepath.Join(dir, gencorpus.Track.Name), filepath.Join(dir, gencorpus.Track.Name+".json")
+	if _, err := os.Stat(tree); !errors.Is(err, fs.ErrNotExist) {
+		return "", "", fmt.Errorf("%s already exists: choose an empty folder", tree)
+	}
+	if err := os.CopyFS(tree, files); err != nil {
+		return "", "", err
+	}
+	return tree, manifestFile, os.WriteFile(manifestFile, m.Encode(), 0o644)
 }
 
 // load reads the manifest and sizes the tree.
@@ -115,7 +139,7 @@ const (
 )
 
 // writeMix writes the request mix of a corpus, in the targets format of
-// tools/internal/loadgen and mix.lua: every resource once, with the secret; absent
+// harness/loadgen and mix.lua: every resource once, with the secret; absent
 // references (the manifest's, then made-up ids) and the same number of
 // requests without the secret (the 403 path), shuffled with a fixed seed.
 func (b *bench) writeMix(c *corpusSet) (string, error) {

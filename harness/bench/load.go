@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arkforge/proveit-corpus/tools/internal/loadgen"
+	"github.com/arkforge/proveit-corpus/harness/loadgen"
 )
 
 //go:embed mix.lua

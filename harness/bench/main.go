@@ -9,12 +9,12 @@
 // handler), stock Caddy `file_server` gated on the secret header, and nginx
 // with the vhost `proveit nginx` generates. wrk drives each at a fixed
 // connection count over a mix of every resource, absent references and the
-// 403 path; package tools/internal/loadgen then drives each at a fixed rate below
+// 403 path; package harness/loadgen then drives each at a fixed rate below
 // saturation. It records
 // requests per second, latency percentiles and peak RSS, profiles the corpus
 // server under load through Caddy's admin pprof endpoint, and times manifest
 // generation and verification against a plain Python reference
-// (tools/bench/reference.py) and sha256sum over the same files, and on the
+// (harness/bench/reference.py) and sha256sum over the same files, and on the
 // generated corpus, the tree reader (manifest/tree) against the Linux
 // system-call reader it replaced.
 //
@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/tools/internal/loadgen"
+	"github.com/arkforge/proveit-corpus/harness/loadgen"
 
 	// Every track of the season, for the commands that read its files.
 	_ "github.com/arkforge/proveit-corpus/tools/tracks"
@@ -86,7 +86,7 @@ func main() {
 	flag.StringVar(&b.nginx, "nginx", "nginx", "nginx")
 	flag.StringVar(&b.python, "python", "python3", "Python 3")
 	flag.StringVar(&b.goTool, "go", "go", "the go command (for pprof and the Go benchmarks)")
-	flag.StringVar(&b.reference, "reference", "tools/bench/reference.py", "the Python reference")
+	flag.StringVar(&b.reference, "reference", "harness/bench/reference.py", "the Python reference")
 	flag.StringVar(&b.caddyfile, "caddyfile", "Caddyfile", "the shipped Caddyfile")
 	flag.StringVar(&b.out, "out", "docs/performance.md", "document to write")
 	flag.StringVar(&b.serverCPU, "server-cpu", "0", "CPU the servers and timed tools are pinned to")

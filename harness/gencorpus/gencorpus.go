@@ -13,25 +13,21 @@
 // declared for control.
 //
 // The same size and seed always give the same bytes, and so the same
-// manifest.
+// manifest. The package knows nothing of manifests: its callers build one
+// (manifest.Build), so that the manifest's own tests may generate trees.
 package gencorpus
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
-	"testing"
 	"testing/fstest"
 	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
@@ -73,80 +69,6 @@ func Tree(o Options) (fstest.MapFS, error) {
 		panic(fmt.Sprintf("gencorpus: generated %d files for %d resources", len(g.files), o.Resources))
 	}
 	return g.files, nil
-}
-
-// Result describes a corpus written by Write.
-type Result struct {
-	Tree     string // folder of the tree
-	Manifest string // manifest file
-	Files    int
-	Bytes    int64 // total size of the tree's files
-	Entries  int   // manifest entries (files and absent references)
-}
-
-// treeAndManifest generates a tree in memory, as Tree does, and builds its
-// manifest at the default origin.
-func treeAndManifest(o Options) (fstest.MapFS, *manifest.Manifest, error) {
-	files, err := Tree(o)
-	if err != nil {
-		return nil, nil, err
-	}
-	m, err := manifest.Build(files, Track.Name, manifest.DefaultOrigin, nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("gencorpus: manifest of the generated tree: %w", err)
-	}
-	return files, m, nil
-}
-
-// BenchmarkResources is the size of the synthetic tree the manifest's
-// benchmarks build and check: large enough for per-file costs to dominate,
-// small enough to generate in a fraction of a second. `make bench` times
-// 100,000.
-const BenchmarkResources = 10_000
-
-// ForBenchmark is the tree of BenchmarkResources files the manifest's
-// benchmarks share, its manifest, and the total of its files' bytes.
-func ForBenchmark(tb testing.TB) (tree fstest.MapFS, m *manifest.Manifest, size int64) {
-	tb.Helper()
-	tree, m, err := treeAndManifest(Options{Resources: BenchmarkResources, Seed: 1})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, f := range tree {
-		size += int64(len(f.Data))
-	}
-	return tree, m, size
-}
-
-// Paths are where Write writes a corpus into dir: its tree in
-// dir/<track> and its manifest in dir/<track>.json.
-func Paths(dir string) (tree, manifestFile string) {
-	return filepath.Join(dir, Track.Name), filepath.Join(dir, Track.Name+".json")
-}
-
-// Write generates a corpus into dir, its manifest built by manifest.Build,
-// where Paths says. The tree folder must not exist yet.
-func Write(dir string, o Options) (*Result, error) {
-	files, m, err := treeAndManifest(o)
-	if err != nil {
-		return nil, err
-	}
-	r := &Result{Files: len(files), Entries: len(m.Resources)}
-	r.Tree, r.Manifest = Paths(dir)
-	if _, err := os.Stat(r.Tree); !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("gencorpus: %s already exists: choose an empty folder", r.Tree)
-	}
-	for name, f := range files {
-		path := filepath.Join(r.Tree, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-			return nil, err
-		}
-		r.Bytes += int64(len(f.Data))
-	}
-	return r, os.WriteFile(r.Manifest, m.Encode(), 0o644)
 }
 
 // activity is one activity code of the referentiel, with what it requires

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
+	"github.com/arkforge/proveit-corpus/harness/servertest"
 )
 
 // residual is a way nginx answers differently from Caddy that the vhost

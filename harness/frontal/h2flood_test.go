@@ -19,7 +19,7 @@ import (
 	"golang.org/x/net/http2/hpack"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
+	"github.com/arkforge/proveit-corpus/harness/servertest"
 )
 
 // The HTTP/2 window attack: a client that advertises a zero stream window

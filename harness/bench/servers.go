@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arkforge/proveit-corpus/tools/internal/servertest"
+	"github.com/arkforge/proveit-corpus/harness/servertest"
 )
 
 // A setup is one way of serving a corpus.
@@ -140,7 +140,7 @@ func (s *server) heapStats(gc bool) (heapAlloc, sys int64) {
 }
 
 // launchCaddy runs this project's Caddy on a Caddyfile with the
-// environment of the integration tests (tools/internal/servertest).
+// environment of the integration tests (harness/servertest).
 func (b *bench) launchCaddy(dir, caddyfile string, env map[string]string) (*server, error) {
 	s, err := servertest.Launch(servertest.Options{
 		Binary:    b.caddy,
