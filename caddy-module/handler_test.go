@@ -25,9 +25,9 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
-	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 )
 
 const (

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/harness/servertest"
+	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/nginxconf"
 )
 

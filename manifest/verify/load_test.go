@@ -17,11 +17,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
-	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 )
 
 // decodeThenCheck is what Load must return for a manifest's bytes and a

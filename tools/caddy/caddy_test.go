@@ -19,9 +19,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/harness/servertest"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
-	"github.com/arkforge/proveit-corpus/harness/servertest"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 )
 

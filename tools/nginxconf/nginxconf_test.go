@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/harness/servertest"
+	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 )
 

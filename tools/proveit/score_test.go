@@ -17,10 +17,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
-	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/harness/participant"
 	"github.com/arkforge/proveit-corpus/harness/servertest"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"

@@ -23,10 +23,10 @@ import (
 
 	_ "github.com/arkforge/proveit-corpus" // the corpus server's Caddy modules
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
-	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/harness/participant"
 	"github.com/arkforge/proveit-corpus/harness/servertest"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/lint"
 	"github.com/arkforge/proveit-corpus/tools/lint/linttest"
 	"github.com/arkforge/proveit-corpus/tools/probe"
