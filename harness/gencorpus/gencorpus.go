@@ -36,9 +36,9 @@ import (
 // this package names.
 var Track = corpus.Conformity
 
-// MinResources is the smallest tree generated: the referentiel, the four
+// minResources is the smallest tree generated: the referentiel, the four
 // fixed bodies, the first page of every list and a few entities.
-const MinResources = 20
+const minResources = 20
 
 // Page sizes of the paged collections.
 const (
@@ -57,8 +57,8 @@ type Options struct {
 // Tree generates the files of a corpus, keyed by name relative to the
 // tree's root ("agrements/AGR-000001.json").
 func Tree(o Options) (fstest.MapFS, error) {
-	if o.Resources < MinResources {
-		return nil, fmt.Errorf("gencorpus: %d resources asked, at least %d needed", o.Resources, MinResources)
+	if o.Resources < minResources {
+		return nil, fmt.Errorf("gencorpus: %d resources asked, at least %d needed", o.Resources, minResources)
 	}
 	g, err := newGenerator(o)
 	if err != nil {

@@ -48,7 +48,7 @@ func Load[T any](src io.ReadSeeker, tree fs.FS, track *corpus.Track, serve func(
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		contents, readErr = ReadTree(tree, track)
+		contents, readErr = readTree(tree, track)
 	}()
 	header, list, sum, streamed := stream(src, sizeOf(src))
 	<-read

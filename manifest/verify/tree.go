@@ -36,13 +36,13 @@ func parse(h *anchor.Hasher, path string, body []byte) parsedBody {
 	return parsedBody{sums: manifest.SumsOf(h, body), cited: cited}
 }
 
-// ReadTree reads every file of a track's tree, keyed by canonical path. A
+// readTree reads every file of a track's tree, keyed by canonical path. A
 // file whose name is not a canonical resource of the track (a stray file, a
 // non-JSON file, an id outside the grammar, another track's resource), that
 // is not a regular file or that is larger than manifest.MaxFileSize (read no
 // further) is an error naming it: nothing in the served tree goes
 // unaccounted for.
-func ReadTree(fsys fs.FS, track *corpus.Track) (map[string]File, error) {
+func readTree(fsys fs.FS, track *corpus.Track) (map[string]File, error) {
 	copies := make([]copier, tree.Readers(fsys))
 	files, data, err := tree.Scan(fsys, track.PathOf, manifest.MaxFileSize, func(reader int, _, _ string, b []byte) []byte {
 		return copies[reader].copy(b)

@@ -39,11 +39,11 @@ var (
 	formMembers        = Exactly("resource", "field", "value")
 )
 
-// DecodeFormula reads a formula from its JSON, as strictly as a
+// decodeFormula reads a formula from its JSON, as strictly as a
 // submission: no duplicate or unknown member, exact names, exactly one
 // shape per node, non-empty lists, forms that are plain triples. Errors
 // name the JSON pointer below at.
-func DecodeFormula(data []byte, at string) (Formula, error) {
+func decodeFormula(data []byte, at string) (Formula, error) {
 	doc, err := pyjson.Parse(data)
 	if err != nil {
 		return Formula{}, fmt.Errorf("%s: %w", pyjson.ShowPointer(at), err)
@@ -174,7 +174,7 @@ func readable(v json.RawMessage) json.RawMessage {
 // UnmarshalJSON reads a formula strictly; its errors name pointers from the
 // formula's root.
 func (f *Formula) UnmarshalJSON(data []byte) error {
-	g, err := DecodeFormula(data, "")
+	g, err := decodeFormula(data, "")
 	*f = g
 	return err
 }

@@ -46,7 +46,7 @@ func TestDecodeFormulaIsStrict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := DecodeFormula([]byte(tt.data), "/taches/0/fondement")
+			_, err := decodeFormula([]byte(tt.data), "/taches/0/fondement")
 			if tt.err == "" {
 				assert.NoError(t, err)
 				return

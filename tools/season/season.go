@@ -225,7 +225,7 @@ func ReadKey(path string) (*Key, error) {
 }
 
 // DecodeKey decodes an answer key: no duplicate or unknown member, exact
-// names, each task's fondement a formula as DecodeFormula reads it. name
+// names, each task's fondement a formula as decodeFormula reads it. name
 // says which file in errors.
 func DecodeKey(name string, data []byte) (*Key, error) {
 	doc, err := pyjson.Parse(data)
@@ -256,7 +256,7 @@ func DecodeKey(name string, data []byte) (*Key, error) {
 	}
 	k := &Key{Tasks: make([]KeyTask, len(raw.Tasks))}
 	for i, t := range raw.Tasks {
-		f, err := DecodeFormula(t.Founding, fmt.Sprintf("/taches/%d/fondement", i))
+		f, err := decodeFormula(t.Founding, fmt.Sprintf("/taches/%d/fondement", i))
 		if err != nil {
 			return nil, fmt.Errorf("%s %w", name, err)
 		}

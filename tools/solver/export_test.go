@@ -9,3 +9,20 @@ var (
 	SeasonFact = seasonFact
 	Served     = served
 )
+
+// The rules problems name.
+const (
+	RuleVerdict      = ruleVerdict
+	RuleCalls        = ruleCalls
+	RuleComposition  = ruleComposition
+	RuleBounds       = ruleBounds
+	RuleServed       = ruleServed
+	RuleProbative    = ruleProbative
+	RuleGraph        = ruleGraph
+	RuleOwn          = ruleOwn
+	RuleCommonList   = ruleCommonList
+	RuleForms        = ruleForms
+	RuleAlternatives = ruleAlternatives
+	RuleRoom         = ruleRoom
+	RuleDerivation   = ruleDerivation
+)

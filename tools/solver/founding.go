@@ -282,7 +282,7 @@ func DeriveKey(tasks *season.Tasks, design *season.Design, fetch season.Fetcher)
 	for _, task := range tasks.Tasks {
 		d, ok := design.Task(task.ID)
 		if !ok {
-			problems = append(problems, Problem{Task: task.ID, Rule: RuleDerivation, Message: "the design has no entry for the task"})
+			problems = append(problems, Problem{Task: task.ID, Rule: ruleDerivation, Message: "the design has no entry for the task"})
 			continue
 		}
 		derived, err := Derive(task, fetch)
@@ -295,7 +295,7 @@ func DeriveKey(tasks *season.Tasks, design *season.Design, fetch season.Fetcher)
 		}
 		formula, err := Founding(d, derived, graph)
 		if err != nil {
-			problems = append(problems, Problem{Task: task.ID, Rule: RuleDerivation, Message: err.Error()})
+			problems = append(problems, Problem{Task: task.ID, Rule: ruleDerivation, Message: err.Error()})
 			continue
 		}
 		families := d.Families
@@ -307,10 +307,10 @@ func DeriveKey(tasks *season.Tasks, design *season.Design, fetch season.Fetcher)
 	seen := map[string]bool{}
 	for _, d := range design.Tasks {
 		if _, ok := tasks.Task(d.ID); !ok {
-			problems = append(problems, Problem{Task: d.ID, Rule: RuleDerivation, Message: "the design has a task the statements do not"})
+			problems = append(problems, Problem{Task: d.ID, Rule: ruleDerivation, Message: "the design has a task the statements do not"})
 		}
 		if seen[d.ID] {
-			problems = append(problems, Problem{Task: d.ID, Rule: RuleDerivation, Message: "the design has two entries for the task"})
+			problems = append(problems, Problem{Task: d.ID, Rule: ruleDerivation, Message: "the design has two entries for the task"})
 		}
 		seen[d.ID] = true
 	}

@@ -13,19 +13,19 @@ import (
 
 // Rules of the track an answer key is checked against, as problems name them.
 const (
-	RuleVerdict      = "verdict"      // the key's verdict is the solver's
-	RuleCalls        = "calls"        // a task takes MinCalls..MaxCalls calls
-	RuleComposition  = "composition"  // the season's balance of verdicts and trap families
-	RuleBounds       = "bounds"       // a task's assertion bounds are the track's
-	RuleServed       = "served"       // a fact's value is exactly what the corpus serves
-	RuleProbative    = "probative"    // a fact's field is a probative pointer (docs/contract.md, section 3; spec §5.7)
-	RuleGraph        = "graph"        // a fact's resource is in the task's graph (docs/contract.md, section 6; spec §5.2)
-	RuleOwn          = "own-resource" // enough facts are on the entity's own resources
-	RuleCommonList   = "common-list"  // a fact on a common list is on an entry concerning the entity
-	RuleForms        = "forms"        // a fact lists every equivalent form of the task's graph
-	RuleAlternatives = "alternatives" // the formula founds every case that decides the verdict
-	RuleRoom         = "room"         // the smallest founding set leaves room under the ceiling
-	RuleDerivation   = "derivation"   // the formula rests only on what the rules derive, as the design says
+	ruleVerdict      = "verdict"      // the key's verdict is the solver's
+	ruleCalls        = "calls"        // a task takes MinCalls..MaxCalls calls
+	ruleComposition  = "composition"  // the season's balance of verdicts and trap families
+	ruleBounds       = "bounds"       // a task's assertion bounds are the track's
+	ruleServed       = "served"       // a fact's value is exactly what the corpus serves
+	ruleProbative    = "probative"    // a fact's field is a probative pointer (docs/contract.md, section 3; spec §5.7)
+	ruleGraph        = "graph"        // a fact's resource is in the task's graph (docs/contract.md, section 6; spec §5.2)
+	ruleOwn          = "own-resource" // enough facts are on the entity's own resources
+	ruleCommonList   = "common-list"  // a fact on a common list is on an entry concerning the entity
+	ruleForms        = "forms"        // a fact lists every equivalent form of the task's graph
+	ruleAlternatives = "alternatives" // the formula founds every case that decides the verdict
+	ruleRoom         = "room"         // the smallest founding set leaves room under the ceiling
+	ruleDerivation   = "derivation"   // the formula rests only on what the rules derive, as the design says
 )
 
 // Problem is one way a season's statements and key break the track's rules.
@@ -73,7 +73,7 @@ func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch sea
 	byID := map[string]season.KeyTask{}
 	for _, k := range key.Tasks {
 		if _, dup := byID[k.ID]; dup {
-			report(k.ID, RuleComposition, "two keys for the task")
+			report(k.ID, ruleComposition, "two keys for the task")
 		}
 		byID[k.ID] = k
 	}
@@ -84,18 +84,18 @@ func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch sea
 	for _, task := range tasks.Tasks {
 		k, ok := byID[task.ID]
 		if !ok {
-			report(task.ID, RuleComposition, "the key has no entry for the task")
+			report(task.ID, ruleComposition, "the key has no entry for the task")
 			continue
 		}
 		delete(byID, task.ID)
 		if res, ok := solved[task.ID]; !ok {
-			report(task.ID, RuleVerdict, "the solver has no result for the task")
+			report(task.ID, ruleVerdict, "the solver has no result for the task")
 		} else {
 			if Verdict(k.Verdict) != res.Verdict {
-				report(task.ID, RuleVerdict, "the key says %s, the solver %s", k.Verdict, res.Verdict)
+				report(task.ID, ruleVerdict, "the key says %s, the solver %s", k.Verdict, res.Verdict)
 			}
 			if n := len(res.Calls); n < season.MinCalls || n > season.MaxCalls {
-				report(task.ID, RuleCalls, "answering takes %d calls, want %d to %d", n, season.MinCalls, season.MaxCalls)
+				report(task.ID, ruleCalls, "answering takes %d calls, want %d to %d", n, season.MinCalls, season.MaxCalls)
 			}
 		}
 		taskProblems, err := checkFormula(task, k, fetch)
@@ -105,7 +105,7 @@ func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch sea
 		problems = append(problems, taskProblems...)
 	}
 	for _, id := range slices.Sorted(maps.Keys(byID)) {
-		report(id, RuleComposition, "the key has a task the statements do not")
+		report(id, ruleComposition, "the key has a task the statements do not")
 	}
 	rules, err := season.RulesNamed(tasks.Track)
 	if err != nil {
@@ -121,7 +121,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 		problems = append(problems, Problem{Task: task.ID, Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 	if task.AssertionsMin < season.MinAssertions || task.AssertionsMin > season.MaxAssertionsMin || task.AssertionsMax != 2*task.AssertionsMin {
-		report(RuleBounds, "bounds %d..%d, want a minimum of %d to %d and a maximum twice it", task.AssertionsMin, task.AssertionsMax, season.MinAssertions, season.MaxAssertionsMin)
+		report(ruleBounds, "bounds %d..%d, want a minimum of %d to %d and a maximum twice it", task.AssertionsMin, task.AssertionsMax, season.MinAssertions, season.MaxAssertionsMin)
 	}
 	graph, err := season.TaskGraph(task, fetch)
 	if err != nil {
@@ -136,18 +136,18 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 	// an assertion of it must meet.
 	check := func(label string, f season.Fact) {
 		if !season.Probative(f.Resource, f.Field) {
-			report(RuleProbative, "%s: not a probative field of its collection", label)
+			report(ruleProbative, "%s: not a probative field of its collection", label)
 		}
 		if !graph.Own[f.Resource] {
 			switch {
 			case !graph.Common[f.Resource]:
-				report(RuleGraph, "%s: not in the task's graph", label)
+				report(ruleGraph, "%s: not in the task's graph", label)
 			case !graph.Concerns(f.Resource, f.Field):
-				report(RuleCommonList, "%s: a common list's entry that does not concern %s", label, subject)
+				report(ruleCommonList, "%s: a common list's entry that does not concern %s", label, subject)
 			}
 		}
 		if msg := served(f, fetch); msg != "" {
-			report(RuleServed, "%s: %s", label, msg)
+			report(ruleServed, "%s: %s", label, msg)
 		}
 	}
 	rests := restsOn(derived)
@@ -162,7 +162,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 			continue // served reports it
 		}
 		if r, ok := rests[f.Resource+"\x00"+f.Field]; !ok || !pyjson.Equal(r.Value, value) {
-			report(RuleDerivation, "%s: not a fact the %s verdict rests on", label, k.Verdict)
+			report(ruleDerivation, "%s: not a fact the %s verdict rests on", label, k.Verdict)
 		}
 		listed := season.Carried{}
 		for _, form := range f.EquivalentForms {
@@ -170,7 +170,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 		}
 		for _, form := range forms(graph, Fact{Resource: f.Resource, Field: f.Field, Value: value}) {
 			if !listed.Has(seasonFact(form)) {
-				report(RuleForms, "%s: lacks the equivalent form %s", label, form)
+				report(ruleForms, "%s: lacks the equivalent form %s", label, form)
 			}
 		}
 	}
@@ -185,7 +185,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 	}
 	smallest, err := k.Founding.Smallest()
 	if err != nil {
-		report(RuleRoom, "%v", err)
+		report(ruleRoom, "%v", err)
 		return problems, nil
 	}
 	limit, why := task.AssertionsMax-2, fmt.Sprintf("assertions_max %d - 2", task.AssertionsMax)
@@ -193,7 +193,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 		limit, why = task.AssertionsMin, fmt.Sprintf("the control task's assertions_min %d", task.AssertionsMin)
 	}
 	if len(smallest) > limit {
-		report(RuleRoom, "the smallest set of facts that founds the verdict has %d facts, want at most %d (%s)", len(smallest), limit, why)
+		report(ruleRoom, "the smallest set of facts that founds the verdict has %d facts, want at most %d (%s)", len(smallest), limit, why)
 	}
 	if k.Control {
 		// Any one criterion proven whole founds the control task, each
@@ -204,7 +204,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 		}
 		for _, alt := range alternatives {
 			if n := len(season.SmallestCover(alt)); n > task.AssertionsMin {
-				report(RuleRoom, "the control task's alternative %s takes %d assertions, want at most its assertions_min %d", describe(alt), n, task.AssertionsMin)
+				report(ruleRoom, "the control task's alternative %s takes %d assertions, want at most its assertions_min %d", describe(alt), n, task.AssertionsMin)
 			}
 		}
 	}
@@ -217,7 +217,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 	// The agent fills the smallest set up to the minimum with assertions
 	// of its choosing, which may all be on own resources.
 	if want, filled := (task.AssertionsMin+1)/2, own+max(0, task.AssertionsMin-len(smallest)); filled < want {
-		report(RuleOwn, "the smallest founding set, filled up to the minimum, has %d assertions on %s own resources, want at least %d (half the minimum %d, rounded up)", filled, owner, want, task.AssertionsMin)
+		report(ruleOwn, "the smallest founding set, filled up to the minimum, has %d assertions on %s own resources, want at least %d (half the minimum %d, rounded up)", filled, owner, want, task.AssertionsMin)
 	}
 	return problems, nil
 }
@@ -230,7 +230,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 func checkAlternatives(formula season.Formula, derived *Result, graph *season.Graph) ([]Problem, error) {
 	cases, all, err := Decided(graph.Rules, derived)
 	if err != nil {
-		return []Problem{{Rule: RuleDerivation, Message: err.Error()}}, nil
+		return []Problem{{Rule: ruleDerivation, Message: err.Error()}}, nil
 	}
 	if len(cases) == 0 {
 		return nil, nil // conforme or a product: the design's facts, checked one by one
@@ -264,7 +264,7 @@ func checkAlternatives(formula season.Formula, derived *Result, graph *season.Gr
 				if all {
 					what = "the candidate " + c.Label + " excluded"
 				}
-				problems = append(problems, Problem{Rule: RuleAlternatives, Message: fmt.Sprintf("the formula lacks an alternative the rules allow: %s, by %s", what, describe(alt))})
+				problems = append(problems, Problem{Rule: ruleAlternatives, Message: fmt.Sprintf("the formula lacks an alternative the rules allow: %s, by %s", what, describe(alt))})
 			}
 		}
 	}
@@ -274,7 +274,7 @@ func checkAlternatives(formula season.Formula, derived *Result, graph *season.Gr
 	}
 	keyAlternatives, err := formula.Alternatives()
 	if err != nil {
-		return append(problems, Problem{Rule: RuleDerivation, Message: err.Error()}), nil
+		return append(problems, Problem{Rule: ruleDerivation, Message: err.Error()}), nil
 	}
 	for _, alt := range keyAlternatives {
 		carried := season.Carried{}
@@ -282,7 +282,7 @@ func checkAlternatives(formula season.Formula, derived *Result, graph *season.Gr
 			carried.AddFact(f)
 		}
 		if !derivedFormula.Holds(carried) {
-			problems = append(problems, Problem{Rule: RuleDerivation, Message: fmt.Sprintf("the formula founds the verdict on %s, which proves no case that decides it", describe(alt))})
+			problems = append(problems, Problem{Rule: ruleDerivation, Message: fmt.Sprintf("the formula founds the verdict on %s, which proves no case that decides it", describe(alt))})
 		}
 	}
 	return problems, nil
@@ -330,7 +330,7 @@ func served(f season.Fact, fetch season.Fetcher) string {
 func checkComposition(rules *season.Rules, key *season.Key) []Problem {
 	var problems []Problem
 	report := func(task, format string, args ...any) {
-		problems = append(problems, Problem{Task: task, Rule: RuleComposition, Message: fmt.Sprintf(format, args...)})
+		problems = append(problems, Problem{Task: task, Rule: ruleComposition, Message: fmt.Sprintf(format, args...)})
 	}
 	verdicts := map[string]int{}
 	families := map[string]int{}

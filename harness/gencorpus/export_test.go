@@ -1,0 +1,4 @@
+package gencorpus
+
+// MinResources is minResources, for the external tests.
+const MinResources = minResources
