@@ -1,9 +1,6 @@
 package gencorpus_test
 
 import (
-	// The conformity track's checks, which the generated tree must pass.
-	_ "github.com/arkforge/proveit-corpus/tools/tracks"
-
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +12,9 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/lint"
+	"github.com/arkforge/proveit-corpus/tools/tracks/conformity"
 )
 
 // TestTreeFollowsTheContract lints generated trees of several sizes with
@@ -75,4 +74,45 @@ func TestTreeCopiesTheFixedBodies(t *testing.T) {
 func TestTooSmall(t *testing.T) {
 	_, err := gencorpus.Tree(gencorpus.Options{Resources: gencorpus.MinResources - 1})
 	assert.ErrorContains(t, err, "at least")
+}
+
+// Every generated document has exactly the fields of its collection's
+// schema, the one the linter checks, in the schema's order: the shape of
+// the conformity track's documents is written once, in its package.
+func TestTreeHasTheTracksSchema(t *testing.T) {
+	files, err := gencorpus.Tree(gencorpus.Options{Resources: 1500, Seed: 3})
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for name, f := range files {
+		path, err := corpus.PathOf(name)
+		require.NoError(t, err)
+		collection, _, isRef := corpus.SplitReference(path)
+		if !isRef {
+			continue // the referentiel and the fixed bodies are the real ones
+		}
+		doc, err := pyjson.Parse(f.Data)
+		require.NoError(t, err, name)
+		assertShape(t, name, doc.(pyjson.Object), conformity.Schemas[collection])
+		seen[collection] = true
+	}
+	assert.Len(t, seen, len(corpus.Conformity.Collections), "every collection generated")
+}
+
+// assertShape checks that obj's members are the schema's fields, in order,
+// and so on for the objects of each array of entries.
+func assertShape(t *testing.T, name string, obj pyjson.Object, schema lint.Schema) {
+	t.Helper()
+	var got, want []string
+	for _, m := range obj {
+		got = append(got, m.Key)
+	}
+	for _, f := range schema {
+		want = append(want, f.Name)
+		if v, ok := obj.Get(f.Name); ok && f.Type == lint.Entries {
+			for _, e := range v.(pyjson.Array) {
+				assertShape(t, name, e.(pyjson.Object), f.Sub)
+			}
+		}
+	}
+	assert.Equal(t, want, got, name)
 }

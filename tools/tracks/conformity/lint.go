@@ -23,7 +23,7 @@ const (
 
 func init() {
 	lint.Register(corpus.Conformity, &lint.Checks{
-		Schemas: schemas,
+		Schemas: Schemas,
 		Vocabularies: map[string]lint.Vocabulary{
 			"activity": {Table: "attestations_requises", Of: "an activity of /referentiel"},
 		},
@@ -56,10 +56,12 @@ var (
 	declarationStatus = []string{"complete", "incomplete"}
 )
 
-// schemas are the track's, keyed by collection; the
-// referentiel by its path. Fields beyond these (descriptive French fields)
-// are welcome.
-var schemas = map[string]lint.Schema{
+// Schemas are the track's documents' shapes, keyed by collection, and the
+// referentiel's by its path: the fields each must have, in the order the
+// corpus writes them. The linter checks every document against them; the
+// synthetic trees of harness/gencorpus are held to them member for member.
+// Fields beyond these (descriptive French fields) are welcome.
+var Schemas = map[string]lint.Schema{
 	corpus.Referentiel: {
 		{Name: "ressource", Type: lint.SelfPath},
 		{Name: "titre", Type: lint.Text},
