@@ -162,7 +162,7 @@ func (b *bench) goBenchmarks() ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "taskset", "-c", b.serverCPU, b.goTool, "test", "-run", "^$", "-bench", ".", "-benchmem",
-		"./caddy-module/", "./manifest/...")
+		"./caddy-module/", "./manifest/...", "./harness/gencorpus/")
 	out, err := cmd.CombinedOutput()
 	var lines []string
 	for _, line := range strings.Split(string(out), "\n") {

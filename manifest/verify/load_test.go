@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/internal/testcorpus"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
 )
@@ -163,12 +163,11 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 	}
 }
 
-// TestLoadStreamsALargeManifest loads a generated corpus whose manifest
-// spans many windows of the stream, from disk, intact and with a body
-// changed far into it.
+// TestLoadStreamsALargeManifest loads a grown corpus whose manifest spans
+// many windows of the stream, from disk, intact and with a body changed
+// far into it.
 func TestLoadStreamsALargeManifest(t *testing.T) {
-	files, err := gencorpus.Tree(gencorpus.Options{Resources: 3000, Seed: 1})
-	require.NoError(t, err)
+	files := testcorpus.Grown(t, corpus.Conformity, 3000)
 	m, err := manifest.Build(files, corpus.Conformity.Name, manifest.DefaultOrigin, nil)
 	require.NoError(t, err)
 	data := m.Encode()
@@ -178,7 +177,8 @@ func TestLoadStreamsALargeManifest(t *testing.T) {
 	assertLoadIsDecodeThenCheck(t, data, tree.Dir(root), corpus.Conformity)
 	assertStreamed(t, data, tree.Dir(root), corpus.Conformity)
 
-	last := m.Resources[len(m.Resources)-5]
+	last, ok := m.Lookup("/" + corpus.Conformity.Collections[0] + "/GROWN-002990")
+	require.True(t, ok)
 	require.NoError(t, os.WriteFile(filepath.Join(root, *last.File), []byte(`{"ressource": "changed"}`), 0o644))
 	assertLoadIsDecodeThenCheck(t, data, tree.Dir(root), corpus.Conformity)
 	_, _, err = verify.Load(bytes.NewReader(data), tree.Dir(root), corpus.Conformity, func(verify.Served) int { return 0 })

@@ -1,9 +1,9 @@
 // Package testcorpus hands the manifest packages' tests a track's
-// checked-in manifest and a copy of its tree they may break, and the
-// generated tree their benchmarks share.
+// checked-in manifest and a copy of its tree they may break or grow.
 package testcorpus
 
 import (
+	"fmt"
 	"io/fs"
 	"testing"
 	"testing/fstest"
@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/harness/gencorpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 )
 
@@ -41,26 +40,18 @@ func TreeCopy(t testing.TB, track *corpus.Track) fstest.MapFS {
 	return tree
 }
 
-// BenchmarkResources is the size of the synthetic tree the manifest's
-// benchmarks build and check: large enough for per-file costs to dominate,
-// small enough to generate in a fraction of a second. `make bench` times
-// 100,000.
-const BenchmarkResources = 10_000
-
-// Generated is the synthetic tree of BenchmarkResources files the
-// manifest's benchmarks share, its manifest, and the total of its files'
-// bytes.
-func Generated(tb testing.TB) (tree fstest.MapFS, m *manifest.Manifest, size int64) {
-	tb.Helper()
-	tree, err := gencorpus.Tree(gencorpus.Options{Resources: BenchmarkResources, Seed: 1})
-	if err != nil {
-		tb.Fatal(err)
+// Grown is a copy of a track's embedded tree with n more documents, each
+// a resource of the track's first collection that cites one absent
+// reference: a tree, and a manifest, as large as a test needs.
+func Grown(t testing.TB, track *corpus.Track, n int) fstest.MapFS {
+	t.Helper()
+	tree := TreeCopy(t, track)
+	collection := track.Collections[0]
+	for i := range n {
+		path := fmt.Sprintf("/%s/GROWN-%06d", collection, i)
+		cited := fmt.Sprintf("/%s/GROWN-ABSENT-%06d", collection, i)
+		body := fmt.Sprintf("{\n  \"ressource\": %q,\n  \"existe\": true,\n  \"cite\": %q\n}\n", path, cited)
+		tree[corpus.FileOf(path)] = &fstest.MapFile{Data: []byte(body)}
 	}
-	if m, err = manifest.Build(tree, gencorpus.Track.Name, manifest.DefaultOrigin, nil); err != nil {
-		tb.Fatal(err)
-	}
-	for _, f := range tree {
-		size += int64(len(f.Data))
-	}
-	return tree, m, size
+	return tree
 }
