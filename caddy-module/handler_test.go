@@ -25,7 +25,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/harness/gencorpus"
+	"github.com/arkforge/proveit-corpus/corpus/corpustest"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 )
@@ -478,13 +478,12 @@ func TestEmbeddedCorporaMatchEmbeddedManifests(t *testing.T) {
 	}
 }
 
-// TestServesAGeneratedCorpusFromDisk serves a tree on disk whose manifest
+// TestServesAGrownCorpusFromDisk serves a tree on disk whose manifest
 // the handler reads as a stream, a window at a time: every resource is
 // answered with its file's bytes, and telemetry names the SHA-256 the
 // manifest lists for it.
-func TestServesAGeneratedCorpusFromDisk(t *testing.T) {
-	files, err := gencorpus.Tree(gencorpus.Options{Resources: 1000, Seed: 2})
-	require.NoError(t, err)
+func TestServesAGrownCorpusFromDisk(t *testing.T) {
+	files := corpustest.Grown(t, corpus.Conformity, 1000)
 	m, err := manifest.Build(files, corpus.Conformity.Name, manifest.DefaultOrigin, nil)
 	require.NoError(t, err)
 	root, data := t.TempDir(), m.Encode()

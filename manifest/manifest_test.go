@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/arkforge/proveit-corpus/corpus/corpustest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -82,15 +84,15 @@ func TestSystemBodiesAreSharedByTheTracks(t *testing.T) {
 // A tree holds only its own track's resources: a file another track names
 // is refused, so that no path belongs to two trees.
 func TestBuildRefusesAnotherTracksResource(t *testing.T) {
-	tree := testcorpus.TreeCopy(t, corpus.Purchasing)
-	tree["entites/ENT-1102.json"] = testcorpus.TreeCopy(t, corpus.Conformity)["entites/ENT-1102.json"]
+	tree := corpustest.Copy(t, corpus.Purchasing)
+	tree["entites/ENT-1102.json"] = corpustest.Copy(t, corpus.Conformity)["entites/ENT-1102.json"]
 	_, err := manifest.Build(tree, corpus.Purchasing.Name, manifest.DefaultOrigin, nil)
 	assert.ErrorContains(t, err, "entites/ENT-1102.json: /entites/ENT-1102 belongs to the track conformite, not generique")
 
-	_, err = manifest.Build(testcorpus.TreeCopy(t, corpus.Purchasing), corpus.Purchasing.Name, manifest.DefaultOrigin, []string{"/entites/ENT-0000"})
+	_, err = manifest.Build(corpustest.Copy(t, corpus.Purchasing), corpus.Purchasing.Name, manifest.DefaultOrigin, []string{"/entites/ENT-0000"})
 	assert.ErrorContains(t, err, "/entites/ENT-0000: cited, but a resource of another track than generique")
 
-	_, err = manifest.Build(testcorpus.TreeCopy(t, corpus.Purchasing), "autre", manifest.DefaultOrigin, nil)
+	_, err = manifest.Build(corpustest.Copy(t, corpus.Purchasing), "autre", manifest.DefaultOrigin, nil)
 	assert.ErrorContains(t, err, `unknown track "autre"`)
 
 }

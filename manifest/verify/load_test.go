@@ -13,13 +13,14 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/arkforge/proveit-corpus/corpus/corpustest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
-	"github.com/arkforge/proveit-corpus/manifest/internal/testcorpus"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
 )
@@ -167,7 +168,7 @@ func TestLoadIsDecodeThenCheck(t *testing.T) {
 // many windows of the stream, from disk, intact and with a body changed
 // far into it.
 func TestLoadStreamsALargeManifest(t *testing.T) {
-	files := testcorpus.Grown(t, corpus.Conformity, 3000)
+	files := corpustest.Grown(t, corpus.Conformity, 3000)
 	m, err := manifest.Build(files, corpus.Conformity.Name, manifest.DefaultOrigin, nil)
 	require.NoError(t, err)
 	data := m.Encode()

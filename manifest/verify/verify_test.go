@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/arkforge/proveit-corpus/corpus/corpustest"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -62,13 +64,13 @@ func checkedIn(t *testing.T) *manifest.Manifest {
 
 func treeCopy(t *testing.T) fstest.MapFS {
 	t.Helper()
-	return testcorpus.TreeCopy(t, corpus.Conformity)
+	return corpustest.Copy(t, corpus.Conformity)
 }
 
 // A tree holds only its own track's resources: a file another track names
 // is refused, so that no path belongs to two trees.
 func TestTreeRefusesAnotherTracksResource(t *testing.T) {
-	tree := testcorpus.TreeCopy(t, corpus.Purchasing)
+	tree := corpustest.Copy(t, corpus.Purchasing)
 	tree["entites/ENT-1102.json"] = treeCopy(t)["entites/ENT-1102.json"]
 	_, err := verify.Tree(testcorpus.CheckedIn(t, corpus.Purchasing), tree, verify.Bytes, nil)
 	assert.ErrorContains(t, err, "belongs to the track conformite")
