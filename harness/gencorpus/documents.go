@@ -9,9 +9,10 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 )
 
-// The documents of each collection, their fields in the order the real
-// corpus writes them. A nil *string is written null; every slice is
-// allocated, so that an empty one is written [].
+// The documents of each collection, as values: the track's schema
+// (conformity.Schemas) orders their members when they are written (put). A
+// nil *string is written null; every slice is allocated, so that an empty
+// one is written [].
 
 type entityDoc struct {
 	Resource         string   `json:"ressource"`

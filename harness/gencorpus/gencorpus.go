@@ -1,7 +1,9 @@
 // Package gencorpus generates synthetic corpus trees of any size with the
-// schema of the conformity track (docs/contract.md, section 3), for benchmarks:
-// entities, agréments, attestations, avenants, the paged public lists, pages
-// of beneficial owners and of the restrictive-measures list, in French, with
+// schema of the conformity track (docs/contract.md, section 3), for
+// benchmarks: entities, agréments, attestations, avenants, the paged public
+// lists, pages of beneficial owners and of the restrictive-measures list,
+// each written member by member as the track's schemas (conformity.Schemas,
+// the linter's) order them, in French, with
 // strings, booleans and null only, each file laid out as the real ones are
 // (json.dumps(obj, ensure_ascii=False, indent=2) + "\n"). The referentiel and
 // the fixed bodies /_systeme/* are the real ones, copied from the embedded
@@ -18,7 +20,6 @@
 package gencorpus
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -30,6 +31,8 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/lint"
+	"github.com/arkforge/proveit-corpus/tools/tracks/conformity"
 )
 
 // Track is the track whose schema the generated trees have: the one track
@@ -178,14 +181,43 @@ func (g *generator) id(prefix string) string {
 
 // put writes a document at its canonical path.
 func (g *generator) put(path string, doc any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	data, err := json.Marshal(doc)
+	if err != nil {
 		panic(err) // strings, booleans and slices of them: cannot fail
 	}
-	g.files[corpus.FileOf(path)] = &fstest.MapFile{Data: buf.Bytes()}
+	v, err := pyjson.Parse(data)
+	if err != nil {
+		panic(err)
+	}
+	collection, _, _ := corpus.SplitReference(path)
+	shaped := shape(path, v.(pyjson.Object), conformity.Schemas[collection])
+	g.files[corpus.FileOf(path)] = &fstest.MapFile{Data: append(pyjson.AppendIndented(nil, shaped), '\n')}
+}
+
+// shape returns obj's members as the schema orders them, and each object
+// of an array of entries as its own schema does. A member the schema does
+// not name, or a field of the schema obj lacks, is this package's mistake:
+// the track's schema (conformity.Schemas) is the one shape of its
+// documents.
+func shape(path string, obj pyjson.Object, schema lint.Schema) pyjson.Object {
+	if len(obj) != len(schema) {
+		panic(fmt.Sprintf("gencorpus: %s has %d members, its schema %d", path, len(obj), len(schema)))
+	}
+	out := make(pyjson.Object, 0, len(schema))
+	for _, f := range schema {
+		v, ok := obj.Get(f.Name)
+		if !ok {
+			panic(fmt.Sprintf("gencorpus: %s lacks %s", path, f.Name))
+		}
+		if f.Type == lint.Entries {
+			entries := v.(pyjson.Array)
+			for i, e := range entries {
+				entries[i] = shape(path, e.(pyjson.Object), f.Sub)
+			}
+		}
+		out = append(out, pyjson.Member{Key: f.Name, Value: v})
+	}
+	return out
 }
 
 func (g *generator) pick(words []string) string { return words[g.rng.IntN(len(words))] }

@@ -77,8 +77,8 @@ func TestTooSmall(t *testing.T) {
 }
 
 // Every generated document has exactly the fields of its collection's
-// schema, the one the linter checks, in the schema's order: the shape of
-// the conformity track's documents is written once, in its package.
+// schema, the one the linter checks, in the schema's order: the generator
+// writes by the schema rather than beside it.
 func TestTreeHasTheTracksSchema(t *testing.T) {
 	files, err := gencorpus.Tree(gencorpus.Options{Resources: 1500, Seed: 3})
 	require.NoError(t, err)
