@@ -1,13 +1,7 @@
 package lint
 
 import (
-	"maps"
-	"slices"
-	"strconv"
-
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest/pyjson"
-	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // checkLinks checks, by the track's rules, that two resources naming each
@@ -21,75 +15,4 @@ func (l *Linter) checkLinks() {
 		collection, _, _ := corpus.SplitReference(path)
 		l.checks.Links(l, path, collection, l.docs[path])
 	}
-}
-
-// checkPages walks every page chain from its first page, as the track
-// names them (Checks.Chains): no page_suivante loops back, no page is
-// reached twice, pages are numbered 1, 2, ... in chain order, and every
-// page of a paged collection is reached.
-func (l *Linter) checkPages() {
-	reachedFrom := map[string]string{}
-	for _, c := range l.chains() {
-		inChain := map[string]bool{}
-		for page, n := c.First, 1; ; n++ {
-			doc, ok := l.docs[page]
-			if collection, _, _ := corpus.SplitReference(page); !ok || collection != c.Collection {
-				break // a wrong or unresolved reference is the references rule's finding
-			}
-			file := l.files[page]
-			if other, seen := reachedFrom[page]; seen {
-				l.Report(file, "", RulePages, "reached twice: from %s and from %s", other, c.Origin)
-				break
-			}
-			reachedFrom[page] = c.Origin
-			inChain[page] = true
-			if got, ok := StringField(doc, "page"); ok && got != strconv.Itoa(n) {
-				l.Report(file, "/page", RulePages, "page %q is page %d of the chain from %s", got, n, c.Origin)
-			}
-			if got, ok := StringField(doc, c.Field); ok && c.Field != "" && got != c.Want {
-				l.Report(file, "/"+c.Field, RuleLinks, "%q, but the page is in the chain from %s, for %q", got, c.Origin, c.Want)
-			}
-			next, ok := StringField(doc, "page_suivante")
-			if !ok {
-				break
-			}
-			if inChain[next] {
-				l.Report(file, "/page_suivante", RulePages, "%q loops back to a page of the chain from %s", next, c.Origin)
-				break
-			}
-			page = next
-		}
-	}
-	for _, path := range slices.Sorted(maps.Keys(l.docs)) {
-		collection, _, _ := corpus.SplitReference(path)
-		if _, ok := reachedFrom[path]; !ok && slices.Contains(l.checks.Paged, collection) {
-			l.Report(l.files[path], "", RulePages, "not reached from any first page through page_suivante")
-		}
-	}
-}
-
-// chains lists the first pages the tree names, in a fixed order.
-func (l *Linter) chains() []Chain {
-	if l.checks.Chains == nil {
-		return nil
-	}
-	return l.checks.Chains(l)
-}
-
-// checkTasks checks the statements like the corpus, by their track's
-// checks.
-func (l *Linter) checkTasks(tasks *season.Tasks) {
-	if l.checks.Task == nil {
-		return
-	}
-	for i, task := range tasks.Tasks {
-		l.checks.Task(l, l.opts.TasksFile, Child("/taches", i), task)
-	}
-}
-
-// StringField returns the string member key of obj, if obj has one.
-func StringField(obj pyjson.Object, key string) (string, bool) {
-	v, _ := obj.Get(key)
-	s, ok := v.(string)
-	return s, ok
 }

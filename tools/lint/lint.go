@@ -336,3 +336,10 @@ func Member[T any](obj pyjson.Object, key string) (T, bool) {
 	t, ok := v.(T)
 	return t, ok
 }
+
+// StringField returns the string member key of obj, if obj has one.
+func StringField(obj pyjson.Object, key string) (string, bool) {
+	v, _ := obj.Get(key)
+	s, ok := v.(string)
+	return s, ok
+}
