@@ -152,9 +152,12 @@ const (
 // CommonFields are the members every statement has.
 var CommonFields = []string{"id", "references", "assertions_min", "assertions_max", "question"}
 
-// registered are the tracks' rulebooks, each added by its own package
-// (Register).
-var registered = map[*corpus.Track]*Rules{}
+// The tracks' rulebooks, each added by its own package (Register): by
+// track, and by the type of their statements' own members (Task.Rules).
+var (
+	registered  = map[*corpus.Track]*Rules{}
+	byStatement = map[reflect.Type]*Rules{}
+)
 
 // Register adds a track's rulebook; each track's package calls it once,
 // from init, and a program learns a track by importing its package (the
@@ -171,11 +174,16 @@ func Register(r *Rules) *Rules {
 	if got := slices.Sorted(maps.Keys(r.Probative)); !slices.Equal(got, slices.Sorted(slices.Values(r.Track.Collections))) {
 		panic(fmt.Sprintf("season: the probative table of %s has the collections %v, not the track's %v", r.Track.Name, got, r.Track.Collections))
 	}
-	r.Fields = membersOf(reflect.TypeOf(r.Statement()).Elem()).Allowed
+	statement := reflect.TypeOf(r.Statement())
+	if statement.Kind() != reflect.Pointer || statement.Elem().Kind() != reflect.Struct || byStatement[statement] != nil {
+		panic(fmt.Sprintf("season: the statements of %s decode into %v, not a pointer to a struct of their own", r.Track.Name, statement))
+	}
+	r.Fields = membersOf(statement.Elem()).Allowed
 	if len(r.Fields) == 0 {
 		panic("season: the statements of " + r.Track.Name + " have no member of their own")
 	}
 	registered[r.Track] = r
+	byStatement[statement] = r
 	return r
 }
 

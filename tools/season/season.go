@@ -118,13 +118,10 @@ func (t Task) Cited() []string {
 // Rules is the rulebook of the track a statement belongs to: the one whose
 // statement type its own members were decoded into, from its file's piste.
 func (t Task) Rules() *Rules {
-	own := reflect.TypeOf(t.Own)
-	for _, r := range registered {
-		if reflect.TypeOf(r.Statement()) == own {
-			return r
-		}
+	if r := byStatement[reflect.TypeOf(t.Own)]; r != nil {
+		return r
 	}
-	panic(fmt.Sprintf("season: task %s has own members of %v, the statement type of no track", t.ID, own))
+	panic(fmt.Sprintf("season: task %s has own members of %T, the statement type of no track", t.ID, t.Own))
 }
 
 // Task returns the statement of a task by id.
