@@ -13,7 +13,9 @@ import (
 
 func init() { solver.Register(Rules, solve) }
 
-// solveConformity answers a conformity task: R1..R6, in order.
+// solve answers a conformity task by R1..R6 (docs/authoring.md), in order:
+// Solve stops at the first criterion established false, Derive (full)
+// evaluates every one.
 func solve(task season.Task, fetch season.Fetcher, full bool) (*solver.Result, error) {
 	s := &examination{Walker: solver.NewWalker(task.ID, fetch, full), task: task, st: statementOf(task)}
 	if !corpus.IsDate(s.st.ExaminationDate) {

@@ -90,7 +90,7 @@ type purchaser struct {
 	listings map[string]listing
 }
 
-// solvePurchase answers a purchasing need (docs/authoring.md): every
+// solve answers a purchasing need (docs/authoring.md): every
 // candidate (each product on a page of the category's catalogue, then each
 // reference the statement supplies) is checked against G1..G6, and the
 // valid option with the lowest total wins, ties to the smallest path.
