@@ -31,7 +31,8 @@ type Rules struct {
 	// they found it. A verdict it leaves out (conforme, a product) is
 	// founded on the facts the task's design names.
 	Decisions map[string]Decision
-	// Composition is the season's balance of the track's verdicts.
+	// Composition is the season's balance of the track's verdicts and
+	// trap families.
 	Composition Composition
 
 	// Statement returns a new value to decode a statement's own members
