@@ -70,7 +70,7 @@ func (f Finding) String() string {
 	return fmt.Sprintf("%s: %s (rule: %s)", where, f.Message, f.Rule)
 }
 
-// Options says what, besides the tree, the Linter checks against.
+// Options says what, besides the tree, the linter checks against.
 type Options struct {
 	// Track is the track the tree serves; nil is the first of
 	// corpus.Tracks.
@@ -338,8 +338,4 @@ func Member[T any](obj pyjson.Object, key string) (T, bool) {
 }
 
 // StringField returns the string member key of obj, if obj has one.
-func StringField(obj pyjson.Object, key string) (string, bool) {
-	v, _ := obj.Get(key)
-	s, ok := v.(string)
-	return s, ok
-}
+func StringField(obj pyjson.Object, key string) (string, bool) { return Member[string](obj, key) }

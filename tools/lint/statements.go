@@ -37,10 +37,10 @@ var citedPath = regexp.MustCompile(`/[a-z-]+(?:/[a-z-]+)?/[A-Za-z0-9][A-Za-z0-9.
 // track's rules, as the conformity task's entity, or as a reference): the
 // prose and the statement's members say the same thing.
 func (l *Linter) CheckQuestionCites(file, at string, task season.Task) {
-	named := map[string]bool{}
+	named, cited := map[string]bool{}, task.Cited()
 	for _, p := range citedPath.FindAllString(task.Question, -1) {
 		named[p] = true
-		if _, _, ok := corpus.SplitReference(p); ok && !slices.Contains(task.Cited(), p) {
+		if _, _, ok := corpus.SplitReference(p); ok && !slices.Contains(cited, p) {
 			l.Report(file, Child(at, "question"), RuleReferences, "the question names %s, which references does not list", p)
 		}
 	}
