@@ -9,8 +9,8 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 )
 
-// The documents of each collection, as values: the track's schema
-// (conformity.Schemas) orders their members when they are written (put). A
+// The documents of each collection, their fields exactly the track's
+// schema's (conformity.Schemas), in its order: put holds each type to it. A
 // nil *string is written null; every slice is allocated, so that an empty
 // one is written [].
 

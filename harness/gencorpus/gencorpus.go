@@ -20,10 +20,12 @@
 package gencorpus
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"testing/fstest"
 	"time"
@@ -91,13 +93,15 @@ type generator struct {
 	budget     int    // files left for entities and their documents
 	extraPages int    // restrictive-measures pages beyond the first
 	next       map[string]int
+	fitted     map[reflect.Type]bool // document types held to their schema
 }
 
 func newGenerator(o Options) (*generator, error) {
 	g := &generator{
-		rng:   rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
-		files: fstest.MapFS{},
-		next:  map[string]int{},
+		rng:    rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
+		files:  fstest.MapFS{},
+		next:   map[string]int{},
+		fitted: map[reflect.Type]bool{},
 	}
 	if err := g.copyFixed(); err != nil {
 		return nil, err
@@ -179,45 +183,44 @@ func (g *generator) id(prefix string) string {
 	return fmt.Sprintf("%s-%06d", prefix, g.next[prefix])
 }
 
-// put writes a document at its canonical path.
+// put writes a document at its canonical path. Its type is held to its
+// collection's schema the first time it is written (fitSchema); then the
+// encoder writes its members in the order of its fields, which is the
+// schema's.
 func (g *generator) put(path string, doc any) {
-	data, err := json.Marshal(doc)
-	if err != nil {
+	collection, _, _ := corpus.SplitReference(path)
+	if t := reflect.TypeOf(doc); !g.fitted[t] {
+		fitSchema(t.Elem(), conformity.Schemas[collection], collection)
+		g.fitted[t] = true
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
 		panic(err) // strings, booleans and slices of them: cannot fail
 	}
-	v, err := pyjson.Parse(data)
-	if err != nil {
-		panic(err)
-	}
-	collection, _, _ := corpus.SplitReference(path)
-	shaped := shape(path, v.(pyjson.Object), conformity.Schemas[collection])
-	g.files[corpus.FileOf(path)] = &fstest.MapFile{Data: append(pyjson.AppendIndented(nil, shaped), '\n')}
+	g.files[corpus.FileOf(path)] = &fstest.MapFile{Data: buf.Bytes()}
 }
 
-// shape returns obj's members as the schema orders them, and each object
-// of an array of entries as its own schema does. A member the schema does
-// not name, or a field of the schema obj lacks, is this package's mistake:
-// the track's schema (conformity.Schemas) is the one shape of its
-// documents.
-func shape(path string, obj pyjson.Object, schema lint.Schema) pyjson.Object {
-	if len(obj) != len(schema) {
-		panic(fmt.Sprintf("gencorpus: %s has %d members, its schema %d", path, len(obj), len(schema)))
+// fitSchema panics unless the struct type t encodes exactly the schema's
+// fields, in its order, none left out when empty, and each array of
+// entries's elements their own schema's: the track's schema
+// (conformity.Schemas) is the one shape of its documents, and a type that
+// strays from it is this package's mistake.
+func fitSchema(t reflect.Type, schema lint.Schema, where string) {
+	if t.NumField() != len(schema) {
+		panic(fmt.Sprintf("gencorpus: %v has %d fields, the schema of %s %d", t, t.NumField(), where, len(schema)))
 	}
-	out := make(pyjson.Object, 0, len(schema))
-	for _, f := range schema {
-		v, ok := obj.Get(f.Name)
-		if !ok {
-			panic(fmt.Sprintf("gencorpus: %s lacks %s", path, f.Name))
+	for i, f := range schema {
+		field := t.Field(i)
+		if tag := field.Tag.Get("json"); tag != f.Name {
+			panic(fmt.Sprintf("gencorpus: %v field %d is %q, the schema of %s wants %q", t, i, tag, where, f.Name))
 		}
 		if f.Type == lint.Entries {
-			entries := v.(pyjson.Array)
-			for i, e := range entries {
-				entries[i] = shape(path, e.(pyjson.Object), f.Sub)
-			}
+			fitSchema(field.Type.Elem(), f.Sub, where+" "+f.Name)
 		}
-		out = append(out, pyjson.Member{Key: f.Name, Value: v})
 	}
-	return out
 }
 
 func (g *generator) pick(words []string) string { return words[g.rng.IntN(len(words))] }
