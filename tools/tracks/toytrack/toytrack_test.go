@@ -94,14 +94,15 @@ func examine(task season.Task, fetch season.Fetcher, full bool) (*solver.Result,
 	if err != nil {
 		return nil, err
 	}
+	var facts []solver.Fact // what the outcome rests on
 	state, _ := doc.Get("etat")
 	switch {
 	case !exists:
 		w.Result.Verdict, c.Outcome, c.Reason = indeterminable, solver.Undetermined, "the toy answers existe: false"
-		c.Basis = solver.FactsBasis(w.Fact(path, "/existe"))
+		facts = []solver.Fact{w.Fact(path, "/existe")}
 	case state != "neuf":
 		w.Result.Verdict, c.Outcome, c.Reason = nonCompliant, solver.Failed, fmt.Sprintf("the toy is %v", state)
-		c.Basis = solver.FactsBasis(w.Fact(path, "/etat"))
+		facts = []solver.Fact{w.Fact(path, "/etat")}
 		w.Rest(w.Fact(path, "/existe"))
 	default:
 		link := w.Fact(path, "/boite")
@@ -113,20 +114,16 @@ func examine(task season.Task, fetch season.Fetcher, full bool) (*solver.Result,
 		switch {
 		case !boxed:
 			w.Result.Verdict, c.Outcome, c.Reason = indeterminable, solver.Undetermined, "the box answers existe: false"
-			c.Basis = solver.FactsBasis(link, w.Fact(link.Value.(string), "/existe"))
+			facts = []solver.Fact{link, w.Fact(link.Value.(string), "/existe")}
 		case boxState != "intacte":
 			w.Result.Verdict, c.Outcome, c.Reason = nonCompliant, solver.Failed, fmt.Sprintf("the box is %v", boxState)
-			c.Basis = solver.FactsBasis(link, w.Fact(link.Value.(string), "/etat"))
+			facts = []solver.Fact{link, w.Fact(link.Value.(string), "/etat")}
 		default:
-			c.Basis = solver.FactsBasis(w.Fact(path, "/etat"), link, w.Fact(link.Value.(string), "/etat"))
+			facts = []solver.Fact{w.Fact(path, "/etat"), link, w.Fact(link.Value.(string), "/etat")}
 		}
 	}
-	for _, f := range c.Basis.All {
-		w.Rest(*f.Fact)
-	}
-	if c.Basis.Fact != nil {
-		w.Rest(*c.Basis.Fact)
-	}
+	c.Basis = solver.FactsBasis(facts...)
+	w.Rest(facts...)
 	w.Result.Criteria = []solver.Criterion{c}
 	return w.Result, nil
 }
