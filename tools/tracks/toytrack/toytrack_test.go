@@ -9,10 +9,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +23,7 @@ import (
 
 	_ "github.com/arkforge/proveit-corpus" // the corpus server's Caddy modules
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/corpus/corpustest"
 	"github.com/arkforge/proveit-corpus/harness/participant"
 	"github.com/arkforge/proveit-corpus/harness/servertest"
 	"github.com/arkforge/proveit-corpus/manifest"
@@ -171,21 +172,15 @@ func toyTree(t *testing.T) string {
 		"boites/B-1.json": `{"ressource": "/boites/B-1", "existe": true, "etat": "intacte"}`,
 		"boites/B-2.json": `{"ressource": "/boites/B-2", "existe": true, "etat": "intacte"}`,
 	}
-	root := t.TempDir()
-	for file, data := range linttest.WorldOf(t, docs).Tree() {
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, file)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(root, file), data.Data, 0o644))
-	}
+	tree := linttest.WorldOf(t, docs).Tree()
 	// The contract's fixed bodies, the same in every track's tree.
-	require.NoError(t, fs.WalkDir(corpus.Conformity.Embedded(), "_systeme", func(name string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	for name, f := range corpustest.Copy(t, corpus.Conformity) {
+		if strings.HasPrefix(name, "_systeme/") {
+			tree[name] = f
 		}
-		data, err := fs.ReadFile(corpus.Conformity.Embedded(), name)
-		require.NoError(t, err)
-		require.NoError(t, os.MkdirAll(filepath.Join(root, "_systeme"), 0o755))
-		return os.WriteFile(filepath.Join(root, name), data, 0o644)
-	}))
+	}
+	root := t.TempDir()
+	require.NoError(t, os.CopyFS(root, tree))
 	return root
 }
 
