@@ -1,0 +1,93 @@
+// Package proofs verifies Trust Layer's proofs offline, from what any reader
+// of the Index holds: the public view of a proof, the Rekor entry of its
+// batch, the two hash openings a submission discloses, and trust material
+// pinned in the repository (trust/, with its provenance). It establishes
+// conditions 1 and 2 of a supported assertion (docs/scoring.md, "Verifying
+// proofs"; spec §4.1): each check of a spec 3.1 proof, in order, each
+// failure named by a stable identifier, and the flat fields that differ from
+// their opened values reported as Trust Layer incidents, never used.
+//
+// It also fetches the views and entries (fetch.go), since an anchored view
+// never changes and is kept on disk.
+package proofs
+
+// Check names one check of a proof's verification, as reports write it.
+// The identifiers are stable: a report read by a program keys on them.
+type Check string
+
+// The checks, in the order they are made (docs/scoring.md lists what each
+// one establishes).
+const (
+	// Condition 2 first: an identity below spec 3.1 is not receivable.
+	CheckSpecVersion Check = "version_spec"
+	// The commitments and their root, the chain hash.
+	CheckCommitments     Check = "engagements_incomplets"
+	CheckCommitmentsRoot Check = "racine_engagements"
+	// The identity block the view opens in "disclosed".
+	CheckIdentityOpening  Check = "identite_non_ouverte"
+	CheckIdentityUnbound  Check = "identite_non_liee"
+	CheckIdentityOtherDID Check = "identite_autre_did"
+	// The pairs the submission discloses.
+	CheckRequestPair  Check = "paire_request_hash"
+	CheckResponsePair Check = "paire_response_hash"
+	// ArkForge's signature over the chain hash.
+	CheckSignature  Check = "signature"
+	CheckKeyUnknown Check = "cle_hors_historique"
+	CheckKeyRetired Check = "cle_retiree"
+	// The batch's audit path.
+	CheckBatchPath Check = "lot_chemin"
+	// The RFC 3161 token over the anchored root.
+	CheckToken          Check = "jeton_tsa"
+	CheckTokenImprint   Check = "jeton_tsa_empreinte"
+	CheckTokenSigner    Check = "jeton_tsa_signataire"
+	CheckTokenOutOfTime Check = "jeton_tsa_hors_saison"
+	// The Rekor entry over the anchored root.
+	CheckRekorMissing      Check = "rekor_non_fourni"
+	CheckRekorUnverifiable Check = "rekor_inverifiable"
+	CheckRekorKind         Check = "rekor_type"
+	CheckRekorImprint      Check = "rekor_empreinte"
+	CheckRekorSigner       Check = "rekor_signataire"
+	CheckRekorSET          Check = "rekor_set"
+	CheckRekorInclusion    Check = "rekor_inclusion"
+	CheckRekorCheckpoint   Check = "rekor_checkpoint"
+	CheckRekorCoordinates  Check = "rekor_coordonnees"
+)
+
+// Outcome is what a verification established for one proof: the
+// verifier's input of docs/contract.md, section 7, which the replay reads.
+type Outcome struct {
+	// Valid: every check passed, the batch is anchored and witnessed.
+	Valid bool `json:"valide"`
+	// Pending: the batch is not anchored yet and nothing else failed; the
+	// proof is neither valid nor invalid.
+	Pending bool `json:"en_attente"`
+	// AgentDID is the DID the identity block opens to, verified and bound;
+	// "" when it opens to none (or below spec 3.1, where it is not
+	// receivable).
+	AgentDID string `json:"agent_did"`
+	// RequestHash and ResponseHash are the values the disclosed nonces
+	// open the commitments to; "" when no disclosure opens them.
+	RequestHash  string `json:"request_hash"`
+	ResponseHash string `json:"response_hash"`
+}
+
+// Result is a proof's outcome with what a reader needs to act on it: the
+// checks that failed, in order, and the Trust Layer incidents, the JSON
+// pointers of the view's flat fields that differ from their opened values.
+type Result struct {
+	Outcome
+	Failures  []Check  `json:"echecs"`
+	Incidents []string `json:"incidents"`
+}
+
+// Disclosure is what a submission discloses for one proof: the openings of
+// its request_hash and response_hash commitments (spec §4).
+type Disclosure struct {
+	RequestHash, ResponseHash Opening
+}
+
+// Opening is a committed hash and its nonce, both as 64 hex digits when
+// well formed.
+type Opening struct {
+	Nonce, Value string
+}

@@ -1,0 +1,296 @@
+package proofs
+
+import (
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"crypto/x509"
+	"embed"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/transparency-dev/formats/note"
+	sumdb "golang.org/x/mod/sumdb/note"
+)
+
+// The trust material a verification rests on, pinned in the repository
+// (trust/, each file's provenance in trust/PROVENANCE.md) rather than read
+// from the proofs it judges. Its layout:
+//
+//	published_keys.json      ArkForge's key history, as Trust Layer publishes it
+//	tsa/<provider>/root.pem  a TSA's root certificate (the view's provider name)
+//	tsa/<provider>/tsa.pem   the TSA's signing certificate, which its tokens omit
+//	rekor/<log>.pem          a Rekor log's public key, named as its checkpoints name it
+//
+//go:embed trust
+var pinned embed.FS
+
+// Trust is the material Verify trusts.
+type Trust struct {
+	// Keys are ArkForge's Ed25519 signing keys, retired ones included.
+	Keys []SigningKey
+	// RekorKeys are the keys ArkForge submits its Rekor entries with.
+	RekorKeys []RekorKey
+	// TSAs are the timestamp authorities, by the view's provider name.
+	TSAs map[string]*TSA
+	// Logs are the Rekor logs, by the name their checkpoints carry.
+	Logs map[string]*Log
+}
+
+// SigningKey is one Ed25519 key of ArkForge's history.
+type SigningKey struct {
+	ID      string
+	Public  ed25519.PublicKey
+	Encoded string // "ed25519:" and base64url, as views write arkforge_pubkey
+	Retired *time.Time
+}
+
+// RekorKey is one key ArkForge signs Rekor entries with.
+type RekorKey struct {
+	ID      string
+	Public  *ecdsa.PublicKey
+	DER     []byte // its SPKI, which an entry's PEM must hold
+	Retired *time.Time
+}
+
+// TSA is one timestamp authority: the root its certificate chains to and
+// the signing certificate its tokens do not embed.
+type TSA struct {
+	Roots *x509.CertPool
+	Cert  *x509.Certificate
+}
+
+// Log is one Rekor log: its key verifies entries' SETs and its checkpoints.
+type Log struct {
+	Name   string
+	Public *ecdsa.PublicKey
+	ID     string // hex SHA-256 of the key's DER: the entries' logID
+	Note   sumdb.Verifier
+}
+
+// retiredAt reports whether a key retired at r no longer signs at t: "a key
+// is valid for proofs dated before retired_at".
+func retiredAt(r *time.Time, t time.Time) bool { return r != nil && !t.Before(*r) }
+
+// PinnedTrust is the trust material the repository pins.
+func PinnedTrust() (*Trust, error) {
+	sub, err := fs.Sub(pinned, "trust")
+	if err != nil {
+		return nil, err
+	}
+	return LoadTrust(sub, "tools/proofs/trust")
+}
+
+// ReadTrust loads the trust material of a folder laid out as trust/ is.
+func ReadTrust(dir string) (*Trust, error) { return LoadTrust(os.DirFS(dir), dir) }
+
+// publishedKeys is published_keys.json.
+type publishedKeys struct {
+	Keys []struct {
+		KID       string  `json:"kid"`
+		Type      string  `json:"type"`
+		Public    string  `json:"public"`
+		RetiredAt *string `json:"retired_at"`
+	} `json:"keys"`
+	RekorKeys []struct {
+		KID       string  `json:"kid"`
+		Type      string  `json:"type"`
+		PublicPEM string  `json:"public_pem"`
+		RetiredAt *string `json:"retired_at"`
+	} `json:"rekor_keys"`
+}
+
+// LoadTrust loads trust material from fsys; name names it in errors.
+func LoadTrust(fsys fs.FS, name string) (*Trust, error) {
+	t := &Trust{TSAs: map[string]*TSA{}, Logs: map[string]*Log{}}
+	at := func(file string) string { return path.Join(name, file) }
+	data, err := fs.ReadFile(fsys, "published_keys.json")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", at("published_keys.json"), err)
+	}
+	var pk publishedKeys
+	if err := decodeJSON(data, &pk); err != nil {
+		return nil, fmt.Errorf("%s: %w", at("published_keys.json"), err)
+	}
+	for i, k := range pk.Keys {
+		where := fmt.Sprintf("%s /keys/%d", at("published_keys.json"), i)
+		if k.Type != "Ed25519" {
+			return nil, fmt.Errorf("%s/type: %q, want Ed25519", where, k.Type)
+		}
+		pub, err := decodeEd25519(k.Public)
+		if err != nil {
+			return nil, fmt.Errorf("%s/public: %w", where, err)
+		}
+		retired, err := parseRetired(k.RetiredAt)
+		if err != nil {
+			return nil, fmt.Errorf("%s/retired_at: %w", where, err)
+		}
+		t.Keys = append(t.Keys, SigningKey{ID: k.KID, Public: pub, Encoded: k.Public, Retired: retired})
+	}
+	for i, k := range pk.RekorKeys {
+		where := fmt.Sprintf("%s /rekor_keys/%d", at("published_keys.json"), i)
+		pub, der, err := parseECDSAPEM([]byte(k.PublicPEM))
+		if err != nil {
+			return nil, fmt.Errorf("%s/public_pem: %w", where, err)
+		}
+		retired, err := parseRetired(k.RetiredAt)
+		if err != nil {
+			return nil, fmt.Errorf("%s/retired_at: %w", where, err)
+		}
+		t.RekorKeys = append(t.RekorKeys, RekorKey{ID: k.KID, Public: pub, DER: der, Retired: retired})
+	}
+	if len(t.Keys) == 0 {
+		return nil, fmt.Errorf("%s: no signing key", at("published_keys.json"))
+	}
+	providers, err := fs.ReadDir(fsys, "tsa")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", at("tsa"), err)
+	}
+	for _, p := range providers {
+		tsa, err := loadTSA(fsys, path.Join("tsa", p.Name()), name)
+		if err != nil {
+			return nil, err
+		}
+		t.TSAs[p.Name()] = tsa
+	}
+	logs, err := fs.ReadDir(fsys, "rekor")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", at("rekor"), err)
+	}
+	for _, l := range logs {
+		logName, ok := strings.CutSuffix(l.Name(), ".pem")
+		if !ok {
+			continue
+		}
+		file := path.Join("rekor", l.Name())
+		data, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", at(file), err)
+		}
+		log, err := newLog(logName, data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", at(file), err)
+		}
+		t.Logs[logName] = log
+	}
+	return t, nil
+}
+
+// loadTSA reads a TSA's folder: its root and its signing certificate, which
+// must chain to the root and may sign timestamps.
+func loadTSA(fsys fs.FS, dir, name string) (*TSA, error) {
+	certs := map[string]*x509.Certificate{}
+	for _, f := range []string{"root.pem", "tsa.pem"} {
+		file := path.Join(dir, f)
+		data, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path.Join(name, file), err)
+		}
+		block, _ := pem.Decode(data)
+		if block == nil || block.Type != "CERTIFICATE" {
+			return nil, fmt.Errorf("%s: want a PEM certificate", path.Join(name, file))
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path.Join(name, file), err)
+		}
+		certs[f] = cert
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(certs["root.pem"])
+	return &TSA{Roots: roots, Cert: certs["tsa.pem"]}, nil
+}
+
+// newLog builds a Rekor log's verifiers from its PEM key: the checkpoint's
+// signed-note verifier is formats' ECDSA verifier, whose key string is
+// "<name>+<first 4 bytes of SHA-256(DER), hex>+<base64(0x02 || DER)>".
+func newLog(name string, pemData []byte) (*Log, error) {
+	pub, der, err := parseECDSAPEM(pemData)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(der)
+	vkey := fmt.Sprintf("%s+%x+%s", name, sum[:4], base64.StdEncoding.EncodeToString(append([]byte{0x02}, der...)))
+	v, err := note.NewECDSAVerifier(vkey)
+	if err != nil {
+		return nil, err
+	}
+	return &Log{Name: name, Public: pub, ID: fmt.Sprintf("%x", sum), Note: v}, nil
+}
+
+// parseECDSAPEM reads a PEM public key that must be ECDSA P-256, and returns
+// it with its DER.
+func parseECDSAPEM(data []byte) (*ecdsa.PublicKey, []byte, error) {
+	block, _ := pem.Decode(data)
+	if block == nil || block.Type != "PUBLIC KEY" {
+		return nil, nil, errors.New("want a PEM public key")
+	}
+	key, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	pub, ok := key.(*ecdsa.PublicKey)
+	if !ok || pub.Curve.Params().Name != "P-256" {
+		return nil, nil, errors.New("want an ECDSA P-256 key")
+	}
+	return pub, block.Bytes, nil
+}
+
+// decodeEd25519 reads "ed25519:" and the key in base64url without padding.
+func decodeEd25519(s string) (ed25519.PublicKey, error) {
+	raw, ok := strings.CutPrefix(s, "ed25519:")
+	if !ok {
+		return nil, errors.New(`want "ed25519:" and the key in base64url`)
+	}
+	key, err := base64.RawURLEncoding.DecodeString(raw)
+	if err != nil || len(key) != ed25519.PublicKeySize {
+		return nil, errors.New("want a 32-byte Ed25519 key in base64url without padding")
+	}
+	return key, nil
+}
+
+// parseRetired reads a retired_at, null or an RFC 3339 UTC time.
+func parseRetired(s *string) (*time.Time, error) {
+	if s == nil {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, *s)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// signingKey finds the key a view names: by its kid when the view carries
+// one, else by the public key it embeds, which must then be the history's.
+func (t *Trust) signingKey(v *View) (SigningKey, bool) {
+	for _, k := range t.Keys {
+		if v.KeyID != "" {
+			if k.ID == v.KeyID {
+				return k, k.Encoded == v.PublicKey || v.PublicKey == ""
+			}
+			continue
+		}
+		if k.Encoded == v.PublicKey {
+			return k, true
+		}
+	}
+	return SigningKey{}, false
+}
+
+// rekorKey finds the ArkForge Rekor key whose SPKI is der.
+func (t *Trust) rekorKey(der []byte) (RekorKey, bool) {
+	for _, k := range t.RekorKeys {
+		if string(k.DER) == string(der) {
+			return k, true
+		}
+	}
+	return RekorKey{}, false
+}
