@@ -53,6 +53,19 @@ const (
 	CheckRekorCoordinates  Check = "rekor_coordonnees"
 )
 
+// Checks lists every check in the order a verification makes them, which
+// is the order a result names its failures in.
+var Checks = []Check{
+	CheckSpecVersion, CheckCommitments, CheckCommitmentsRoot,
+	CheckIdentityOpening, CheckIdentityUnbound, CheckIdentityOtherDID,
+	CheckRequestPair, CheckResponsePair,
+	CheckSignature, CheckKeyUnknown, CheckKeyRetired,
+	CheckBatchPath,
+	CheckToken, CheckTokenImprint, CheckTokenSigner, CheckTokenOutOfTime,
+	CheckRekorMissing, CheckRekorUnverifiable, CheckRekorKind, CheckRekorImprint, CheckRekorSigner,
+	CheckRekorSET, CheckRekorInclusion, CheckRekorCheckpoint, CheckRekorCoordinates,
+}
+
 // Outcome is what a verification established for one proof: the
 // verifier's input of docs/contract.md, section 7, which the replay reads.
 type Outcome struct {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -61,12 +62,9 @@ type verification struct {
 }
 
 func (v *verification) fail(c Check) {
-	for _, f := range v.Failures {
-		if f == c {
-			return
-		}
+	if !slices.Contains(v.Failures, c) {
+		v.Failures = append(v.Failures, c)
 	}
-	v.Failures = append(v.Failures, c)
 }
 
 func (v *verification) incident(pointer string) { v.Incidents = append(v.Incidents, pointer) }
@@ -104,6 +102,7 @@ func (vr *Verifier) Verify(in Input) Result {
 	if keyOK && hasTime && retiredAt(key.Retired, signedAt) {
 		r.fail(CheckKeyRetired)
 	}
+	slices.SortFunc(r.Failures, func(a, b Check) int { return slices.Index(Checks, a) - slices.Index(Checks, b) })
 	r.Pending = pending && len(r.Failures) == 0
 	r.Valid = !pending && len(r.Failures) == 0
 	if r.Failures == nil {
