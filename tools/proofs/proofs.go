@@ -7,8 +7,8 @@
 // failure named by a stable identifier, and the flat fields that differ from
 // their opened values reported as Trust Layer incidents, never used.
 //
-// It also fetches the views and entries (fetch.go), since an anchored view
-// never changes and is kept on disk.
+// The views and entries are read from a views folder (folder.go), which
+// package fetch fills from Trust Layer and Rekor.
 package proofs
 
 // Check names one check of a proof's verification, as reports write it.

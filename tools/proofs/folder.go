@@ -1,0 +1,59 @@
+package proofs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// A views folder holds what a replay reads of Trust Layer and Rekor, as
+// `proveit proofs fetch` writes it: <proof_id>.json, each proof's public
+// view as Trust Layer served it, and rekor/<uuid>.json, each batch's Rekor
+// entry as Rekor served it.
+
+// ViewFile is where a folder keeps a proof's public view.
+func ViewFile(dir, proofID string) string { return filepath.Join(dir, proofID+".json") }
+
+// EntryFile is where a folder keeps a Rekor entry.
+func EntryFile(dir, uuid string) string { return filepath.Join(dir, "rekor", uuid+".json") }
+
+// Settled reports whether a view can no longer change: its batch is
+// anchored, or it predates batches. A pending view is read again.
+func (v *View) Settled() bool { return v.Batch == nil || v.Batch.Status == Anchored }
+
+// ReadView reads a proof's view from a folder; a view that is not there is
+// an error wrapping fs.ErrNotExist.
+func ReadView(dir, proofID string) (*View, error) {
+	if !ValidProofID(proofID) {
+		return nil, fmt.Errorf("%q is not a proof id (prf_YYYYMMDD_HHMMSS_xxxxxx)", proofID)
+	}
+	file := ViewFile(dir, proofID)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	v, err := ParseView(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if v.ProofID != proofID {
+		return nil, fmt.Errorf("%s /proof_id: %q, not the proof the file is named for", file, v.ProofID)
+	}
+	return v, nil
+}
+
+// ReadEntry reads the Rekor entry a view names from a folder: nil when the
+// view names none it could be (an unverifiable uuid) or the folder lacks
+// it, which verification reports as not supplied.
+func ReadEntry(dir string, v *View) ([]byte, error) {
+	if v.Log == nil || !ValidRekorUUID(v.Log.UUID) {
+		return nil, nil
+	}
+	data, err := os.ReadFile(EntryFile(dir, v.Log.UUID))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
