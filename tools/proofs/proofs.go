@@ -96,11 +96,13 @@ type Result struct {
 // Disclosure is what a submission discloses for one proof: the openings of
 // its request_hash and response_hash commitments (spec §4).
 type Disclosure struct {
-	RequestHash, ResponseHash Opening
+	RequestHash  Opening `json:"request_hash"`
+	ResponseHash Opening `json:"response_hash"`
 }
 
 // Opening is a committed hash and its nonce, both as 64 hex digits when
 // well formed.
 type Opening struct {
-	Nonce, Value string
+	Nonce string `json:"nonce"`
+	Value string `json:"value"`
 }

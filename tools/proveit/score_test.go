@@ -22,6 +22,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/probe"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -107,13 +108,13 @@ const referenceDID = "did:key:z6MkReferenceParticipant"
 // track: one submission per task, every proof it recorded as a verifier
 // would establish it, and the track's files sealed as they are.
 type chain struct {
-	track   chainTrack
-	tasks   *season.Tasks
-	subs    map[string]*participant.Submission
-	proofs  map[string]score.ProofOutcome
-	origin  string
-	refused *participant.Proof // a call relayed without the secret
-	sealed  sealed
+	track    chainTrack
+	tasks    *season.Tasks
+	subs     map[string]*participant.Submission
+	outcomes map[string]proofs.Outcome
+	origin   string
+	refused  *participant.Proof // a call relayed without the secret
+	sealed   sealed
 }
 
 // walkChain lets the reference solver answer every task of a track through
@@ -127,7 +128,7 @@ func walkChain(t *testing.T, client *probe.Client, secret string, tr chainTrack)
 	key, err := season.ReadKey(tr.keyPath())
 	require.NoError(t, err)
 
-	c := &chain{track: tr, tasks: tasks, subs: map[string]*participant.Submission{}, proofs: map[string]score.ProofOutcome{}, origin: m.Origin,
+	c := &chain{track: tr, tasks: tasks, subs: map[string]*participant.Submission{}, outcomes: map[string]proofs.Outcome{}, origin: m.Origin,
 		sealed: sealTrack(t, tr.track)}
 	for i, task := range tasks.Tasks {
 		relay := participant.NewRelay(client, secret, m.Origin, "prf_"+strings.ReplaceAll(task.ID, "-", ""))
@@ -136,7 +137,7 @@ func walkChain(t *testing.T, client *probe.Client, secret string, tr chainTrack)
 		c.subs[task.ID] = sub
 		for _, p := range relay.Proofs() {
 			require.Equal(t, 200, p.Status, "%s %s", task.ID, p.Path)
-			c.proofs[p.ID] = verified(p.Disclosure)
+			c.outcomes[p.ID] = verified(p.Disclosure)
 		}
 	}
 	// A call of the track relayed by a proxy that failed to add the secret.
@@ -149,22 +150,22 @@ func walkChain(t *testing.T, client *probe.Client, secret string, tr chainTrack)
 
 // verified is what the verifier establishes for a proof of the reference
 // participant: valid, bound to its DID, opening the pairs it discloses.
-func verified(d participant.Disclosure) score.ProofOutcome {
-	return score.ProofOutcome{Valid: true, AgentDID: referenceDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
+func verified(d participant.Disclosure) proofs.Outcome {
+	return proofs.Outcome{Valid: true, AgentDID: referenceDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
 }
 
 // clone deep-copies the chain's submissions and proofs, for one alteration.
-func (c *chain) clone(t *testing.T) (map[string]*participant.Submission, map[string]score.ProofOutcome) {
+func (c *chain) clone(t *testing.T) (map[string]*participant.Submission, map[string]proofs.Outcome) {
 	t.Helper()
 	data, err := json.Marshal(c.subs)
 	require.NoError(t, err)
 	var subs map[string]*participant.Submission
 	require.NoError(t, json.Unmarshal(data, &subs))
-	proofs := make(map[string]score.ProofOutcome, len(c.proofs))
-	for k, v := range c.proofs {
-		proofs[k] = v
+	outcomes := make(map[string]proofs.Outcome, len(c.outcomes))
+	for k, v := range c.outcomes {
+		outcomes[k] = v
 	}
-	return subs, proofs
+	return subs, outcomes
 }
 
 // bounds returns a task's assertion bounds from the statements.
@@ -177,9 +178,9 @@ func (c *chain) bounds(t *testing.T, id string) (min, max int) {
 
 // score writes submissions and proofs to files and runs proveit score on
 // the track, its files by default, against the record sealed for the test.
-func (c *chain) score(t *testing.T, subs map[string]*participant.Submission, proofs map[string]score.ProofOutcome) *score.Report {
+func (c *chain) score(t *testing.T, subs map[string]*participant.Submission, outcomes map[string]proofs.Outcome) *score.Report {
 	t.Helper()
-	code, out, errOut := c.run(t, subs, proofs, "-record", c.sealed.record, "-salt", c.sealed.salt)
+	code, out, errOut := c.run(t, subs, outcomes, "-record", c.sealed.record, "-salt", c.sealed.salt)
 	require.Equal(t, 0, code, errOut)
 	var report score.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &report), out)
@@ -189,13 +190,13 @@ func (c *chain) score(t *testing.T, subs map[string]*participant.Submission, pro
 
 // run writes submissions and proofs to files and runs proveit score on the
 // track with the flags given.
-func (c *chain) run(t *testing.T, subs map[string]*participant.Submission, proofs map[string]score.ProofOutcome, flags ...string) (int, string, string) {
+func (c *chain) run(t *testing.T, subs map[string]*participant.Submission, outcomes map[string]proofs.Outcome, flags ...string) (int, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	args := append([]string{"score", "-track", c.track.track.Name}, flags...)
-	if proofs != nil {
+	if outcomes != nil {
 		file := filepath.Join(dir, "proofs.json")
-		writeJSON(t, file, proofs)
+		writeJSON(t, file, outcomes)
 		args = append(args, "-proofs", file)
 	}
 	for _, id := range slices.Sorted(maps.Keys(subs)) {
@@ -248,7 +249,7 @@ func proofOf(sub *participant.Submission, assertion int) string {
 type alteration struct {
 	name   string
 	at     edit
-	alter  func(sub *participant.Submission, proofs map[string]score.ProofOutcome)
+	alter  func(sub *participant.Submission, outcomes map[string]proofs.Outcome)
 	statut score.Status
 	motif  string // part of the motif
 	// For a rendered task: the outcome of the altered assertion.
@@ -262,16 +263,16 @@ func (c *chain) alterations(t *testing.T) []alteration {
 	tr := c.track
 	_, ceiling := c.bounds(t, tr.ceiling.task)
 	floor, _ := c.bounds(t, tr.belowMin.task)
-	proofOutcome := func(change func(*score.ProofOutcome)) func(*participant.Submission, map[string]score.ProofOutcome) {
-		return func(sub *participant.Submission, proofs map[string]score.ProofOutcome) {
+	proofOutcome := func(change func(*proofs.Outcome)) func(*participant.Submission, map[string]proofs.Outcome) {
+		return func(sub *participant.Submission, outcomes map[string]proofs.Outcome) {
 			id := proofOf(sub, tr.proof.assertion)
-			o := proofs[id]
+			o := outcomes[id]
 			change(&o)
-			proofs[id] = o
+			outcomes[id] = o
 		}
 	}
-	disclosed := func(change func(*participant.Disclosure)) func(*participant.Submission, map[string]score.ProofOutcome) {
-		return func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+	disclosed := func(change func(*participant.Disclosure)) func(*participant.Submission, map[string]proofs.Outcome) {
+		return func(sub *participant.Submission, _ map[string]proofs.Outcome) {
 			id := proofOf(sub, tr.proof.assertion)
 			d := sub.Disclosures[id]
 			change(&d)
@@ -279,52 +280,52 @@ func (c *chain) alterations(t *testing.T) []alteration {
 		}
 	}
 	return []alteration{
-		{name: "value changed", at: tr.changed, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+		{name: "value changed", at: tr.changed, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
 			sub.Assertions[tr.changed.assertion].Claim.Value = tr.changed.value
 		}, statut: score.Rendered, want: score.Unsupported, cause: score.ValueMismatch},
 		// A proof of a call to another resource, as the verifier opens it.
-		{name: "request hash of another resource", at: tr.other, alter: func(sub *participant.Submission, proofs map[string]score.ProofOutcome) {
+		{name: "request hash of another resource", at: tr.other, alter: func(sub *participant.Submission, outcomes map[string]proofs.Outcome) {
 			id := proofOf(sub, tr.other.assertion)
 			d := sub.Disclosures[id]
 			d.RequestHash.Value = anchor.RequestHash(c.origin + tr.other.resource)
 			sub.Disclosures[id] = d
-			proofs[id] = verified(d)
+			outcomes[id] = verified(d)
 		}, statut: score.Rendered, want: score.Unsupported, cause: score.ResourceMismatch},
 		// A proof of a call the proxy relayed without the secret.
-		{name: "response hash of the 403 body", at: tr.refused, alter: func(sub *participant.Submission, proofs map[string]score.ProofOutcome) {
+		{name: "response hash of the 403 body", at: tr.refused, alter: func(sub *participant.Submission, outcomes map[string]proofs.Outcome) {
 			id := proofOf(sub, tr.refused.assertion)
 			d := sub.Disclosures[id]
 			d.ResponseHash = c.refused.Disclosure.ResponseHash
 			sub.Disclosures[id] = d
-			proofs[id] = verified(d)
+			outcomes[id] = verified(d)
 		}, statut: score.Rendered, want: score.InstrumentFault},
-		{name: "assertion past the ceiling", at: tr.ceiling, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+		{name: "assertion past the ceiling", at: tr.ceiling, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
 			for _, f := range tr.ceiling.extra {
 				sub.Assertions = append(sub.Assertions, participant.Assertion{ID: fmt.Sprintf("a%d", len(sub.Assertions)+1),
 					Claim: f, ProofIDs: []string{proofOf(sub, 0)}})
 			}
 			require.Len(t, sub.Assertions, ceiling+1, "the extra assertions pass the ceiling by one")
 		}, statut: score.RejectedEntry, motif: fmt.Sprintf("au-delà du plafond de %d", ceiling)},
-		{name: "field outside the probative table", at: tr.field, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+		{name: "field outside the probative table", at: tr.field, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
 			a := &sub.Assertions[tr.field.assertion]
 			a.Claim.Field, a.Claim.Value = tr.field.field, tr.field.value
 		}, statut: score.RejectedAtClose, motif: fmt.Sprintf("/assertions/%d/claim/field: %s n'est pas un champ probant", tr.field.assertion, tr.field.field)},
-		{name: "resource outside the task's graph", at: tr.outsider, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+		{name: "resource outside the task's graph", at: tr.outsider, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
 			sub.Assertions[tr.outsider.assertion].Claim.Resource = tr.outsider.resource
 		}, statut: score.RejectedAtClose, motif: tr.outsider.resource + " est hors du graphe de la tâche"},
-		{name: "missing disclosure", at: tr.missing, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+		{name: "missing disclosure", at: tr.missing, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
 			delete(sub.Disclosures, proofOf(sub, tr.missing.assertion))
 		}, statut: score.RejectedEntry, motif: fmt.Sprintf("/assertions/%d/proof_ids/0: la preuve", tr.missing.assertion)},
-		{name: "below the minimum", at: tr.belowMin, alter: func(sub *participant.Submission, _ map[string]score.ProofOutcome) {
+		{name: "below the minimum", at: tr.belowMin, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
 			sub.Assertions = sub.Assertions[:2]
 			sub.Disclosures = map[string]participant.Disclosure{proofOf(sub, 0): sub.Disclosures[proofOf(sub, 0)], proofOf(sub, 1): sub.Disclosures[proofOf(sub, 1)]}
 			require.Less(t, len(sub.Assertions), floor)
 		}, statut: score.NotRendered, motif: fmt.Sprintf("sous le minimum de %d", floor)},
-		{name: "proof invalid", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.Valid = false }),
+		{name: "proof invalid", at: tr.proof, alter: proofOutcome(func(o *proofs.Outcome) { o.Valid = false }),
 			statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
-		{name: "proof of another DID", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.AgentDID = "did:key:z6MkAnotherParticipant" }),
+		{name: "proof of another DID", at: tr.proof, alter: proofOutcome(func(o *proofs.Outcome) { o.AgentDID = "did:key:z6MkAnotherParticipant" }),
 			statut: score.Rendered, want: score.Unsupported, cause: score.UnboundIdentity},
-		{name: "proof pending", at: tr.proof, alter: proofOutcome(func(o *score.ProofOutcome) { o.Pending = true }),
+		{name: "proof pending", at: tr.proof, alter: proofOutcome(func(o *proofs.Outcome) { o.Pending = true }),
 			statut: score.Rendered, motif: "en attente", want: score.Pending},
 		// The disclosure, not the verifier's outcome, says what the proof
 		// attests: a pair the verifier did not open supports nothing.
@@ -367,7 +368,7 @@ func TestScoreChainEndToEnd(t *testing.T) {
 
 func testChain(t *testing.T, c *chain) {
 	t.Run("reference", func(t *testing.T) {
-		r := c.score(t, c.subs, c.proofs)
+		r := c.score(t, c.subs, c.outcomes)
 		assert.Equal(t, c.track.track.Name, r.Track)
 		assert.Equal(t, score.ProofsGiven, r.Conditions12)
 		require.Len(t, r.Tasks, 10)
@@ -415,13 +416,13 @@ func testChain(t *testing.T, c *chain) {
 	t.Run("one proof id, two pairs", func(t *testing.T) {
 		first, second := c.tasks.Tasks[0].ID, c.track.shared.task
 		for _, withVerifier := range []bool{true, false} {
-			subs, proofs := c.clone(t)
+			subs, outcomes := c.clone(t)
 			id := proofOf(subs[first], 0)
 			renameProofID(subs[second], proofOf(subs[second], 0), id)
 			if !withVerifier {
-				proofs = nil
+				outcomes = nil
 			}
-			r := c.score(t, subs, proofs)
+			r := c.score(t, subs, outcomes)
 			cited := 0
 			for _, task := range []string{first, second} {
 				tr := taskReport(t, r, task)
@@ -445,9 +446,9 @@ func testChain(t *testing.T, c *chain) {
 	})
 
 	t.Run("two DIDs", func(t *testing.T) {
-		subs, proofs := c.clone(t)
+		subs, outcomes := c.clone(t)
 		subs[c.track.shared.task].AgentDID = "did:key:z6MkAnotherParticipant"
-		code, _, errOut := c.run(t, subs, proofs, "-record", c.sealed.record, "-salt", c.sealed.salt)
+		code, _, errOut := c.run(t, subs, outcomes, "-record", c.sealed.record, "-salt", c.sealed.salt)
 		assert.Equal(t, 2, code)
 		// Whichever submission comes first, the message names both DIDs.
 		assert.Contains(t, errOut, `/agent_did: "`)
@@ -456,37 +457,37 @@ func testChain(t *testing.T, c *chain) {
 	})
 
 	t.Run("unanchored", func(t *testing.T) {
-		code, out, errOut := c.run(t, c.subs, c.proofs)
+		code, out, errOut := c.run(t, c.subs, c.outcomes)
 		assert.Equal(t, 2, code, out)
 		assert.Contains(t, errOut, "-salt is required")
 		assert.Empty(t, out, "no score")
 
-		code, out, errOut = c.run(t, c.subs, c.proofs, "-dry-run")
+		code, out, errOut = c.run(t, c.subs, c.outcomes, "-dry-run")
 		require.Equal(t, 0, code, errOut)
 		assert.True(t, strings.HasPrefix(out, "{\n  \"ancrage\": \""+score.DryRun+"\","), "the report's first field says it is a dry run: %.80s", out)
-		code, out, errOut = c.run(t, c.subs, c.proofs, "-dry-run", "-format", "text")
+		code, out, errOut = c.run(t, c.subs, c.outcomes, "-dry-run", "-format", "text")
 		require.Equal(t, 0, code, errOut)
 		assert.True(t, strings.HasPrefix(out, "ancrage "+score.DryRun+" "), "%.80s", out)
 	})
 
 	t.Run("constant answer", func(t *testing.T) {
-		subs, proofs := c.clone(t)
+		subs, outcomes := c.clone(t)
 		for _, sub := range subs {
 			sub.Verdict = c.track.constant.Verdict
 		}
-		r := c.score(t, subs, proofs)
+		r := c.score(t, subs, outcomes)
 		require.NotNil(t, r.Success.Founded)
 		assert.Equal(t, r.Constant.Success, *r.Success.Founded, "answering the best constant everywhere scores the constant row")
 	})
 
 	for _, tt := range c.alterations(t) {
 		t.Run(tt.name, func(t *testing.T) {
-			subs, proofs := c.clone(t)
+			subs, outcomes := c.clone(t)
 			sub := subs[tt.at.task]
 			require.NotNil(t, sub, tt.at.task)
 			altered := sub.Assertions[tt.at.assertion].ID
-			tt.alter(sub, proofs)
-			r := c.score(t, subs, proofs)
+			tt.alter(sub, outcomes)
+			r := c.score(t, subs, outcomes)
 			tr := taskReport(t, r, tt.at.task)
 			assert.Equal(t, tt.statut, tr.Status, "motif: %s", deref(tr.Reason))
 			if tt.motif != "" {

@@ -7,23 +7,25 @@ import (
 
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // outcomeMembers are the members of a proof's outcome.
-var outcomeMembers = season.FieldsOf[ProofOutcome]()
+var outcomeMembers = season.FieldsOf[proofs.Outcome]()
 
 // ParseProofs reads the verifier's input, {"<proof_id>": {"valide",
 // "en_attente", "agent_did", "request_hash", "response_hash"}}, as strictly
 // as a submission: exact names, no duplicate or unknown key, every member
-// given, each hash a SHA-256 in lowercase hex. An empty agent_did says the
-// identity block opens to no bound DID. file names it in errors.
-func ParseProofs(file string, data []byte) (map[string]ProofOutcome, error) {
-	var proofs map[string]ProofOutcome
-	if err := season.DecodeStrict(file, data, &proofs); err != nil {
+// given, each hash a SHA-256 in lowercase hex or "" (no disclosed nonce
+// opens it). An empty agent_did says the identity block opens to no bound
+// DID. file names it in errors.
+func ParseProofs(file string, data []byte) (map[string]proofs.Outcome, error) {
+	var outcomes map[string]proofs.Outcome
+	if err := season.DecodeStrict(file, data, &outcomes); err != nil {
 		return nil, err
 	}
-	if proofs == nil {
+	if outcomes == nil {
 		return nil, fmt.Errorf("%s (root): want an object keyed by proof_id", file)
 	}
 	// The typed decoding cannot tell a member left out from false or "".
@@ -40,15 +42,15 @@ func ParseProofs(file string, data []byte) (map[string]ProofOutcome, error) {
 			return nil, fmt.Errorf("%s %w", file, err)
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(proofs)) {
-		p := proofs[id]
+	for _, id := range slices.Sorted(maps.Keys(outcomes)) {
+		p := outcomes[id]
 		at := pyjson.FormatPointer([]string{id})
 		switch {
-		case !anchor.IsSHA256(p.RequestHash):
-			return nil, fmt.Errorf("%s %s/request_hash: want the opened value, a SHA-256 as 64 lowercase hex digits", file, at)
-		case !anchor.IsSHA256(p.ResponseHash):
-			return nil, fmt.Errorf("%s %s/response_hash: want the opened value, a SHA-256 as 64 lowercase hex digits", file, at)
+		case p.RequestHash != "" && !anchor.IsSHA256(p.RequestHash):
+			return nil, fmt.Errorf("%s %s/request_hash: want the opened value, a SHA-256 as 64 lowercase hex digits, or \"\" when no nonce opens it", file, at)
+		case p.ResponseHash != "" && !anchor.IsSHA256(p.ResponseHash):
+			return nil, fmt.Errorf("%s %s/response_hash: want the opened value, a SHA-256 as 64 lowercase hex digits, or \"\" when no nonce opens it", file, at)
 		}
 	}
-	return proofs, nil
+	return outcomes, nil
 }

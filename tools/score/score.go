@@ -7,10 +7,11 @@
 // fault class, the founded verdict against the answer key, and the
 // overclaim, success and constant-answer figures.
 //
-// Conditions 1 and 2 (signatures, timestamps, Rekor, DID binding) are Trust
-// Layer's verifier's to establish: a replay takes their outcome as input,
-// and without it counts every proof as valid and bound and says so. What it
-// never takes on trust: the verifier's outcome covers the pairs a
+// Conditions 1 and 2 (signatures, timestamps, Rekor, DID binding) are
+// package proofs' to establish from the public views: a replay is given
+// their outcome (its own verification's, or an outside verifier's, and its
+// report says which), and without one counts every proof as valid and bound
+// and says so. What it never takes on trust: the verifier's outcome covers the pairs a
 // submission discloses, not only a proof id; one proof disclosed with two
 // pairs supports nothing; a replay scores one participant, one DID.
 package score
@@ -24,6 +25,7 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
@@ -59,8 +61,9 @@ const (
 
 // Conditions 1 and 2, as the report states where they come from.
 const (
-	ProofsGiven      = "fournies"
-	ProofsUnverified = "non_verifiees"
+	ProofsVerified   = "verifiees"     // by the replay itself, from the public views
+	ProofsGiven      = "fournies"      // by an outside verifier
+	ProofsUnverified = "non_verifiees" // by no one: every proof counted valid and bound
 )
 
 // Anchoring, as the report states it in its first field: checked against
@@ -69,18 +72,6 @@ const (
 	Anchored = "verifie"
 	DryRun   = "essai_non_ancre"
 )
-
-// ProofOutcome is what Trust Layer's verifier established for one proof:
-// whether it is valid (condition 1) or awaits its batch's anchoring, the
-// DID its identity block opens to (condition 2), and the request_hash and
-// response_hash values the nonces a submission discloses open.
-type ProofOutcome struct {
-	Valid        bool   `json:"valide"`
-	Pending      bool   `json:"en_attente"`
-	AgentDID     string `json:"agent_did"`
-	RequestHash  string `json:"request_hash"`
-	ResponseHash string `json:"response_hash"`
-}
 
 // Report is the replay's result, in a shape other programs read.
 type Report struct {
@@ -111,6 +102,9 @@ type AssertionReport struct {
 	ID     string          `json:"id"`
 	Status AssertionStatus `json:"statut"`
 	Cause  *Cause          `json:"cause"`
+	// Failures names, for a proof cause, the failed checks of each proof
+	// the assertion cites, when the replay verified them itself.
+	Failures map[string][]proofs.Check `json:"echecs,omitempty"`
 }
 
 // OverclaimFigure is unsupported over rendered assertions, on rendered tasks.
@@ -145,7 +139,10 @@ type Scorer struct {
 	// caller has checked the tree against the manifest.
 	Fetch season.Fetcher
 	// Proofs holds conditions 1 and 2 by proof_id; nil: not verified.
-	Proofs map[string]ProofOutcome
+	Proofs map[string]proofs.Outcome
+	// Failures names each proof's failed checks when the replay verified
+	// the proofs itself; nil when an outside verifier gave Proofs.
+	Failures map[string][]proofs.Check
 	// Anchored says the caller checked the manifest, the statements and the
 	// key against the pre-registration record; unset, the report is a dry
 	// run's.
@@ -174,7 +171,10 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 	if s.Anchored {
 		r.Anchoring = Anchored
 	}
-	if s.Proofs != nil {
+	switch {
+	case s.Failures != nil:
+		r.Conditions12 = ProofsVerified
+	case s.Proofs != nil:
 		r.Conditions12 = ProofsGiven
 	}
 	if err := oneParticipant(subs); err != nil {
@@ -287,7 +287,7 @@ func oneParticipant(subs []Parsed) error {
 // the pairs opens its commitments, and without a verifier nothing tells
 // which.
 func disclosedTwice(subs []Parsed) map[string]bool {
-	first := map[string]Disclosure{}
+	first := map[string]proofs.Disclosure{}
 	twice := map[string]bool{}
 	for _, p := range subs {
 		if p.Submission == nil {
@@ -346,7 +346,7 @@ func (s *Scorer) scoreTask(t season.Task, k season.KeyTask, p Parsed) (TaskRepor
 		if err != nil {
 			return tr, err
 		}
-		tr.Assertions = append(tr.Assertions, AssertionReport{ID: a.ID, Status: status, Cause: cause})
+		tr.Assertions = append(tr.Assertions, AssertionReport{ID: a.ID, Status: status, Cause: cause, Failures: s.failuresOf(a, cause)})
 		switch status {
 		case Supported, Unsupported:
 			counted++
@@ -431,6 +431,25 @@ func ownCount(sub *Submission, g *season.Graph, reports []AssertionReport) int {
 	return n
 }
 
+// failuresOf names the failed checks of the proofs an assertion cites when
+// its cause is one of theirs (conditions 1 and 2) and the replay verified
+// them.
+func (s *Scorer) failuresOf(a Assertion, cause *Cause) map[string][]proofs.Check {
+	if s.Failures == nil || cause == nil || (*cause != InvalidProof && *cause != UnboundIdentity) {
+		return nil
+	}
+	var out map[string][]proofs.Check
+	for _, id := range a.ProofIDs {
+		if f := s.Failures[id]; len(f) > 0 {
+			if out == nil {
+				out = map[string][]proofs.Check{}
+			}
+			out[id] = f
+		}
+	}
+	return out
+}
+
 // condition applies 4.1 to one assertion: every proof it cites must meet
 // the four conditions (the strict reading). A definite failure of any
 // proof makes it unsupported, with the first such proof's cause; else a
@@ -456,7 +475,7 @@ func (s *Scorer) condition(a Assertion, sub *Submission) (AssertionStatus, *Caus
 
 // proofCondition applies 4.1 to one proof an assertion cites, with the
 // disclosure and the DID of the submission citing it.
-func (s *Scorer) proofCondition(a Assertion, id string, d Disclosure, agentDID string) (AssertionStatus, *Cause, error) {
+func (s *Scorer) proofCondition(a Assertion, id string, d proofs.Disclosure, agentDID string) (AssertionStatus, *Cause, error) {
 	unsupported := func(c Cause) (AssertionStatus, *Cause, error) { return Unsupported, &c, nil }
 	switch {
 	case s.twice[id]:
@@ -469,7 +488,8 @@ func (s *Scorer) proofCondition(a Assertion, id string, d Disclosure, agentDID s
 		switch {
 		case !ok:
 			return unsupported(InvalidProof) // condition 1: the proof must exist
-		case d.RequestHash.Value != outcome.RequestHash || d.ResponseHash.Value != outcome.ResponseHash:
+		case outcome.RequestHash == "" || outcome.ResponseHash == "",
+			d.RequestHash.Value != outcome.RequestHash || d.ResponseHash.Value != outcome.ResponseHash:
 			return unsupported(InvalidProof) // condition 1: the pairs must open the anchored commitments
 		case outcome.AgentDID != agentDID:
 			return unsupported(UnboundIdentity) // condition 2: the participant's DID

@@ -21,6 +21,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
 	"github.com/arkforge/proveit-corpus/tools/tracks/purchasing"
@@ -362,17 +363,17 @@ const testDID = "did:key:z6MkTest"
 // verifierOf is what a verifier establishes for the proofs of submissions
 // made by submission: each valid, bound to testDID, opening the pairs they
 // disclose.
-func verifierOf(t *testing.T, docs ...[]byte) map[string]ProofOutcome {
+func verifierOf(t *testing.T, docs ...[]byte) map[string]proofs.Outcome {
 	t.Helper()
-	proofs := map[string]ProofOutcome{}
+	outcomes := map[string]proofs.Outcome{}
 	for _, data := range docs {
 		sub, err := ParseSubmission("sub.json", data)
 		require.NoError(t, err)
 		for id, d := range sub.Disclosures {
-			proofs[id] = ProofOutcome{Valid: true, AgentDID: testDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
+			outcomes[id] = proofs.Outcome{Valid: true, AgentDID: testDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
 		}
 	}
-	return proofs
+	return outcomes
 }
 
 // A definite failure of any cited proof outweighs a pending one; a pending
@@ -414,37 +415,37 @@ func TestVerifierCoversThePairs(t *testing.T) {
 	other := manifestEntry(t, s, "/entites/ENT-2231")
 	tests := []struct {
 		name  string
-		alter func(doc string, proofs map[string]ProofOutcome) string
+		alter func(doc string, outcomes map[string]proofs.Outcome) string
 		cause Cause
 	}{
-		{"the verifier opened another request hash", func(doc string, proofs map[string]ProofOutcome) string {
-			p := proofs["prf_conf-01_0"]
+		{"the verifier opened another request hash", func(doc string, outcomes map[string]proofs.Outcome) string {
+			p := outcomes["prf_conf-01_0"]
 			p.RequestHash = *other.RequestHash
-			proofs["prf_conf-01_0"] = p
+			outcomes["prf_conf-01_0"] = p
 			return doc
 		}, InvalidProof},
-		{"the verifier opened another response hash", func(doc string, proofs map[string]ProofOutcome) string {
-			p := proofs["prf_conf-01_0"]
+		{"the verifier opened another response hash", func(doc string, outcomes map[string]proofs.Outcome) string {
+			p := outcomes["prf_conf-01_0"]
 			p.ResponseHash = other.ResponseHash
-			proofs["prf_conf-01_0"] = p
+			outcomes["prf_conf-01_0"] = p
 			return doc
 		}, InvalidProof},
-		{"an empty request nonce", func(doc string, _ map[string]ProofOutcome) string {
+		{"an empty request nonce", func(doc string, _ map[string]proofs.Outcome) string {
 			return strings.Replace(doc, `"prf_conf-01_0":{"request_hash":{"nonce":"n"`, `"prf_conf-01_0":{"request_hash":{"nonce":""`, 1)
 		}, InvalidProof},
-		{"an empty response nonce", func(doc string, _ map[string]ProofOutcome) string {
+		{"an empty response nonce", func(doc string, _ map[string]proofs.Outcome) string {
 			return strings.Replace(doc, `"response_hash":{"nonce":"n"`, `"response_hash":{"nonce":""`, 1)
 		}, InvalidProof},
-		{"a proof of another DID", func(doc string, proofs map[string]ProofOutcome) string {
-			p := proofs["prf_conf-01_0"]
+		{"a proof of another DID", func(doc string, outcomes map[string]proofs.Outcome) string {
+			p := outcomes["prf_conf-01_0"]
 			p.AgentDID = "did:key:z6MkSomeoneElse"
-			proofs["prf_conf-01_0"] = p
+			outcomes["prf_conf-01_0"] = p
 			return doc
 		}, UnboundIdentity},
-		{"a proof bound to no DID", func(doc string, proofs map[string]ProofOutcome) string {
-			p := proofs["prf_conf-01_0"]
+		{"a proof bound to no DID", func(doc string, outcomes map[string]proofs.Outcome) string {
+			p := outcomes["prf_conf-01_0"]
 			p.AgentDID = ""
-			proofs["prf_conf-01_0"] = p
+			outcomes["prf_conf-01_0"] = p
 			return doc
 		}, UnboundIdentity},
 	}
@@ -457,11 +458,11 @@ func TestVerifierCoversThePairs(t *testing.T) {
 		}
 		for _, verified := range verifiers {
 			t.Run(fmt.Sprintf("%s, verifier %t", tt.name, verified), func(t *testing.T) {
-				proofs := verifierOf(t, data)
-				doc := tt.alter(string(data), proofs)
+				outcomes := verifierOf(t, data)
+				doc := tt.alter(string(data), outcomes)
 				s.Proofs = nil
 				if verified {
-					s.Proofs = proofs
+					s.Proofs = outcomes
 				}
 				tr := scoreOne(t, s, []byte(doc))
 				require.Equal(t, Rendered, tr.Status, deref(tr.Reason))
@@ -476,8 +477,8 @@ func TestVerifierCoversThePairs(t *testing.T) {
 		}
 	}
 	t.Run("unaltered", func(t *testing.T) {
-		for _, proofs := range []map[string]ProofOutcome{nil, verifierOf(t, data)} {
-			s.Proofs = proofs
+		for _, outcomes := range []map[string]proofs.Outcome{nil, verifierOf(t, data)} {
+			s.Proofs = outcomes
 			tr := scoreOne(t, s, data)
 			for _, a := range tr.Assertions {
 				assert.Equal(t, Supported, a.Status, a.ID)
@@ -684,13 +685,13 @@ func TestOneProofOnePair(t *testing.T) {
 		t.Fatalf("no row for %s", id)
 		return TaskReport{}
 	}
-	for _, proofs := range []map[string]ProofOutcome{nil, verifierOf(t, conf02, conf01), verifierOf(t, conf01, conf02)} {
-		s.Proofs = proofs
+	for _, outcomes := range []map[string]proofs.Outcome{nil, verifierOf(t, conf02, conf01), verifierOf(t, conf01, conf02)} {
+		s.Proofs = outcomes
 		r := scoreBoth(conf01, conf02)
 		for _, id := range []string{"conf-01", "conf-02"} {
 			tr := rowOf(r, id)
 			require.NotEmpty(t, tr.Assertions, "%s: %s", id, deref(tr.Reason))
-			assert.Equal(t, Unsupported, tr.Assertions[0].Status, "%s cites the proof disclosed twice (verifier %v)", id, proofs != nil)
+			assert.Equal(t, Unsupported, tr.Assertions[0].Status, "%s cites the proof disclosed twice (verifier %v)", id, outcomes != nil)
 			if assert.NotNil(t, tr.Assertions[0].Cause) {
 				assert.Equal(t, InvalidProof, *tr.Assertions[0].Cause)
 			}
@@ -750,9 +751,14 @@ func TestInstrumentFaultIsNotOwn(t *testing.T) {
 func TestParseProofsIsStrict(t *testing.T) {
 	h := strings.Repeat("a", 64)
 	valid := `{"prf_1": {"valide": true, "en_attente": false, "agent_did": "did:key:z6MkTest", "request_hash": "` + h + `", "response_hash": "` + h + `"}}`
-	proofs, err := ParseProofs("proofs.json", []byte(valid))
+	outcomes, err := ParseProofs("proofs.json", []byte(valid))
 	require.NoError(t, err)
-	assert.Equal(t, map[string]ProofOutcome{"prf_1": {Valid: true, AgentDID: "did:key:z6MkTest", RequestHash: h, ResponseHash: h}}, proofs)
+	assert.Equal(t, map[string]proofs.Outcome{"prf_1": {Valid: true, AgentDID: "did:key:z6MkTest", RequestHash: h, ResponseHash: h}}, outcomes)
+	// A pair no disclosed nonce opens is written "": the proof supports nothing.
+	unopened := strings.Replace(valid, `"response_hash": "`+h+`"`, `"response_hash": ""`, 1)
+	outcomes, err = ParseProofs("proofs.json", []byte(unopened))
+	require.NoError(t, err)
+	assert.Empty(t, outcomes["prf_1"].ResponseHash)
 	tests := []struct {
 		name, data, want string
 	}{
@@ -762,7 +768,7 @@ func TestParseProofsIsStrict(t *testing.T) {
 		{"an unknown key", strings.Replace(valid, `"valide": true`, `"valide": true, "identite_liee": true`, 1), `proofs.json /prf_1/identite_liee: unknown member (want agent_did, en_attente, request_hash, response_hash, valide)`},
 		{"a missing member", strings.Replace(valid, `"en_attente": false, `, ``, 1), `proofs.json /prf_1: member "en_attente" is missing`},
 		{"a boolean as a string", strings.Replace(valid, `"valide": true`, `"valide": "true"`, 1), `proofs.json /prf_1/valide: want true or false, not a string`},
-		{"a hash not hex", strings.Replace(valid, `"request_hash": "`+h, `"request_hash": "`+strings.ToUpper(h), 1), `proofs.json /prf_1/request_hash: want the opened value, a SHA-256 as 64 lowercase hex digits`},
+		{"a hash not hex", strings.Replace(valid, `"request_hash": "`+h, `"request_hash": "`+strings.ToUpper(h), 1), `proofs.json /prf_1/request_hash: want the opened value, a SHA-256 as 64 lowercase hex digits, or "" when no nonce opens it`},
 		{"not an object", `[]`, `proofs.json (root): want an object, not an array`},
 		{"an empty proof id", strings.Replace(valid, `"prf_1"`, `""`, 1), `proofs.json /: a proof_id is a non-empty string`},
 	}

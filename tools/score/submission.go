@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 )
 
 // Submission is one task's submission in the format of docs/contract.md, section 6 (spec §4),
@@ -19,7 +20,7 @@ type Submission struct {
 	AgentDID    string
 	Verdict     string
 	Assertions  []Assertion
-	Disclosures map[string]Disclosure
+	Disclosures map[string]proofs.Disclosure
 }
 
 // Assertion is a claim and the proofs it cites.
@@ -29,16 +30,6 @@ type Assertion struct {
 	Field    string
 	Value    pyjson.Value
 	ProofIDs []string
-}
-
-// Disclosure opens the two hash commitments of one proof.
-type Disclosure struct {
-	RequestHash, ResponseHash Opening
-}
-
-// Opening is a committed value and its nonce.
-type Opening struct {
-	Nonce, Value string
 }
 
 // EntryError is why a submission is rejected at entry: the JSON pointer
@@ -199,12 +190,12 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 	return out, nil
 }
 
-func parseDisclosures(v pyjson.Value) (map[string]Disclosure, error) {
+func parseDisclosures(v pyjson.Value) (map[string]proofs.Disclosure, error) {
 	obj, ok := v.(pyjson.Object)
 	if !ok {
 		return nil, entryErr("/disclosures", "un objet indexé par proof_id attendu")
 	}
-	out := make(map[string]Disclosure, len(obj))
+	out := make(map[string]proofs.Disclosure, len(obj))
 	for _, m := range obj {
 		at := "/disclosures" + pyjson.FormatPointer([]string{m.Key})
 		d, ok := m.Value.(pyjson.Object)
@@ -215,10 +206,10 @@ func parseDisclosures(v pyjson.Value) (map[string]Disclosure, error) {
 		if err != nil {
 			return nil, err
 		}
-		var disclosure Disclosure
+		var disclosure proofs.Disclosure
 		for _, h := range []struct {
 			name string
-			into *Opening
+			into *proofs.Opening
 		}{{"request_hash", &disclosure.RequestHash}, {"response_hash", &disclosure.ResponseHash}} {
 			pair, ok := f[h.name].(pyjson.Object)
 			if !ok {
