@@ -5,22 +5,33 @@
 // a participant discloses (docs/contract.md, section 6; spec §4), and each task's answer is
 // written as a submission.
 //
-// Relay plays Trust Layer: a GET of the exact canonical path with no query
+// A Relay works in one of two modes. Direct (NewRelay), it plays Trust
+// Layer itself: a GET of the exact canonical path with no query
 // (params={}), the secret header, the body parsed as Python parses it, and
-// request_hash and response_hash computed as docs/contract.md, section 1, states.
-// The nonces are random: no signature, timestamp or anchoring is simulated,
-// which is why a replay takes conditions 1 and 2 as input.
+// request_hash and response_hash computed as docs/contract.md, section 1,
+// states; the nonces are random and nothing is signed, timestamped or
+// anchored, which is why a replay then takes conditions 1 and 2 as input.
+// Proxied (NewProxiedRelay), it goes through Trust Layer, or the stand-in of
+// package harness/trustlayer, as a participant does: POST /v1/proxy, then
+// GET /v1/proof/{id}/full for the nonces of the two openings it discloses,
+// so that every proof is a real spec 3.1 proof a verifier can check.
 package participant
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/harness/trustlayer"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/probe"
@@ -38,8 +49,9 @@ type Proof struct {
 	Disclosure Disclosure
 }
 
-// Relay relays calls to a corpus server as Trust Layer does.
+// Relay relays calls to a corpus server as Trust Layer does, or through it.
 type Relay struct {
+	// Client reaches the corpus server in direct mode.
 	Client *probe.Client
 	// Secret is sent as X-Challenge-Secret; empty, the header is left out,
 	// as a proxy that failed to add it would.
@@ -47,6 +59,9 @@ type Relay struct {
 	// Origin is the corpus's public origin: request_data's target is
 	// Origin + path, whatever address the server under test listens on.
 	Origin string
+	// TrustLayer, when set, is where every call goes (proxied mode);
+	// Client and Secret are then unused.
+	TrustLayer *TrustLayer
 
 	prefix string
 	proofs []*Proof
@@ -58,8 +73,46 @@ func NewRelay(client *probe.Client, secret, origin, prefix string) *Relay {
 	return &Relay{Client: client, Secret: secret, Origin: origin, prefix: prefix, byPath: map[string]*Proof{}}
 }
 
+// TrustLayer is how a proxied relay reaches Trust Layer.
+type TrustLayer struct {
+	// URL is Trust Layer's base URL, e.g. https://trust.arkforge.tech.
+	URL string
+	// APIKey pays for the proofs (sent as X-Api-Key) and opens their full
+	// records.
+	APIKey string
+	// AgentDID is the participant's DID, sent as X-Agent-Identity: the
+	// identity the proofs commit to.
+	AgentDID string
+	// HTTP is the client; nil, one with a 30 s timeout.
+	HTTP *http.Client
+}
+
+// NewProxiedRelay returns a relay whose calls go through Trust Layer; the
+// proof ids are Trust Layer's.
+func NewProxiedRelay(tl *TrustLayer, origin string) *Relay {
+	return &Relay{TrustLayer: tl, Origin: origin, byPath: map[string]*Proof{}}
+}
+
 // Call relays a GET of a canonical path and records it as a proof.
 func (r *Relay) Call(path string) (*Proof, error) {
+	var p *Proof
+	var err error
+	if r.TrustLayer != nil {
+		p, err = r.callProxied(path)
+	} else {
+		p, err = r.callDirect(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.proofs = append(r.proofs, p)
+	if _, seen := r.byPath[path]; !seen {
+		r.byPath[path] = p
+	}
+	return p, nil
+}
+
+func (r *Relay) callDirect(path string) (*Proof, error) {
 	req := probe.Request{Method: http.MethodGet, Target: path}
 	if r.Secret != "" {
 		req.Header = [][2]string{{corpus.SecretHeader, r.Secret}}
@@ -82,11 +135,118 @@ func (r *Relay) Call(path string) (*Proof, error) {
 			ResponseHash: Opening{Nonce: nonce(), Value: responseHash},
 		},
 	}
-	r.proofs = append(r.proofs, p)
-	if _, seen := r.byPath[path]; !seen {
-		r.byPath[path] = p
-	}
 	return p, nil
+}
+
+// callProxied has Trust Layer relay the GET, then reads the proof's full
+// record for the two openings.
+func (r *Relay) callProxied(path string) (*Proof, error) {
+	target := r.Origin + path
+	request, err := json.Marshal(map[string]any{"target": target, "method": http.MethodGet,
+		"payload": map[string]any{}, "amount": 0.0, "currency": "eur"})
+	if err != nil {
+		return nil, err
+	}
+	var relayed struct {
+		Proof struct {
+			ProofID string `json:"proof_id"`
+		} `json:"proof"`
+		ServiceResponse struct {
+			StatusCode int             `json:"status_code"`
+			Body       json.RawMessage `json:"body"`
+		} `json:"service_response"`
+	}
+	if err := r.TrustLayer.do(http.MethodPost, "/v1/proxy", request, &relayed); err != nil {
+		return nil, fmt.Errorf("GET %s through Trust Layer: %w", path, err)
+	}
+	id := relayed.Proof.ProofID
+	var full struct {
+		CommitmentNonces map[string]string `json:"commitment_nonces"`
+		ChainData        map[string]any    `json:"chain_data"`
+	}
+	if err := r.TrustLayer.do(http.MethodGet, "/v1/proof/"+id+"/full", nil, &full); err != nil {
+		return nil, fmt.Errorf("GET %s: the full record of %s: %w", path, id, err)
+	}
+	opening := func(field string) (Opening, error) {
+		value, _ := full.ChainData[field].(string)
+		nonce := full.CommitmentNonces[field]
+		if !anchor.IsSHA256(value) || !anchor.IsSHA256(nonce) {
+			return Opening{}, fmt.Errorf("GET %s: proof %s has no opening of %s", path, id, field)
+		}
+		return Opening{Nonce: nonce, Value: value}, nil
+	}
+	requestHash, err := opening("request_hash")
+	if err != nil {
+		return nil, err
+	}
+	responseHash, err := opening("response_hash")
+	if err != nil {
+		return nil, err
+	}
+	// A proxy that hashed another target would leave the submission citing
+	// proofs of calls it never made.
+	if want := anchor.RequestHash(target); requestHash.Value != want {
+		return nil, fmt.Errorf("GET %s: proof %s anchors the request_hash %s, not %s", path, id, requestHash.Value, want)
+	}
+	body, err := servedBody(relayed.ServiceResponse.Body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: proof %s: %w", path, id, err)
+	}
+	return &Proof{ID: id, Path: path, Status: relayed.ServiceResponse.StatusCode, Body: body,
+		Disclosure: Disclosure{RequestHash: requestHash, ResponseHash: responseHash}}, nil
+}
+
+// servedBody is the body Trust Layer relayed without the attestation it
+// adds to a successful object after hashing it, in canonical form: the
+// values the corpus served, whose canonical form is the one anchored.
+func servedBody(relayed []byte) ([]byte, error) {
+	doc, err := pyjson.Parse(relayed)
+	if err != nil {
+		return nil, fmt.Errorf("the relayed body: %w", err)
+	}
+	if obj, ok := doc.(pyjson.Object); ok {
+		kept := make(pyjson.Object, 0, len(obj))
+		for _, m := range obj {
+			if m.Key != trustlayer.AttestationKey {
+				kept = append(kept, m)
+			}
+		}
+		doc = kept
+	}
+	return pyjson.Canonical(doc), nil
+}
+
+// do sends one request to Trust Layer with the API key and the DID, and
+// decodes its JSON answer into out.
+func (tl *TrustLayer) do(method, path string, body []byte, out any) error {
+	client := tl.HTTP
+	if client == nil {
+		client = &http.Client{Timeout: 30 * time.Second}
+	}
+	req, err := http.NewRequest(method, strings.TrimSuffix(tl.URL, "/")+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set(trustlayer.APIKeyHeader, tl.APIKey)
+	if tl.AgentDID != "" {
+		req.Header.Set(trustlayer.AgentIdentityHeader, tl.AgentDID)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s %s: status %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(data))
+	}
+	return json.Unmarshal(data, out)
 }
 
 // Fetch is the relay as the solver's Fetcher: the body of a 200 answer.
@@ -151,6 +311,9 @@ type Opening struct {
 // (solver.Derive), so that whichever alternative founds, its resources
 // were called. The solver's verdict must be the key's.
 func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Relay, agentDID string) (*Submission, error) {
+	if relay.TrustLayer != nil && relay.TrustLayer.AgentDID != agentDID {
+		return nil, fmt.Errorf("%s: the proofs commit to %q, the submission would name %q", task.ID, relay.TrustLayer.AgentDID, agentDID)
+	}
 	res, err := solver.Derive(task, relay.Fetch)
 	if err != nil {
 		return nil, err
