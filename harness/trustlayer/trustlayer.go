@@ -1,9 +1,10 @@
 // Package trustlayer is a stand-in for ArkForge's Trust Layer, for tests and
 // benchmarks only: it relays GET calls to the corpus as Trust Layer's
-// POST /v1/proxy does and issues spec 3.1 proofs byte for byte as
-// /work/shared/trustlayer/FORMAT.md describes them (per-field commitments,
-// their Merkle root as the chain hash, an Ed25519 signature, batch anchoring
-// with an RFC 3161 token and a Rekor hashedrekord entry on the batch root).
+// POST /v1/proxy does and issues spec 3.1 proofs byte for byte as Trust
+// Layer 1.12 (ark-forge/trust-layer) issues them: per-field commitments,
+// their Merkle root as the chain hash, an Ed25519 signature, and batch
+// anchoring with an RFC 3161 token and a Rekor hashedrekord entry on the
+// batch root.
 //
 // Every key, the TSA and the transparency log are made up in memory by New,
 // so a verifier pointed at the trust material WriteTrust writes accepts the
@@ -581,19 +582,9 @@ func Commit(field string, nonce []byte, value any) []byte {
 	h.Write([]byte(field))
 	h.Write([]byte{0})
 	h.Write(nonce)
-	h.Write(pyjson.Canonical(toPy(value)))
+	// In 3.1 every committed value is a string, true, false or null.
+	h.Write(pyjson.Canonical(value))
 	return h.Sum(nil)
-}
-
-// toPy turns the committed values (string, bool, nil) into pyjson's.
-func toPy(v any) pyjson.Value {
-	switch v := v.(type) {
-	case nil, bool, string:
-		return v
-	case pyjson.Value:
-		return v
-	}
-	panic(fmt.Sprintf("trustlayer: %T is not a committed value", v))
 }
 
 func randomHex(n int) string {

@@ -2,12 +2,12 @@ package trustlayer
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 )
 
 // The JSON a verifier reads. None of it is hashed (the hashed forms are
 // written by package pyjson), so encoding/json writes it; members follow
-// Trust Layer's get_public_proof, the JSON of vectors/proof_proveit_gel.json.
+// Trust Layer's get_public_proof, as in its real fixture proof_proveit_gel.json.
 
 // Hashes is a proof's hashes, each "sha256:" + 64 hex.
 type Hashes struct {
@@ -151,7 +151,7 @@ type Record struct {
 }
 
 // ErrNotFound is returned for an unknown proof id or Rekor uuid.
-var ErrNotFound = fmt.Errorf("trustlayer: not found")
+var ErrNotFound = errors.New("trustlayer: not found")
 
 func (r *record) view() View {
 	v := View{
