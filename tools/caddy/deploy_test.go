@@ -107,8 +107,12 @@ func TestHealthyStart(t *testing.T) {
 	assert.Regexp(t, `"manifest_sha256":"`+sums["generique"]+`","manifest_pinned":true`, string(telemetry), "each configuration's first call is preceded by its manifests")
 }
 
-// deployUnits are the systemd units of deploy/.
-var deployUnits = []string{"proveit-corpus.service", "proveit-probe.service"}
+// deployUnits are the services of deploy/, which systemd rates; the
+// other units of deploy/ start them (a timer, a socket).
+var (
+	deployUnits = []string{"proveit-corpus.service", "proveit-probe.service"}
+	otherUnits  = []string{"proveit-probe.timer", "proveit-corpus.socket"}
+)
 
 // TestUnitsHardened reads systemd's own rating of each unit's exposure,
 // which must be OK or SAFE, and checks the units' syntax.
@@ -127,8 +131,8 @@ func TestUnitsHardened(t *testing.T) {
 		t.Logf("%s: exposure %s %s", unit, m[1], m[2])
 		assert.Contains(t, []string{"SAFE", "OK"}, m[2], "%s: exposure %s", unit, m[1])
 	}
-	files := []string{filepath.Join(deploy, "proveit-probe.timer")}
-	for _, unit := range deployUnits {
+	var files []string
+	for _, unit := range append(otherUnits, deployUnits...) {
 		files = append(files, filepath.Join(deploy, unit))
 	}
 	out, _ := exec.Command(analyze, append([]string{"verify"}, files...)...).CombinedOutput()
@@ -147,7 +151,7 @@ func TestDeployDocumented(t *testing.T) {
 	root := servertest.RepoRoot(t)
 	readme, err := os.ReadFile(filepath.Join(root, "docs", "operating.md"))
 	require.NoError(t, err)
-	for _, unit := range append([]string{"proveit-probe.timer"}, deployUnits...) {
+	for _, unit := range append(otherUnits, deployUnits...) {
 		text, err := os.ReadFile(filepath.Join(root, "deploy", unit))
 		require.NoError(t, err)
 		doc := regexp.MustCompile(`(?m)^Documentation=file:(\S+)$`).FindSubmatch(text)

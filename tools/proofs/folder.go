@@ -57,3 +57,49 @@ func ReadEntry(dir string, v *View) ([]byte, error) {
 	}
 	return data, err
 }
+
+// Citation is one proof as a submission cites it: with the submission's
+// DID and its disclosure, or alone (both zero) to verify a view by itself.
+type Citation struct {
+	ProofID    string
+	AgentDID   string
+	Disclosure *Disclosure
+}
+
+// VerifyFolder verifies each cited proof from a views folder, once per
+// proof id (the first citation's disclosure; a second, different one is
+// the replay's to refuse). A proof the folder holds no view of fails
+// CheckViewMissing (so does an id no proof can have): as far as any reader
+// can tell, it does not exist. A view
+// or entry that cannot be read is an error naming its file.
+func (vr *Verifier) VerifyFolder(dir string, cites []Citation) (map[string]Result, error) {
+	out := make(map[string]Result, len(cites))
+	for _, c := range cites {
+		if _, done := out[c.ProofID]; done {
+			continue
+		}
+		view, err := ReadView(dir, c.ProofID)
+		if !ValidProofID(c.ProofID) || errors.Is(err, fs.ErrNotExist) {
+			out[c.ProofID] = Result{Failures: []Check{CheckViewMissing}, Incidents: []string{}}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		entry, err := ReadEntry(dir, view)
+		if err != nil {
+			return nil, err
+		}
+		out[c.ProofID] = vr.Verify(Input{View: view, Entry: entry, Disclosure: c.Disclosure, AgentDID: c.AgentDID})
+	}
+	return out, nil
+}
+
+// Outcomes are the verifier's input the results establish, by proof id.
+func Outcomes(results map[string]Result) map[string]Outcome {
+	out := make(map[string]Outcome, len(results))
+	for id, r := range results {
+		out[id] = r.Outcome
+	}
+	return out
+}

@@ -18,6 +18,8 @@ type Check string
 // The checks, in the order they are made (docs/scoring.md lists what each
 // one establishes).
 const (
+	// The proof exists: the views folder holds its public view.
+	CheckViewMissing Check = "vue_absente"
 	// Condition 2 first: an identity below spec 3.1 is not receivable.
 	CheckSpecVersion Check = "version_spec"
 	// The commitments and their root, the chain hash.
@@ -56,7 +58,7 @@ const (
 // Checks lists every check in the order a verification makes them, which
 // is the order a result names its failures in.
 var Checks = []Check{
-	CheckSpecVersion, CheckCommitments, CheckCommitmentsRoot,
+	CheckViewMissing, CheckSpecVersion, CheckCommitments, CheckCommitmentsRoot,
 	CheckIdentityOpening, CheckIdentityUnbound, CheckIdentityOtherDID,
 	CheckRequestPair, CheckResponsePair,
 	CheckSignature, CheckKeyUnknown, CheckKeyRetired,

@@ -46,6 +46,7 @@ var commands = map[string]command{
 	"seal":      {"write a track's pre-registration record and its salt, or -verify a record", runSeal},
 	"probe":     {"check a live server against the contract and the manifest", runProbe},
 	"score":     {"replay the scoring of submissions from the files a track's record anchors", runScore},
+	"proofs":    {"fetch the cited proofs' public views and Rekor entries, or verify them offline", runProofs},
 	"nginx":     {"write the nginx vhost that serves the corpus under the contract", runNginx},
 }
 

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -29,12 +28,14 @@ func runScore(args []string, stdout io.Writer) error {
 	record := fs.String("record", "", "the track's pre-registration record (default "+season.Dir+"/preenregistrement[-<track>].json)")
 	saltFile := fs.String("salt", "", "the salt file that opens the record's key commitment (required, unless -dry-run)")
 	dryRun := fs.Bool("dry-run", false, "score files no record anchors, checking nothing of the anchoring; the report says so in its first field")
-	proofsFile := fs.String("proofs", "", "what Trust Layer's verifier established for each proof (docs/scoring.md); default: conditions 1 and 2 not verified")
+	views := fs.String("views", "", "the views folder proveit proofs fetch filled: the replay verifies conditions 1 and 2 itself (docs/scoring.md)")
+	trustDir := fs.String("trust", "", "with -views: "+trustUsage)
+	proofsFile := fs.String("proofs", "", "instead of -views, what an outside verifier established for each proof (docs/contract.md, section 7); with neither, conditions 1 and 2 are not verified")
 	format := fs.String("format", "json", "json or text")
 	fs.args = "SUBMISSION.json..."
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: proveit score -track TRACK -salt FILE [-record FILE] [-proofs FILE] [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
-		fmt.Fprintln(fs.Output(), "       proveit score -track TRACK -dry-run [-proofs FILE] [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
+		fmt.Fprintln(fs.Output(), "usage: proveit score -track TRACK -salt FILE [-record FILE] [-views DIR [-trust DIR] | -proofs FILE] [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
+		fmt.Fprintln(fs.Output(), "       proveit score -track TRACK -dry-run [-views DIR [-trust DIR] | -proofs FILE] [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -50,6 +51,10 @@ func runScore(args []string, stdout io.Writer) error {
 		return usage("-dry-run checks no record: -record and -salt are not its flags")
 	case !*dryRun && *saltFile == "":
 		return usage("-salt is required: the replay scores only files the record anchors, and the salt opens its key commitment (or ask for -dry-run)")
+	case *views != "" && *proofsFile != "":
+		return usage("-views and -proofs both say where conditions 1 and 2 come from: give one")
+	case *trustDir != "" && *views == "":
+		return usage("-trust is the trust material of -views' verification: give -views too")
 	case *format != "json" && *format != "text":
 		return usage("-format %q: want json or text", *format)
 	case fs.NArg() == 0:
@@ -64,10 +69,10 @@ func runScore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if *record == "" {
+		*record = season.RecordFile(t.track)
+	}
 	if !*dryRun {
-		if *record == "" {
-			*record = season.RecordFile(t.track)
-		}
 		if err := checkAnchoring(*record, *saltFile, t, files); err != nil {
 			return badInput(err)
 		}
@@ -105,6 +110,13 @@ func runScore(args []string, stdout io.Writer) error {
 		sub, err := score.ParseSubmission(file, data)
 		subs = append(subs, score.Parsed{Submission: sub, Err: err})
 	}
+	if *views != "" {
+		// The season's dates are the record's: the anchored one, or in a
+		// dry run the track's, read for its dates alone.
+		if err := verifyConditions12(scorer, subs, *views, *trustDir, *record); err != nil {
+			return err
+		}
+	}
 	report, err := scorer.Score(subs)
 	if err != nil {
 		return badInput(err)
@@ -113,15 +125,41 @@ func runScore(args []string, stdout io.Writer) error {
 		_, err = io.WriteString(stdout, report.Text())
 		return err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(report); err != nil {
+	data, err := marshalIndent(report)
+	if err != nil {
 		return err
 	}
-	_, err = stdout.Write(buf.Bytes())
+	_, err = stdout.Write(data)
 	return err
+}
+
+// verifyConditions12 establishes conditions 1 and 2 of every proof the
+// submissions cite from the views folder, as proveit proofs verify does,
+// and gives the scorer their outcomes and failed checks.
+func verifyConditions12(scorer *score.Scorer, subs []score.Parsed, views, trustDir, recordFile string) error {
+	trust, err := loadTrust(trustDir)
+	if err != nil {
+		return err
+	}
+	rec, err := seal.ReadRecord(recordFile)
+	if err != nil {
+		return badInput(err)
+	}
+	window, err := rec.Window()
+	if err != nil {
+		return badInput(fmt.Errorf("%s %w", recordFile, err))
+	}
+	vr := &proofs.Verifier{Trust: trust, Season: window}
+	results, err := vr.VerifyFolder(views, score.Citations(subs))
+	if err != nil {
+		return badInput(err)
+	}
+	scorer.Proofs = proofs.Outcomes(results)
+	scorer.Failures = make(map[string][]proofs.Check, len(results))
+	for id, r := range results {
+		scorer.Failures[id] = r.Failures
+	}
+	return nil
 }
 
 // checkAnchoring refuses files the track's record does not anchor: the

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -16,8 +19,8 @@ import (
 // Flags of each of the seal's two modes: given to the other, they are an
 // error, never silently ignored.
 var (
-	sealingFlags   = []string{"salt-out", "reseal"}
-	verifyingFlags = []string{"salt"}
+	sealingFlags   = []string{"salt-out", "reseal", "opening", "closing"}
+	verifyingFlags = []string{"salt", "views", "proof", "disclosure", "record-url", "trust"}
 )
 
 // runSeal writes a track's pre-registration record into the repository
@@ -37,9 +40,17 @@ func runSeal(args []string, stdout io.Writer) error {
 	reseal := fs.Bool("reseal", false, "replace the record of a sealed track with a new salt: the old anchored commitment then opens with the old salt only")
 	verify := fs.Bool("verify", false, "check the record against the manifest, the statements, the key and -salt instead of sealing")
 	saltFile := fs.String("salt", "", "with -verify: the revealed salt file")
+	opening := fs.String("opening", "", "the season's opening, RFC 3339 in UTC (required to seal): no cited proof may be timestamped before it")
+	closing := fs.String("closing", "", "the season's closing, RFC 3339 in UTC (required to seal): no cited proof may be timestamped after it")
+	var anchoring recordAnchoring
+	fs.StringVar(&anchoring.views, "views", "", "with -verify: the views folder holding the record's own proof (proveit proofs fetch PROOF_ID)")
+	fs.StringVar(&anchoring.proofID, "proof", "", "with -verify and -views: the proof_id that anchored the record")
+	fs.StringVar(&anchoring.disclosure, "disclosure", "", "with -proof: the owner's disclosure of that proof, {\"request_hash\": {nonce, value}, \"response_hash\": {nonce, value}}")
+	fs.StringVar(&anchoring.url, "record-url", "", "with -proof: the URL the record was served at when Trust Layer anchored it")
+	fs.StringVar(&anchoring.trust, "trust", "", "with -proof: "+trustUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: proveit seal -track TRACK -scoring-section FILE -salt-out FILE [-reseal] [-manifest FILE] [-tasks FILE] [-key FILE] [-record FILE]")
-		fmt.Fprintln(fs.Output(), "       proveit seal -verify -track TRACK -salt FILE [-scoring-section FILE] [-manifest FILE] [-tasks FILE] [-key FILE] [-record FILE]")
+		fmt.Fprintln(fs.Output(), "usage: proveit seal -track TRACK -scoring-section FILE -salt-out FILE -opening TIME -closing TIME [-reseal] [-manifest FILE] [-tasks FILE] [-key FILE] [-record FILE]")
+		fmt.Fprintln(fs.Output(), "       proveit seal -verify -track TRACK -salt FILE [-views DIR -proof PROOF_ID -disclosure FILE -record-url URL [-trust DIR]] [-scoring-section FILE] [-manifest FILE] [-tasks FILE] [-key FILE] [-record FILE]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -62,6 +73,18 @@ func runSeal(args []string, stdout io.Writer) error {
 		return badUsage(errors.New("-verify needs -salt, the revealed salt file"))
 	case !*verify && (*section == "" || *saltOut == ""):
 		return badUsage(errors.New("sealing needs -scoring-section and -salt-out"))
+	case !*verify && (*opening == "" || *closing == ""):
+		return badUsage(errors.New("sealing needs -opening and -closing, the season's dates the record publishes"))
+	}
+	if err := anchoring.check(); err != nil {
+		return err
+	}
+	var window proofs.Window
+	if !*verify {
+		var err error
+		if window, err = seasonWindow(*opening, *closing); err != nil {
+			return err
+		}
 	}
 	tracks, err := c.tracks()
 	if err != nil {
@@ -76,9 +99,9 @@ func runSeal(args []string, stdout io.Writer) error {
 		return badInput(err)
 	}
 	if *verify {
-		return verifySeal(stdout, *record, t, files.Files, *saltFile)
+		return verifySeal(stdout, *record, t, files.Files, *saltFile, anchoring)
 	}
-	rec, err := seal.Seal(*record, *saltOut, t.track.Name, files.tasks.Season, files.Files, *reseal)
+	rec, err := seal.Seal(*record, *saltOut, t.track.Name, files.tasks.Season, window, files.Files, *reseal)
 	if errors.Is(err, seal.ErrSealed) {
 		return badInput(fmt.Errorf("%w (pass -reseal to do it anyway)", err))
 	} else if err != nil {
@@ -89,6 +112,7 @@ func runSeal(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "  taches_sha256    %s  %s\n", rec.TasksSHA256, files.Tasks.Name)
 	fmt.Fprintf(stdout, "  engagement_cle   %s  sha256(salt || %s)\n", rec.KeyCommitment, files.Key.Name)
 	fmt.Fprintf(stdout, "  bareme_sha256    %s  %s\n", rec.ScoringSectionSHA256, files.ScoringSection.Name)
+	fmt.Fprintf(stdout, "  ouverture        %s\n  cloture          %s\n", rec.Opening, rec.Closing)
 	fmt.Fprintf(stdout, "The salt is in %s (mode 0600), and nowhere else: keep it offline with a copy of the key, and reveal both at the close.\n", *saltOut)
 	fmt.Fprintf(stdout, "Commit the record, anchor its four values through Trust Layer and publish the proof_id.\n")
 	return nil
@@ -96,7 +120,7 @@ func runSeal(args []string, stdout io.Writer) error {
 
 // verifySeal checks a record against the files and a revealed salt: each
 // file that does not match is a failed check.
-func verifySeal(stdout io.Writer, recordFile string, t trackFiles, files seal.Files, saltFile string) error {
+func verifySeal(stdout io.Writer, recordFile string, t trackFiles, files seal.Files, saltFile string, anchoring recordAnchoring) error {
 	rec, err := seal.ReadRecord(recordFile)
 	if err != nil {
 		return badInput(err)
@@ -120,6 +144,101 @@ func verifySeal(stdout io.Writer, recordFile string, t trackFiles, files seal.Fi
 		checked = append(checked, files.ScoringSection.Name)
 	}
 	fmt.Fprintf(stdout, "OK %s anchors %s\n", recordFile, strings.Join(checked, ", "))
+	if anchoring.proofID == "" {
+		return nil
+	}
+	return anchoring.verify(stdout, recordFile, rec)
+}
+
+// seasonWindow reads the season's dates a record is sealed with.
+func seasonWindow(opening, closing string) (proofs.Window, error) {
+	var w proofs.Window
+	var err error
+	if w.Opening, err = seal.ParseUTC(opening); err != nil {
+		return w, badUsage(fmt.Errorf("-opening %w", err))
+	}
+	if w.Closing, err = seal.ParseUTC(closing); err != nil {
+		return w, badUsage(fmt.Errorf("-closing %w", err))
+	}
+	if w.Closing.Before(w.Opening) {
+		return w, badUsage(errors.New("-closing is before -opening"))
+	}
+	return w, nil
+}
+
+// recordAnchoring is the record's own proof (spec §8.5): the call through
+// Trust Layer that anchored the record's bytes before the season opened.
+type recordAnchoring struct {
+	views, proofID, disclosure, url, trust string
+}
+
+// check requires the flags of the record's proof together or not at all.
+func (a recordAnchoring) check() error {
+	given := []bool{a.views != "", a.proofID != "", a.disclosure != "", a.url != ""}
+	if slices.Contains(given, true) && slices.Contains(given, false) {
+		return badUsage(errors.New("-views, -proof, -disclosure and -record-url go together: the record's proof, its owner's disclosure and the URL it was served at"))
+	}
+	if a.trust != "" && a.proofID == "" {
+		return badUsage(errors.New("-trust is for verifying the record's proof: give -proof too"))
+	}
+	return nil
+}
+
+// verify checks the record's proof: valid, dated no later than the
+// season's opening, and opening to the hashes of the call that anchored
+// the record, a GET of its URL answered with its bytes.
+func (a recordAnchoring) verify(stdout io.Writer, recordFile string, rec seal.Record) error {
+	data, err := os.ReadFile(recordFile)
+	if err != nil {
+		return badInput(err)
+	}
+	wantResponse, err := anchor.ResponseHash(data)
+	if err != nil {
+		return badInput(fmt.Errorf("%s: %w", recordFile, err))
+	}
+	wantRequest := anchor.RequestHash(a.url)
+	raw, err := os.ReadFile(a.disclosure)
+	if err != nil {
+		return badInput(err)
+	}
+	var d proofs.Disclosure
+	if err := season.DecodeStrict(a.disclosure, raw, &d); err != nil {
+		return badInput(err)
+	}
+	trust, err := loadTrust(a.trust)
+	if err != nil {
+		return err
+	}
+	dates, err := rec.Window()
+	if err != nil {
+		return badInput(fmt.Errorf("%s %w", recordFile, err))
+	}
+	vr := &proofs.Verifier{Trust: trust, Season: proofs.Window{Closing: dates.Opening}}
+	results, err := vr.VerifyFolder(a.views, []proofs.Citation{{ProofID: a.proofID, Disclosure: &d}})
+	if err != nil {
+		return badInput(err)
+	}
+	r := results[a.proofID]
+	var lines []string
+	switch {
+	case r.Pending:
+		lines = append(lines, a.proofID+" is pending: its batch is not anchored yet")
+	case !r.Valid:
+		lines = append(lines, fmt.Sprintf("%s is not valid: %v", a.proofID, r.Failures))
+	}
+	if r.RequestHash != wantRequest {
+		lines = append(lines, fmt.Sprintf("%s opens request_hash %q, not %s, the GET of %s", a.proofID, r.RequestHash, wantRequest, a.url))
+	}
+	if r.ResponseHash != wantResponse {
+		lines = append(lines, fmt.Sprintf("%s opens response_hash %q, not %s, the hash of %s as Trust Layer hashes a served body", a.proofID, r.ResponseHash, wantResponse, recordFile))
+	}
+	if len(lines) > 0 {
+		for _, l := range lines {
+			fmt.Fprintf(stdout, "MISMATCH %s\n", l)
+		}
+		return errFailed
+	}
+	fmt.Fprintf(stdout, "OK %s anchors %s, served at %s, before the season's opening %s\n", a.proofID, recordFile, a.url, rec.Opening)
 	return nil
 }
 

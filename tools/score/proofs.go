@@ -54,3 +54,23 @@ func ParseProofs(file string, data []byte) (map[string]proofs.Outcome, error) {
 	}
 	return outcomes, nil
 }
+
+// Citations are the proofs the submissions cite, each with its citing
+// submission's DID and disclosure, in the submissions' order: what a
+// verification of conditions 1 and 2 opens. A submission rejected at entry
+// is scored on nothing, so its proofs are not among them.
+func Citations(subs []Parsed) []proofs.Citation {
+	var out []proofs.Citation
+	for _, p := range subs {
+		if p.Err != nil || p.Submission == nil {
+			continue
+		}
+		for _, a := range p.Submission.Assertions {
+			for _, id := range a.ProofIDs {
+				d := p.Submission.Disclosures[id]
+				out = append(out, proofs.Citation{ProofID: id, AgentDID: p.Submission.AgentDID, Disclosure: &d})
+			}
+		}
+	}
+	return out
+}

@@ -23,10 +23,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/privatefile"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
@@ -42,7 +44,40 @@ type Record struct {
 	TasksSHA256          string `json:"taches_sha256"`
 	KeyCommitment        string `json:"engagement_cle"` // sha256(salt || key)
 	ScoringSectionSHA256 string `json:"bareme_sha256"`  // the frozen scoring section's published text
+	// The season's opening and closing, RFC 3339 in UTC: the RFC 3161 time
+	// of every proof a submission cites lies between them, bounds included
+	// (spec §4.1, condition 1).
+	Opening string `json:"ouverture"`
+	Closing string `json:"cloture"`
 }
+
+// Window is the season the record dates, as a verification bounds it.
+func (r Record) Window() (proofs.Window, error) {
+	opening, err := ParseUTC(r.Opening)
+	if err != nil {
+		return proofs.Window{}, fmt.Errorf("/ouverture: %w", err)
+	}
+	closing, err := ParseUTC(r.Closing)
+	if err != nil {
+		return proofs.Window{}, fmt.Errorf("/cloture: %w", err)
+	}
+	if closing.Before(opening) {
+		return proofs.Window{}, errors.New("/cloture: before /ouverture")
+	}
+	return proofs.Window{Opening: opening, Closing: closing}, nil
+}
+
+// ParseUTC reads a time as the record writes it, RFC 3339 in UTC.
+func ParseUTC(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil || !strings.HasSuffix(s, "Z") {
+		return time.Time{}, fmt.Errorf("%q: want an RFC 3339 time in UTC, such as 2026-10-01T00:00:00Z", s)
+	}
+	return t, nil
+}
+
+// FormatUTC writes a time as a record does.
+func FormatUTC(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // File is one file the record anchors: its name, for messages, and its
 // bytes.
@@ -58,10 +93,13 @@ type Files struct {
 }
 
 // New seals a track's files with a fresh salt and returns the record and
-// the salt. The track and season are those the statements declare.
-func New(track, season string, f Files) (Record, []byte) {
+// the salt. The track and season are those the statements declare; window
+// is the season's opening and closing.
+func New(track, season string, window proofs.Window, f Files) (Record, []byte) {
 	salt := NewSalt()
 	return Record{
+		Opening:              FormatUTC(window.Opening),
+		Closing:              FormatUTC(window.Closing),
 		Track:                track,
 		Season:               season,
 		ManifestSHA256:       anchor.SHA256(f.Manifest.Data),
@@ -147,6 +185,9 @@ func ReadRecord(path string) (Record, error) {
 	if r.Season == "" || strings.Trim(r.Season, "0123456789") != "" {
 		return Record{}, fmt.Errorf("%s /saison: want the season's number as a string, such as \"1\"", path)
 	}
+	if _, err := r.Window(); err != nil {
+		return Record{}, fmt.Errorf("%s %w", path, err)
+	}
 	for _, h := range []struct{ field, value string }{
 		{"manifest_sha256", r.ManifestSHA256},
 		{"taches_sha256", r.TasksSHA256},
@@ -169,11 +210,11 @@ var ErrSealed = errors.New("the track is sealed already: re-sealing draws a new 
 // file), then the record to recordFile. A record already at recordFile is
 // replaced only when reseal is set. The salt is written first: a record
 // whose salt was lost would lose the season.
-func Seal(recordFile, saltFile, track, season string, f Files, reseal bool) (Record, error) {
+func Seal(recordFile, saltFile, track, season string, window proofs.Window, f Files, reseal bool) (Record, error) {
 	if _, err := os.Lstat(recordFile); err == nil && !reseal {
 		return Record{}, fmt.Errorf("%s: %w", recordFile, ErrSealed)
 	}
-	r, salt := New(track, season, f)
+	r, salt := New(track, season, window, f)
 	if err := WriteSalt(saltFile, salt); err != nil {
 		return Record{}, err
 	}

@@ -9,10 +9,19 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 )
+
+// testWindow is the season the test records date.
+var testWindow = proofs.Window{
+	Opening: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC),
+	Closing: time.Date(2026, 12, 31, 23, 59, 59, 0, time.UTC),
+}
 
 var files = Files{
 	Manifest:       File{"manifest.json", []byte("{\"format\": \"proveit-corpus-manifest/1\"}\n")},
@@ -27,7 +36,7 @@ func sum(b []byte) string {
 }
 
 func TestNewAnchorsEachFile(t *testing.T) {
-	rec, salt := New("conformite", "1", files)
+	rec, salt := New("conformite", "1", testWindow, files)
 	assert.Equal(t, Record{
 		Track:                "conformite",
 		Season:               "1",
@@ -35,11 +44,13 @@ func TestNewAnchorsEachFile(t *testing.T) {
 		TasksSHA256:          sum(files.Tasks.Data),
 		KeyCommitment:        sum(append(append([]byte{}, salt...), files.Key.Data...)),
 		ScoringSectionSHA256: sum(files.ScoringSection.Data),
+		Opening:              "2026-10-01T00:00:00Z",
+		Closing:              "2026-12-31T23:59:59Z",
 	}, rec)
 	assert.NotEqual(t, sum(files.Key.Data), rec.KeyCommitment, "the salt changes the hash")
 	require.NoError(t, rec.Check("rec.json", "conformite", files, salt))
 
-	other, otherSalt := New("conformite", "1", files)
+	other, otherSalt := New("conformite", "1", testWindow, files)
 	assert.NotEqual(t, salt, otherSalt)
 	assert.NotEqual(t, rec.KeyCommitment, other.KeyCommitment, "the same key seals to different commitments")
 }
@@ -56,7 +67,7 @@ func TestCommitVector(t *testing.T) {
 // Check names each file that does not match, and never shows an unsalted
 // hash of the key.
 func TestCheckNamesTheFile(t *testing.T) {
-	rec, salt := New("conformite", "1", files)
+	rec, salt := New("conformite", "1", testWindow, files)
 	changed := func(f File) File {
 		data := append([]byte{}, f.Data...)
 		data[len(data)/2] ^= 0x01
@@ -105,7 +116,7 @@ func TestSeal(t *testing.T) {
 	dir := t.TempDir()
 	recordFile := filepath.Join(dir, "preenregistrement.json")
 	saltFile := filepath.Join(dir, "sel")
-	rec, err := Seal(recordFile, saltFile, "conformite", "1", files, false)
+	rec, err := Seal(recordFile, saltFile, "conformite", "1", testWindow, files, false)
 	require.NoError(t, err)
 
 	read, err := ReadRecord(recordFile)
@@ -125,20 +136,20 @@ func TestSeal(t *testing.T) {
 		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 	}
 
-	_, err = Seal(recordFile, filepath.Join(dir, "sel2"), "conformite", "1", files, false)
+	_, err = Seal(recordFile, filepath.Join(dir, "sel2"), "conformite", "1", testWindow, files, false)
 	assert.ErrorIs(t, err, ErrSealed)
 	assert.NoFileExists(t, filepath.Join(dir, "sel2"), "a refused seal draws no salt")
 	again, err := ReadRecord(recordFile)
 	require.NoError(t, err)
 	assert.Equal(t, rec, again, "the refused seal leaves the record as it was")
 
-	_, err = Seal(recordFile, saltFile, "conformite", "1", files, true)
+	_, err = Seal(recordFile, saltFile, "conformite", "1", testWindow, files, true)
 	require.ErrorContains(t, err, saltFile+" exists")
 	kept, err := ReadSalt(saltFile)
 	require.NoError(t, err)
 	assert.Equal(t, salt, kept, "the first salt is kept")
 
-	resealed, err := Seal(recordFile, filepath.Join(dir, "sel2"), "conformite", "1", files, true)
+	resealed, err := Seal(recordFile, filepath.Join(dir, "sel2"), "conformite", "1", testWindow, files, true)
 	require.NoError(t, err)
 	assert.NotEqual(t, rec.KeyCommitment, resealed.KeyCommitment)
 	newSalt, err := ReadSalt(filepath.Join(dir, "sel2"))
@@ -154,27 +165,30 @@ func TestSaltRefusedInsideAWorkTree(t *testing.T) {
 	require.NoError(t, os.Mkdir(filepath.Join(repo, "corpus"), 0o755))
 	recordFile := filepath.Join(repo, "corpus", "preenregistrement.json")
 	saltFile := filepath.Join(repo, "corpus", "sel")
-	_, err := Seal(recordFile, saltFile, "conformite", "1", files, false)
+	_, err := Seal(recordFile, saltFile, "conformite", "1", testWindow, files, false)
 	require.ErrorContains(t, err, "salt file "+saltFile+": inside the git work tree "+repo)
 	assert.NoFileExists(t, saltFile)
 	assert.NoFileExists(t, recordFile, "no record without its salt")
 }
 
 func TestReadRecordIsStrict(t *testing.T) {
-	rec, _ := New("conformite", "1", files)
+	rec, _ := New("conformite", "1", testWindow, files)
 	valid := `{"piste": "conformite", "saison": "1", "manifest_sha256": "` + rec.ManifestSHA256 + `", "taches_sha256": "` + rec.TasksSHA256 +
-		`", "engagement_cle": "` + rec.KeyCommitment + `", "bareme_sha256": "` + rec.ScoringSectionSHA256 + `"}`
+		`", "engagement_cle": "` + rec.KeyCommitment + `", "bareme_sha256": "` + rec.ScoringSectionSHA256 + `", "ouverture": "2026-10-01T00:00:00Z", "cloture": "2026-12-31T23:59:59Z"}`
 	tests := []struct {
 		name, data, want string
 	}{
-		{"a name in another case", strings.Replace(valid, `"piste"`, `"Piste"`, 1), `/Piste: unknown member (want bareme_sha256, engagement_cle, manifest_sha256, piste, saison, taches_sha256)`},
+		{"a name in another case", strings.Replace(valid, `"piste"`, `"Piste"`, 1), `/Piste: unknown member (want bareme_sha256, cloture, engagement_cle, manifest_sha256, ouverture, piste, saison, taches_sha256)`},
 		{"a duplicate key", strings.Replace(valid, `"saison": "1"`, `"saison": "1", "saison": "2"`, 1), `/saison: not JSON as Python reads it: duplicate key "saison"`},
-		{"an unknown key", strings.Replace(valid, `"saison": "1"`, `"saison": "1", "sel": "00"`, 1), `/sel: unknown member (want bareme_sha256, engagement_cle, manifest_sha256, piste, saison, taches_sha256)`},
+		{"an unknown key", strings.Replace(valid, `"saison": "1"`, `"saison": "1", "sel": "00"`, 1), `/sel: unknown member (want bareme_sha256, cloture, engagement_cle, manifest_sha256, ouverture, piste, saison, taches_sha256)`},
 		{"an unknown track", strings.Replace(valid, `"conformite"`, `"autre"`, 1), `/piste: `},
 		{"a season not a number", strings.Replace(valid, `"saison": "1"`, `"saison": "un"`, 1), `/saison: want the season's number`},
 		{"a season as a number", strings.Replace(valid, `"saison": "1"`, `"saison": 1`, 1), `/saison: want a string, not a number`},
 		{"a hash in upper case", strings.Replace(valid, rec.TasksSHA256, strings.ToUpper(rec.TasksSHA256), 1), `/taches_sha256: want a SHA-256`},
 		{"a missing hash", strings.Replace(valid, `"bareme_sha256": "`+rec.ScoringSectionSHA256+`"`, `"bareme_sha256": ""`, 1), `/bareme_sha256: want a SHA-256`},
+		{"an opening not in UTC", strings.Replace(valid, `"2026-10-01T00:00:00Z"`, `"2026-10-01T02:00:00+02:00"`, 1), `/ouverture: "2026-10-01T02:00:00+02:00": want an RFC 3339 time in UTC`},
+		{"a closing as a date", strings.Replace(valid, `"2026-12-31T23:59:59Z"`, `"2026-12-31"`, 1), `/cloture: "2026-12-31": want an RFC 3339 time in UTC`},
+		{"a closing before the opening", strings.Replace(valid, `"2026-12-31T23:59:59Z"`, `"2026-09-30T23:59:59Z"`, 1), `/cloture: before /ouverture`},
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "rec.json")

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
+	"github.com/arkforge/proveit-corpus/tools/proofs/fetch"
+	"github.com/arkforge/proveit-corpus/tools/score"
+	"github.com/arkforge/proveit-corpus/tools/seal"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// runProofs is `proveit proofs fetch|verify`: conditions 1 and 2 of the
+// proofs submissions cite, established from the published files alone
+// (docs/scoring.md, "Verifying proofs").
+func runProofs(args []string, stdout io.Writer) error {
+	sub := ""
+	if len(args) > 0 {
+		sub = args[0]
+	}
+	switch sub {
+	case "fetch":
+		return runProofsFetch(args[1:], stdout)
+	case "verify":
+		return runProofsVerify(args[1:], stdout)
+	case "-h", "-help", "--help":
+		fs := newFlagSet("proofs")
+		fs.Usage = func() {
+			fmt.Fprintln(fs.Output(), "usage: proveit proofs fetch -views DIR [flags] SUBMISSION.json|PROOF_ID...")
+			fmt.Fprintln(fs.Output(), "       proveit proofs verify -views DIR [flags] SUBMISSION.json|PROOF_ID...")
+			fmt.Fprintln(fs.Output(), "proveit proofs fetch -h and proveit proofs verify -h list their flags.")
+		}
+		return helpRequest{fs}
+	}
+	return badUsage(fmt.Errorf("want fetch or verify, not %q", sub))
+}
+
+// citedProofs reads the command's arguments: each a proof id, verified
+// alone, or a submission, whose cited proofs are verified with its DID and
+// disclosures. A submission rejected at entry is bad input here: it cites
+// nothing a verification could open.
+func citedProofs(args []string) ([]proofs.Citation, []score.Parsed, error) {
+	var cites []proofs.Citation
+	var subs []score.Parsed
+	for _, arg := range args {
+		if proofs.ValidProofID(arg) {
+			cites = append(cites, proofs.Citation{ProofID: arg})
+			continue
+		}
+		data, err := os.ReadFile(arg)
+		if err != nil {
+			return nil, nil, badInput(err)
+		}
+		sub, err := score.ParseSubmission(arg, data)
+		if err != nil {
+			return nil, nil, badInput(fmt.Errorf("%s %w", arg, err))
+		}
+		subs = append(subs, score.Parsed{Submission: sub})
+	}
+	return append(score.Citations(subs), cites...), subs, nil
+}
+
+func runProofsFetch(args []string, stdout io.Writer) error {
+	fs := newFlagSet("proofs fetch")
+	views := fs.String("views", "", "the views folder to fill (required): <proof_id>.json and rekor/<uuid>.json")
+	trustLayer := fs.String("trust-layer", fetch.DefaultTrustLayer, "Trust Layer's base URL")
+	rekor := fs.String("rekor", fetch.DefaultRekor, "the Rekor log's base URL")
+	attempts := fs.Int("attempts", 3, "tries of each request, on a network error, a 429 or a 5xx")
+	timeout := fs.Duration("timeout", 30*time.Second, "the longest one request may take")
+	fs.args = "SUBMISSION.json|PROOF_ID..."
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case *views == "":
+		return badUsage(errors.New("-views is required: the folder the views are kept in"))
+	case fs.NArg() == 0:
+		return badUsage(errors.New("no submission or proof id given"))
+	case *attempts < 1:
+		return badUsage(errors.New("-attempts: at least 1"))
+	}
+	cites, _, err := citedProofs(fs.Args())
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, c := range cites {
+		if !slices.Contains(ids, c.ProofID) {
+			ids = append(ids, c.ProofID)
+		}
+	}
+	f := &fetch.Fetcher{
+		Client: &http.Client{Timeout: *timeout}, TrustLayer: *trustLayer, Rekor: *rekor,
+		Dir: *views, Attempts: *attempts, Backoff: 500 * time.Millisecond,
+	}
+	r, err := f.Fetch(context.Background(), ids)
+	if err != nil {
+		return badInput(err)
+	}
+	fmt.Fprintf(stdout, "%d views read, %d kept; %d Rekor entries read, %d kept; %d pending\n",
+		r.Read, r.Kept, r.EntriesRead, r.EntriesKept, len(r.Pending))
+	for _, id := range r.Pending {
+		fmt.Fprintf(stdout, "PENDING %s: its batch is not anchored yet; fetch again later\n", id)
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(stdout, "FAILED %v\n", e)
+	}
+	if len(r.Errors) > 0 {
+		return errFailed
+	}
+	return nil
+}
+
+// seasonFlags say which season bounds the tokens' time: the dates of a
+// track's record, or of a record named, either end overridable.
+type seasonFlags struct {
+	track            string
+	record           string
+	opening, closing string
+}
+
+func (s *seasonFlags) register(fs *flagSet) {
+	registerTrack(fs, &s.track, "no record: say -record, or -opening and -closing")
+	fs.StringVar(&s.record, "record", "", "the pre-registration record whose ouverture and cloture bound the tokens' time (default "+season.Dir+"/preenregistrement[-<track>].json)")
+	fs.StringVar(&s.opening, "opening", "", "the season's opening, RFC 3339 in UTC, instead of the record's")
+	fs.StringVar(&s.closing, "closing", "", "the season's closing, RFC 3339 in UTC, instead of the record's")
+}
+
+// window resolves the flags into the season's window.
+func (s *seasonFlags) window() (proofs.Window, error) {
+	var w proofs.Window
+	if s.record == "" && s.track != "" {
+		t, err := corpus.TrackNamed(s.track)
+		if err != nil {
+			return w, badUsage(err)
+		}
+		s.record = season.RecordFile(t)
+	}
+	if s.record != "" {
+		rec, err := seal.ReadRecord(s.record)
+		if err != nil {
+			return w, badInput(err)
+		}
+		if w, err = rec.Window(); err != nil {
+			return w, badInput(fmt.Errorf("%s %w", s.record, err))
+		}
+	}
+	for _, end := range []struct {
+		flag, value string
+		into        *time.Time
+	}{{"-opening", s.opening, &w.Opening}, {"-closing", s.closing, &w.Closing}} {
+		if end.value == "" {
+			continue
+		}
+		t, err := seal.ParseUTC(end.value)
+		if err != nil {
+			return w, badUsage(fmt.Errorf("%s %w", end.flag, err))
+		}
+		*end.into = t
+	}
+	if w.Opening.IsZero() || w.Closing.IsZero() {
+		return w, badUsage(errors.New("say which season bounds the tokens' time: -track, -record, or -opening and -closing"))
+	}
+	return w, nil
+}
+
+// loadTrust reads the trust material of -trust, or the pinned one.
+func loadTrust(dir string) (*proofs.Trust, error) {
+	if dir == "" {
+		return proofs.PinnedTrust()
+	}
+	t, err := proofs.ReadTrust(dir)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return t, nil
+}
+
+const trustUsage = "trust material laid out as tools/proofs/trust (default: the one the repository pins, with its provenance)"
+
+func runProofsVerify(args []string, stdout io.Writer) error {
+	fs := newFlagSet("proofs verify")
+	views := fs.String("views", "", "the views folder proveit proofs fetch filled (required)")
+	trustDir := fs.String("trust", "", trustUsage)
+	var s seasonFlags
+	s.register(fs)
+	out := fs.String("o", "", "write the verifier's input (docs/contract.md, section 7) to this file")
+	format := fs.String("format", "text", "text or json")
+	fs.args = "SUBMISSION.json|PROOF_ID..."
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case *views == "":
+		return badUsage(errors.New("-views is required: the folder proveit proofs fetch filled"))
+	case *format != "json" && *format != "text":
+		return badUsage(fmt.Errorf("-format %q: want json or text", *format))
+	case fs.NArg() == 0:
+		return badUsage(errors.New("no submission or proof id given"))
+	}
+	window, err := s.window()
+	if err != nil {
+		return err
+	}
+	trust, err := loadTrust(*trustDir)
+	if err != nil {
+		return err
+	}
+	cites, _, err := citedProofs(fs.Args())
+	if err != nil {
+		return err
+	}
+	vr := &proofs.Verifier{Trust: trust, Season: window}
+	results, err := vr.VerifyFolder(*views, cites)
+	if err != nil {
+		return badInput(err)
+	}
+	if *out != "" {
+		if err := writeReport(*out, proofs.Outcomes(results)); err != nil {
+			return err
+		}
+	}
+	if *format == "json" {
+		data, err := marshalIndent(results)
+		if err != nil {
+			return err
+		}
+		if _, err := stdout.Write(data); err != nil {
+			return err
+		}
+	} else {
+		io.WriteString(stdout, resultsText(results))
+	}
+	for _, r := range results {
+		if len(r.Failures) > 0 {
+			return errFailed
+		}
+	}
+	return nil
+}
+
+// resultsText is the report for people: one line a proof, then its
+// incidents.
+func resultsText(results map[string]proofs.Result) string {
+	var b strings.Builder
+	for _, id := range slices.Sorted(maps.Keys(results)) {
+		r := results[id]
+		switch {
+		case r.Valid:
+			fmt.Fprintf(&b, "%s valide\n", id)
+		case r.Pending:
+			fmt.Fprintf(&b, "%s en_attente: its batch is not anchored yet\n", id)
+		default:
+			checks := make([]string, len(r.Failures))
+			for i, c := range r.Failures {
+				checks[i] = string(c)
+			}
+			fmt.Fprintf(&b, "%s invalide: %s\n", id, strings.Join(checks, ", "))
+		}
+		for _, p := range r.Incidents {
+			fmt.Fprintf(&b, "%s incident: the view's flat field %s differs from its opened value (a Trust Layer incident)\n", id, p)
+		}
+	}
+	return b.String()
+}
+
+// marshalIndent writes v as the reports do: indented, no HTML escaping.
+func marshalIndent(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func writeReport(file string, v any) error {
+	data, err := marshalIndent(v)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, data, 0o644)
+}
