@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,6 +23,13 @@ type sealed struct {
 	record, salt, section string
 }
 
+// testOpening and testClosing are the season the tests seal: a day either
+// side of the run, so that the proofs a test issues now lie within it.
+var (
+	testOpening = seal.FormatUTC(time.Now().Add(-24 * time.Hour).Truncate(time.Second))
+	testClosing = seal.FormatUTC(time.Now().Add(24 * time.Hour).Truncate(time.Second))
+)
+
 // sealTrack seals a track's files as they are, its record and salt in a
 // temporary folder, with a scoring section made for the test.
 func sealTrack(t *testing.T, track *corpus.Track) sealed {
@@ -33,7 +41,8 @@ func sealTrack(t *testing.T, track *corpus.Track) sealed {
 		section: filepath.Join(dir, "bareme.md"),
 	}
 	require.NoError(t, os.WriteFile(s.section, []byte("## Barème de la piste "+track.Name+"\n"), 0o644))
-	code, out, errOut := runCLI("seal", "-track", track.Name, "-record", s.record, "-salt-out", s.salt, "-scoring-section", s.section)
+	code, out, errOut := runCLI("seal", "-track", track.Name, "-record", s.record, "-salt-out", s.salt, "-scoring-section", s.section,
+		"-opening", testOpening, "-closing", testClosing)
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "sealed track "+track.Name)
 	return s
@@ -59,6 +68,8 @@ func TestSeal(t *testing.T) {
 		assert.Equal(t, fileSHA256(t, filepath.Join("manifest", manifest.FileName(track))), rec.ManifestSHA256)
 		assert.Equal(t, fileSHA256(t, season.TasksFile(track)), rec.TasksSHA256)
 		assert.Equal(t, fileSHA256(t, s.section), rec.ScoringSectionSHA256)
+		assert.Equal(t, testOpening, rec.Opening)
+		assert.Equal(t, testClosing, rec.Closing)
 		written, err := os.ReadFile(s.record)
 		require.NoError(t, err)
 		assert.NotContains(t, string(written), anchor.SHA256(key), "no unsalted hash of the key")
@@ -91,7 +102,7 @@ func TestSealRefuses(t *testing.T) {
 	before, err := os.ReadFile(s.record)
 	require.NoError(t, err)
 	newSalt := filepath.Join(filepath.Dir(s.salt), "sel2.hex")
-	base := []string{"seal", "-track", "conformite", "-record", s.record, "-scoring-section", s.section}
+	base := []string{"seal", "-track", "conformite", "-record", s.record, "-scoring-section", s.section, "-opening", testOpening, "-closing", testClosing}
 	tests := []struct {
 		name string
 		args []string
@@ -105,6 +116,11 @@ func TestSealRefuses(t *testing.T) {
 		{"-reseal with -verify", []string{"seal", "-verify", "-track", "conformite", "-salt", s.salt, "-reseal"}, "-reseal is not a flag of -verify"},
 		{"no track", []string{"seal", "-record", s.record, "-scoring-section", s.section, "-salt-out", newSalt}, "say which track with -track"},
 		{"no scoring section", []string{"seal", "-track", "conformite", "-record", s.record, "-salt-out", newSalt}, "sealing needs -scoring-section and -salt-out"},
+		{"no season's dates", []string{"seal", "-track", "conformite", "-record", s.record, "-scoring-section", s.section, "-salt-out", newSalt}, "sealing needs -opening and -closing"},
+		{"a closing before the opening", []string{"seal", "-track", "conformite", "-record", s.record, "-scoring-section", s.section, "-salt-out", newSalt, "-opening", testClosing, "-closing", testOpening}, "-closing is before -opening"},
+		{"an opening not in UTC", []string{"seal", "-track", "conformite", "-record", s.record, "-scoring-section", s.section, "-salt-out", newSalt, "-opening", "2026-10-01T02:00:00+02:00", "-closing", testClosing}, "-opening \"2026-10-01T02:00:00+02:00\": want an RFC 3339 time in UTC"},
+		{"-opening with -verify", []string{"seal", "-verify", "-track", "conformite", "-salt", s.salt, "-opening", testOpening}, "-opening is not a flag of -verify"},
+		{"-views without -proof", []string{"seal", "-verify", "-track", "conformite", "-salt", s.salt, "-views", "."}, "-views, -proof, -disclosure and -record-url go together"},
 		{"-verify without a salt", []string{"seal", "-verify", "-track", "conformite", "-record", s.record}, "-verify needs -salt"},
 		{"an unknown flag", []string{"seal", "-commitment", "00"}, "flag provided but not defined: -commitment"},
 		{"statements of the other track", append(base, "-reseal", "-salt-out", newSalt, "-tasks", season.TasksFile(corpus.Purchasing)), `the statements are of the track "generique", not "conformite"`},

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/harness/participant"
+	"github.com/arkforge/proveit-corpus/harness/servertest"
+	"github.com/arkforge/proveit-corpus/harness/trustlayer"
+	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
+	"github.com/arkforge/proveit-corpus/tools/score"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// TestReplayFromPublishedFiles is the replay a third party makes: the
+// reference participant answers every task of each track through a Trust
+// Layer stand-in (its proxy relays to the real server, its proofs are spec
+// 3.1, signed, batched, timestamped and logged with test keys), then
+// `proveit proofs fetch` reads the views and entries the submissions cite,
+// and `proveit score -views` verifies conditions 1 to 4 from those files
+// and the stand-in's trust material alone: every task founded.
+func TestReplayFromPublishedFiles(t *testing.T) {
+	inRepoRoot(t)
+	secretBytes := make([]byte, 32)
+	_, err := rand.Read(secretBytes)
+	require.NoError(t, err)
+	secret := hex.EncodeToString(secretBytes)
+	s := servertest.Start(t, servertest.Options{Secrets: []string{secret}})
+
+	m, _, err := manifest.ReadFile(chainTracks[0].manifestPath())
+	require.NoError(t, err)
+	tl, err := trustlayer.New(trustlayer.Options{
+		Upstreams: map[string]trustlayer.Upstream{m.Origin: {URL: s.URL, Secret: secret}},
+		// Batches close when the test says: each track's proofs are seen
+		// pending, then anchored.
+		BatchMaxSize: -1,
+	})
+	require.NoError(t, err)
+	api := httptest.NewServer(tl.Handler())
+	t.Cleanup(api.Close)
+	rekor := httptest.NewServer(tl.RekorHandler())
+	t.Cleanup(rekor.Close)
+	trustDir := t.TempDir()
+	require.NoError(t, tl.WriteTrust(trustDir))
+
+	for _, tr := range chainTracks {
+		t.Run(tr.track.Name, func(t *testing.T) {
+			tasks, err := season.ReadTasks(tr.tasksPath())
+			require.NoError(t, err)
+			key, err := season.ReadKey(tr.keyPath())
+			require.NoError(t, err)
+			sealing := sealTrack(t, tr.track)
+			dir := t.TempDir()
+			var files []string
+			for i, task := range tasks.Tasks {
+				relay := participant.NewProxiedRelay(&participant.TrustLayer{URL: api.URL, APIKey: "participant-key", AgentDID: referenceDID}, m.Origin)
+				sub, err := participant.Answer(tasks, task, key.Tasks[i], relay, referenceDID)
+				require.NoError(t, err, "the participant answers %s", task.ID)
+				file := filepath.Join(dir, task.ID+".json")
+				writeJSON(t, file, sub)
+				files = append(files, file)
+			}
+			views := filepath.Join(dir, "views")
+			fetchArgs := append([]string{"proofs", "fetch", "-views", views, "-trust-layer", api.URL, "-rekor", rekor.URL}, files...)
+			scoreArgs := append([]string{"score", "-track", tr.track.Name, "-record", sealing.record, "-salt", sealing.salt, "-views", views, "-trust", trustDir}, files...)
+
+			// Before the batch closes, the proofs are pending: no score.
+			code, out, errOut := runCLI(fetchArgs...)
+			require.Equal(t, 0, code, errOut)
+			assert.Contains(t, out, "PENDING ")
+			pending := replay(t, scoreArgs)
+			assert.Nil(t, pending.Success.Founded, "a pending proof leaves the report without a score")
+			_, err = tl.CloseBatch()
+			require.NoError(t, err)
+
+			code, out, errOut = runCLI(fetchArgs...)
+			require.Equal(t, 0, code, out+errOut)
+			assert.NotContains(t, out, "PENDING")
+			report := replay(t, scoreArgs)
+			assert.Equal(t, score.ProofsVerified, report.Conditions12)
+			require.NotNil(t, report.Success.Founded)
+			assert.Equal(t, len(tasks.Tasks), *report.Success.Founded, "every task founded")
+			assert.Equal(t, len(tasks.Tasks), report.Success.OutOf)
+			assert.Zero(t, report.Overclaim.Unsupported)
+			for _, task := range report.Tasks {
+				for _, a := range task.Assertions {
+					assert.Equal(t, score.Supported, a.Status, "%s %s", task.TaskID, a.ID)
+				}
+			}
+
+			// proofs verify says the same of each proof, and writes the
+			// verifier's input an outside scorer would be given.
+			input := filepath.Join(dir, "verifier-input.json")
+			code, out, errOut = runCLI(append([]string{"proofs", "verify", "-views", views, "-trust", trustDir, "-record", sealing.record, "-format", "json", "-o", input}, files...)...)
+			require.Equal(t, 0, code, out+errOut)
+			var results map[string]proofs.Result
+			require.NoError(t, json.Unmarshal([]byte(out), &results))
+			require.NotEmpty(t, results)
+			for id, r := range results {
+				assert.True(t, r.Valid, "%s: %v", id, r.Failures)
+				assert.Equal(t, referenceDID, r.AgentDID)
+				assert.Empty(t, r.Incidents)
+			}
+			given := replay(t, append([]string{"score", "-track", tr.track.Name, "-record", sealing.record, "-salt", sealing.salt, "-proofs", input}, files...))
+			assert.Equal(t, score.ProofsGiven, given.Conditions12)
+			assert.Equal(t, *report.Success.Founded, *given.Success.Founded)
+
+			// The pinned trust material knows none of the stand-in's keys:
+			// every proof is then invalid, each failure named.
+			pinned := replay(t, append([]string{"score", "-track", tr.track.Name, "-record", sealing.record, "-salt", sealing.salt, "-views", views}, files...))
+			require.NotNil(t, pinned.Success.Founded)
+			assert.Zero(t, *pinned.Success.Founded)
+			a := pinned.Tasks[0].Assertions[0]
+			require.NotNil(t, a.Cause)
+			assert.Equal(t, score.InvalidProof, *a.Cause)
+			for _, failures := range a.Failures {
+				assert.Contains(t, failures, proofs.CheckKeyUnknown)
+				assert.Contains(t, failures, proofs.CheckTokenSigner)
+			}
+			assert.NotEmpty(t, a.Failures)
+		})
+	}
+	if strings.Contains(s.AllLogs(t), secret) {
+		t.Error("a log of the server holds the secret")
+	}
+}
+
+// replay runs proveit score and reads its report.
+func replay(t *testing.T, args []string) *score.Report {
+	t.Helper()
+	code, out, errOut := runCLI(args...)
+	require.Equal(t, 0, code, errOut)
+	var report score.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &report), out)
+	return &report
+}
+
