@@ -143,4 +143,3 @@ func replay(t *testing.T, args []string) *score.Report {
 	require.NoError(t, json.Unmarshal([]byte(out), &report), out)
 	return &report
 }
-
