@@ -17,6 +17,7 @@ GO_LDFLAGS := -X github.com/arkforge/proveit-corpus.stamped=$(VERSION)
 # with "context deadline exceeded" on a loaded machine. About 10 s each here.
 FUZZ_TARGET_EXECS ?= 300000x
 FUZZ_JSON_EXECS ?= 100000x
+FUZZ_PROOF_EXECS ?= 50000x
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.run/*') go.mod go.sum
 CORPUS_FILES := $(shell find corpus manifest -type f -not -name '*.go')
@@ -96,6 +97,9 @@ unit: build
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckTarget$$' -fuzztime $(FUZZ_TARGET_EXECS) ./corpus
 	$(GO) test -run '^$$' -fuzz '^FuzzParseCanonical$$' -fuzztime $(FUZZ_JSON_EXECS) ./manifest/pyjson
+	$(GO) test -run '^$$' -fuzz '^FuzzParseView$$' -fuzztime $(FUZZ_PROOF_EXECS) ./tools/proofs
+	$(GO) test -run '^$$' -fuzz '^FuzzRekorEntry$$' -fuzztime $(FUZZ_PROOF_EXECS) ./tools/proofs
+	$(GO) test -run '^$$' -fuzz '^FuzzToken$$' -fuzztime $(FUZZ_PROOF_EXECS) ./tools/proofs
 
 verify: $(PROVEIT)
 	$(PROVEIT) verify

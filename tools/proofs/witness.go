@@ -228,7 +228,7 @@ func (vr *Verifier) checkRekor(tl *TransparencyLog, anchored, data []byte) []Che
 		proof.VerifyInclusion(rfc6962.DefaultHasher, uint64(ip.LogIndex), uint64(ip.TreeSize), leaf, hashes, root) != nil {
 		fail(CheckRekorInclusion)
 	}
-	if lg == nil || !verifyCheckpoint(lg, uuid, ip.Checkpoint, ip.TreeSize, root) {
+	if lg == nil || !verifyCheckpoint(lg, tl.UUID, ip.Checkpoint, ip.TreeSize, root) {
 		fail(CheckRekorCheckpoint)
 	}
 	if uuid != tl.UUID || uuid[16:] != hex.EncodeToString(leaf) || e.LogIndex != *tl.LogIndex || e.IntegratedTime != *tl.IntegratedTime {
@@ -275,7 +275,7 @@ func verifySET(lg *Log, e *rekorEntry) bool {
 
 // verifyCheckpoint opens the inclusion proof's checkpoint, a signed note by
 // the log's key whose origin is "<log name> - <tree id>" (the tree id is
-// the uuid's first 16 hex digits), and requires its size and root to be the
+// the first 16 hex digits of the view's uuid, checked well formed), and requires its size and root to be the
 // proof's.
 func verifyCheckpoint(lg *Log, uuid, checkpoint string, size int64, root []byte) bool {
 	treeID, err := strconv.ParseUint(uuid[:16], 16, 64)
