@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -52,7 +53,15 @@ type Limits struct {
 
 	counts *addressCounts
 	logger *zap.Logger
+	// running reports whether the configuration this wrapper belongs to
+	// has started; nil: taken as started (a wrapper built in a test).
+	running func() bool
+	started atomic.Bool
 }
+
+// startWait bounds how long a connection accepted before its
+// configuration has started is held.
+const startWait = 10 * time.Second
 
 // CaddyModule returns the Caddy module information.
 func (Limits) CaddyModule() caddy.ModuleInfo {
@@ -96,6 +105,14 @@ func (l *Limits) Validate() error {
 func (l *Limits) Provision(ctx caddy.Context) error {
 	l.counts = &addressCounts{open: map[netip.Prefix]int{}}
 	l.logger = ctx.Logger()
+	// Caddy's HTTP app accepts connections before it has loaded the
+	// certificates from storage, at the end of its start: a handshake in
+	// between fails (a TLS internal error). When the listening socket is
+	// inherited (docs/operating.md, "Socket activation"), every connection
+	// that waited in its backlog through a restart arrives then, at once.
+	// The configuration becomes Caddy's active one once every app started.
+	previous := caddy.ActiveContext().Context
+	l.running = func() bool { return !sameContext(caddy.ActiveContext().Context, previous) }
 	if srv, ok := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
 		srv.RegisterConnContext(l.http2Config())
 	}
@@ -229,6 +246,28 @@ func addressKey(addr net.Addr) (netip.Prefix, bool) {
 	return prefix, err == nil
 }
 
+// awaitStart holds the caller until the configuration has started, or for
+// startWait at most (a start that takes longer serves as Caddy would).
+func (l *Limits) awaitStart() {
+	if l.running == nil || l.started.Load() {
+		return
+	}
+	for deadline := time.Now().Add(startWait); !l.running() && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	l.started.Store(true)
+}
+
+// sameContext reports whether two contexts are one (a derived value
+// context shares its parent's Done channel); nil is the context of no
+// configuration.
+func sameContext(a, b context.Context) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Done() == b.Done()
+}
+
 type limitedListener struct {
 	net.Listener
 	limits *Limits
@@ -246,6 +285,7 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 		if !ok {
 			return conn, nil
 		}
+		l.limits.awaitStart()
 		if l.limits.counts.acquire(key, l.limits.ConnectionsPerAddress) {
 			limited := &limitedConn{Conn: conn, key: key, counts: l.limits.counts}
 			if tc, ok := conn.(connectionStater); ok { // listed after the tls placeholder

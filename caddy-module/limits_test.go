@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -207,5 +208,38 @@ func TestLimitsKeepTheTLSState(t *testing.T) {
 		defer conn.Close()
 		_, reports := conn.(connectionStater)
 		assert.Equal(t, useTLS, reports, "TLS %v", useTLS)
+	}
+}
+
+// TestAcceptAwaitsTheStart: a connection accepted before the wrapper's
+// configuration has started is handed out only once it has.
+func TestAcceptAwaitsTheStart(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var running atomic.Bool
+	limits := &Limits{ConnectionsPerAddress: 2, counts: &addressCounts{open: map[netip.Prefix]int{}}, logger: zap.NewNop(),
+		running: running.Load}
+	wrapped := limits.WrapListener(ln)
+	defer wrapped.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		if conn, err := wrapped.Accept(); err == nil {
+			accepted <- conn
+		}
+	}()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	select {
+	case <-accepted:
+		t.Fatal("a connection handed out before the configuration started")
+	case <-time.After(100 * time.Millisecond):
+	}
+	running.Store(true)
+	select {
+	case c := <-accepted:
+		c.Close()
+	case <-time.After(2 * time.Second):
+		t.Fatal("the connection was not handed out once the configuration started")
 	}
 }

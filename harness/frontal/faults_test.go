@@ -102,7 +102,7 @@ func TestReloadUnderLoad(t *testing.T) {
 		requireStatus(t, s.URL, next, http.StatusOK)
 		assertNoSecretIn(t, s.AllLogs(t), secrets...)
 
-		figures.add(fault{Name: "reload: secrets", Topology: caddyAlone, Requests: r.Requests, Errors: r.Errors, Mismatches: r.Mismatches,
+		figures.add(fault{Name: "reload: secrets", Topology: caddyAlone, Requests: r.Requests, Errors: r.Errors, Mismatches: r.Mismatches, Resent: r.Retried,
 			Recovery: "none needed", Figures: reloadFigures{Connections: 50, Requests: r.Requests, Retried: r.Retried,
 				AddNext: addNext, RetireOld: retireOld, P99: r.percentile(99), Max: r.percentile(100)}})
 		figures.add(fault{Name: "reload: tampered tree", Topology: caddyAlone, Requests: r.Requests, Errors: r.Errors,
@@ -135,7 +135,7 @@ func TestReloadUnderLoad(t *testing.T) {
 		requireStatus(t, tp.url, old, http.StatusForbidden)
 		requireStatus(t, tp.url, next, http.StatusOK)
 		assertNoSecretIn(t, tp.nginx.AllLogs(), secrets...)
-		figures.add(fault{Name: "nginx reload: secrets", Topology: nginxAlone, Requests: r.Requests, Errors: r.Errors,
+		figures.add(fault{Name: "nginx reload: secrets", Topology: nginxAlone, Requests: r.Requests, Errors: r.Errors, Resent: r.Retried,
 			Mismatches: r.Mismatches, Recovery: "none needed", Figures: reloadFigures{Connections: 50, Requests: r.Requests,
 				Retried: r.Retried, AddNext: addNext, RetireOld: retireOld, P99: r.percentile(99), Max: r.percentile(100)}})
 	})

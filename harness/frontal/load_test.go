@@ -2,15 +2,18 @@ package frontal
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,13 +42,30 @@ type loadRun struct {
 	// (the corpus killed as it sent it): a closed connection, which the
 	// contract allows and no client accepts as an answer.
 	tolerateCut bool
+	// resendCut sends once more, on a new connection, a call whose
+	// connection closed before its answer was whole (a crash cuts what it
+	// held in flight), counted apart (CutInFlight); the second answer is
+	// judged like any other. An idempotent GET may be sent again: net/http
+	// does so by itself on a reused connection.
+	resendCut bool
+	// tolerateRefused counts a refused connection apart (Refused) instead of
+	// as an error: the measure of a restart without socket activation. The
+	// client waits refusedPause before its next call.
+	tolerateRefused bool
 }
+
+// refusedPause is how long a client waits after a refused connection: a
+// client that redials at once would spin and take the CPUs from the server
+// that is starting.
+const refusedPause = 10 * time.Millisecond
 
 // loadResult is what a run measured.
 type loadResult struct {
 	Requests, Errors, Mismatches, Tolerated int
 	Retried                                 int // sent again after the server closed an idle connection
 	Cut                                     int // cut off mid-answer, when tolerateCut
+	Refused                                 int // connections refused (also errors, unless tolerateRefused)
+	CutInFlight                             int // closed before a whole answer and sent again, when resendCut
 	FirstTolerated, LastTolerated           time.Time
 	Elapsed                                 time.Duration
 	Latencies                               []time.Duration // sorted
@@ -62,8 +82,8 @@ func (r loadResult) percentile(p float64) time.Duration {
 func (r loadResult) rate() float64 { return float64(r.Requests) / r.Elapsed.Seconds() }
 
 func (r loadResult) String() string {
-	return fmt.Sprintf("%d requests in %s (%.0f/s), %d errors, %d mismatches, %d tolerated, %d cut, %d sent again; latency p50 %s p99 %s max %s",
-		r.Requests, r.Elapsed.Round(time.Millisecond), r.rate(), r.Errors, r.Mismatches, r.Tolerated, r.Cut, r.Retried,
+	return fmt.Sprintf("%d requests in %s (%.0f/s), %d errors, %d mismatches, %d tolerated, %d cut, %d sent again, %d refused, %d cut in flight; latency p50 %s p99 %s max %s",
+		r.Requests, r.Elapsed.Round(time.Millisecond), r.rate(), r.Errors, r.Mismatches, r.Tolerated, r.Cut, r.Retried, r.Refused, r.CutInFlight,
 		r.percentile(50).Round(time.Microsecond), r.percentile(99).Round(time.Microsecond), r.percentile(100).Round(time.Microsecond))
 }
 
@@ -94,6 +114,8 @@ func (l loadRun) run() loadResult {
 			total.Tolerated += r.Tolerated
 			total.Retried += r.Retried
 			total.Cut += r.Cut
+			total.Refused += r.Refused
+			total.CutInFlight += r.CutInFlight
 			total.Latencies = append(total.Latencies, r.Latencies...)
 			total.Examples = append(total.Examples, r.Examples...)
 			if !r.FirstTolerated.IsZero() && (total.FirstTolerated.IsZero() || r.FirstTolerated.Before(total.FirstTolerated)) {
@@ -110,8 +132,10 @@ func (l loadRun) run() loadResult {
 			defer wg.Done()
 			var mine loadResult
 			client := &http.Client{
-				Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1, DisableCompression: true},
-				Timeout:   10 * time.Second,
+				Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1, DisableCompression: true,
+					// Caddy's internal CA, over TLS as the unit serves.
+					TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
+				Timeout: 10 * time.Second,
 			}
 			defer client.CloseIdleConnections()
 			for i := worker; ctx.Err() == nil; i++ {
@@ -132,33 +156,33 @@ func (l loadRun) run() loadResult {
 
 func (l loadRun) one(base *url.URL, client *http.Client, check probe.Check, r *loadResult) {
 	start := time.Now()
-	resp, err := l.send(base, client, check)
-	if errors.Is(err, errClosedBetweenRequests) {
-		// The server closed an idle keep-alive connection as the request
-		// left (a reload does): nothing was answered, and a client sends it
-		// again, as net/http does by itself for a GET.
-		r.Retried++
-		resp, err = l.send(base, client, check)
-	}
 	r.Requests++
-	if err != nil {
+	answer, err := l.exchange(base, client, check, r)
+	if err != nil && l.resendCut && !refused(err) && !timedOut(err) {
+		// The connection closed with the call on it, before its answer
+		// was whole: sent again, on a new connection.
+		r.CutInFlight++
+		client.CloseIdleConnections()
+		answer, err = l.exchange(base, client, check, r)
+	}
+	switch {
+	case err == nil:
+	case refused(err) && l.tolerateRefused:
+		r.Refused++
+		time.Sleep(refusedPause)
+		return
+	case errors.Is(err, io.ErrUnexpectedEOF) && l.tolerateCut:
+		r.Cut++
+		return
+	default:
+		if refused(err) {
+			r.Refused++
+		}
 		r.Errors++
 		r.Examples = append(r.Examples, fmt.Sprintf("%s: %v", check.Name, err))
 		return
 	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if errors.Is(err, io.ErrUnexpectedEOF) && l.tolerateCut {
-		r.Cut++
-		return
-	}
-	if err != nil {
-		r.Errors++
-		r.Examples = append(r.Examples, fmt.Sprintf("%s: reading the body: %v", check.Name, err))
-		return
-	}
 	r.Latencies = append(r.Latencies, time.Since(start))
-	answer := &probe.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
 	problems := probe.Problems(check.Expect, answer)
 	switch {
 	case len(problems) == 0:
@@ -174,25 +198,72 @@ func (l loadRun) one(base *url.URL, client *http.Client, check probe.Check, r *l
 	}
 }
 
+// exchange sends one call and reads its whole answer. A body cut short of
+// its Content-Length is io.ErrUnexpectedEOF.
+func (l loadRun) exchange(base *url.URL, client *http.Client, check probe.Check, r *loadResult) (*probe.Response, error) {
+	resp, resent, err := l.send(base, client, check)
+	lost := &r.Retried
+	if l.resendCut {
+		// A crash is what closes connections here: what they held was in
+		// flight, and one sends it again.
+		lost = &r.CutInFlight
+	}
+	*lost += resent
+	if errors.Is(err, errClosedBetweenRequests) && !l.resendCut {
+		// The server closed an idle keep-alive connection as the request
+		// left (a reload does): nothing was answered, and a client sends it
+		// again, as net/http does by itself for a GET.
+		r.Retried++
+		resp, resent, err = l.send(base, client, check)
+		*lost += resent
+	}
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("reading the body: %w", err)
+	}
+	return &probe.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}, nil
+}
+
+// refused reports a connection the server's address refused: nothing
+// listened there.
+func refused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
+
+// timedOut reports a call that waited its client's whole timeout.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
 // errClosedBetweenRequests is a request that failed on a reused connection
 // before any byte of an answer came back.
 var errClosedBetweenRequests = errors.New("connection closed between requests")
 
-func (l loadRun) send(base *url.URL, client *http.Client, check probe.Check) (*http.Response, error) {
+// send sends one call; resent counts the times net/http sent it again by
+// itself, on a new connection, after a reused one closed before any byte of
+// an answer (it does so for a GET): each is a call some connection lost.
+func (l loadRun) send(base *url.URL, client *http.Client, check probe.Check) (resp *http.Response, resent int, err error) {
 	req, err := newHTTPRequest(base, check.Request)
 	if err != nil {
 		panic(err) // loadChecks keeps only requests net/http can send
 	}
-	reused, answered := false, false
+	reused, answered, conns := false, false, 0
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
-		GotConn:              func(info httptrace.GotConnInfo) { reused = info.Reused },
+		GotConn: func(info httptrace.GotConnInfo) {
+			reused = info.Reused
+			conns++
+		},
 		GotFirstResponseByte: func() { answered = true },
 	}))
-	resp, err := client.Do(req)
+	resp, err = client.Do(req)
+	resent = max(conns-1, 0)
 	if err != nil && reused && !answered {
-		return nil, fmt.Errorf("%w: %w", errClosedBetweenRequests, err)
+		return nil, resent, fmt.Errorf("%w: %w", errClosedBetweenRequests, err)
 	}
-	return resp, err
+	return resp, resent, err
 }
 
 // newHTTPRequest writes a probe request for net/http: the target goes on the

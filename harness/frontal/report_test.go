@@ -38,6 +38,8 @@ type fault struct {
 	Name, Topology                          string
 	Requests, Errors, Mismatches, Tolerated int
 	Cut                                     int // answers cut off mid-body
+	Refused                                 int // connections refused
+	Resent                                  int // calls sent again: no whole answer came back on their connection
 	Recovery                                string
 	Figures                                 any
 }
@@ -320,7 +322,8 @@ func (c matrixCell) verdict() string {
 
 // faultsRecorded are the faults a full run records.
 var faultsRecorded = []string{"load", "reload: secrets", "reload: tampered tree", "nginx reload: secrets",
-	"corpus killed", "slow clients", "hostile targets"}
+	"corpus killed", "slow clients", "hostile targets",
+	"restart, socket unit", "crash, socket unit", "restart, no socket unit"}
 
 // ms formats a duration for the report.
 func ms(d time.Duration) string {

@@ -45,10 +45,14 @@ type launch struct {
 	dir      string
 	cpus     string // CPU list for taskset; empty: not pinned
 	lifetime time.Duration
-	newPID   bool // a PID namespace of its own: its children die with it
+	newPID   bool     // a PID namespace of its own: its children die with it
+	sockets  []Socket // handed over from file descriptor 3, as systemd does
 }
 
 func (l launch) start() (*Process, error) {
+	if err := l.activate(); err != nil {
+		return nil, err
+	}
 	lifetime := l.lifetime
 	if lifetime == 0 {
 		lifetime = DefaultLifetime
@@ -63,6 +67,9 @@ func (l launch) start() (*Process, error) {
 	p.cmd = exec.CommandContext(ctx, name, args...)
 	p.cmd.Env, p.cmd.Dir = l.env, l.dir
 	p.cmd.Stdout, p.cmd.Stderr = p.output, p.output
+	for _, s := range l.sockets {
+		p.cmd.ExtraFiles = append(p.cmd.ExtraFiles, s.File)
+	}
 	dieWithParent(p.cmd, l.newPID)
 	p.started = time.Now()
 	if err := p.cmd.Start(); err != nil {

@@ -2,6 +2,7 @@ package servertest
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -67,4 +68,26 @@ func TestPickPortNeverRepeats(t *testing.T) {
 		require.False(t, seen[port], "port %d handed out twice", port)
 		seen[port] = true
 	}
+}
+
+// TestSocketActivation hands a listening socket to a program as systemd
+// does: it finds it at file descriptor 3, with LISTEN_FDS, LISTEN_FDNAMES
+// and LISTEN_PID naming its own pid.
+func TestSocketActivation(t *testing.T) {
+	if !SocketActivation {
+		t.Skip("socket activation needs a Unix system")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	f, err := ln.(*net.TCPListener).File()
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	p, err := launch{bin: "sh", args: []string{"-c", `test -S /dev/fd/3 && echo "$LISTEN_PID $$ $LISTEN_FDS $LISTEN_FDNAMES"`},
+		lifetime: time.Minute, sockets: []Socket{{Name: "https", File: f}}}.start()
+	require.NoError(t, err)
+	t.Cleanup(p.Kill)
+	<-p.done
+	pid := p.cmd.Process.Pid
+	assert.Equal(t, fmt.Sprintf("%d %d 1 https\n", pid, pid), p.Output())
 }

@@ -112,6 +112,19 @@ type Options struct {
 	// CPUs pins the server to these CPUs (a taskset list such as "0");
 	// empty: not pinned.
 	CPUs string
+	// Sockets are listening sockets the caller holds, handed to the server
+	// as systemd's socket unit hands them (file descriptors from 3 on,
+	// LISTEN_FDS, LISTEN_PID, LISTEN_FDNAMES); Port is then the first's
+	// port, and Env says where the Caddyfile binds (CORPUS_BIND=fd/3, as
+	// the unit does). Unix systems only (SocketActivation).
+	Sockets []Socket
+}
+
+// Socket is a listening socket that outlives the servers it is handed to,
+// as a systemd socket unit's does across restarts of its service.
+type Socket struct {
+	Name string   // the unit's FileDescriptorName=
+	File *os.File // the listening socket; the caller closes it
 }
 
 // Server is a running corpus server.
@@ -208,6 +221,7 @@ func Launch(o Options) (*Server, error) {
 		"CORPUS_HTTPS_PORT":       fmt.Sprint(httpsPort),
 		"CORPUS_HOSTS":            strings.Join(Hosts, " "),
 		"CORPUS_BIND":             "127.0.0.1",
+		"CORPUS_DEFAULT_SNI":      "127.0.0.1", // clients call the IP address, which no TLS client names
 		"CORPUS_ADMIN":            s.AdminAddr,
 		"CORPUS_TELEMETRY_OUTPUT": "proveit_file " + s.TelemetryLog(), // the shipped writer, buffered
 		"CORPUS_ACCESS_OUTPUT":    "file " + s.AccessLog(),
@@ -238,6 +252,7 @@ func Launch(o Options) (*Server, error) {
 		dir:      o.Dir,
 		cpus:     o.CPUs,
 		lifetime: o.Lifetime,
+		sockets:  o.Sockets,
 	}.start()
 	if err != nil {
 		return nil, err
