@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -30,6 +31,9 @@ const (
 	afterPerByte    = 1.2
 	// benchBound: the whole run.
 	benchBound = 10 * time.Minute
+	// verifyBound: a season's worth of proofs (10,000 in 100 batches)
+	// verified offline within this, on one core.
+	verifyBound = time.Second
 )
 
 // targets evaluates each goal on this run: only measured figures and the
@@ -101,10 +105,19 @@ func (r *report) targets() []target {
 			Met: s.RSS <= after, Measured: fmt.Sprintf("%s, of which %s maps files", size(s.RSS), size(s.FileRSS))})
 	}
 	for _, line := range r.GoBench {
-		if strings.HasPrefix(line, "BenchmarkServeResource") {
+		switch {
+		case strings.HasPrefix(line, "BenchmarkServeResource"):
 			allocs := benchField(line, "allocs/op")
 			ts = append(ts, target{Name: "the module's hot path for a resource hit makes no allocation of its own",
 				Met: allocs == "0", Measured: "BenchmarkServeResource: " + allocs + " allocs/op"})
+		case strings.HasPrefix(line, "BenchmarkVerifySeason"):
+			ns, err := strconv.ParseFloat(benchField(line, "ns/op"), 64)
+			if err != nil {
+				continue
+			}
+			took := time.Duration(ns)
+			ts = append(ts, target{Name: fmt.Sprintf("a season's proofs (10,000 in 100 batches) verified offline on one core < %s", verifyBound),
+				Met: took < verifyBound, Measured: "BenchmarkVerifySeason: " + took.Round(time.Millisecond).String()})
 		}
 	}
 	took := r.Finished.Sub(r.Started)

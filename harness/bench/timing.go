@@ -156,13 +156,13 @@ func (b *bench) timed(cpus string, args []string) (time.Duration, error) {
 }
 
 // goBenchmarks runs the module's Go benchmarks (request path, canonical
-// encoder, manifest), pinned to the server CPU, and returns their lines.
+// encoder, manifest, the verification of a season's proofs), pinned to the server CPU, and returns their lines.
 func (b *bench) goBenchmarks() ([]string, error) {
 	b.log("Go benchmarks")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "taskset", "-c", b.serverCPU, b.goTool, "test", "-run", "^$", "-bench", ".", "-benchmem",
-		"./caddy-module/", "./manifest/...", "./harness/gencorpus/")
+		"./caddy-module/", "./manifest/...", "./harness/gencorpus/", "./tools/proofs/")
 	out, err := cmd.CombinedOutput()
 	var lines []string
 	for _, line := range strings.Split(string(out), "\n") {

@@ -16,14 +16,9 @@ import (
 // SHA-256(field || 0x00 || nonce || canonical_json(value)), with the nonce's
 // 32 raw bytes and the canonical form package pyjson writes.
 func Commit(field string, nonce []byte, value pyjson.Value) [sha256.Size]byte {
-	h := sha256.New()
-	h.Write([]byte(field))
-	h.Write([]byte{0})
-	h.Write(nonce)
-	h.Write(pyjson.Canonical(value))
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
+	var buf [256]byte // a committed field, nonce and value fit: no allocation
+	msg := append(append(append(buf[:0], field...), 0), nonce...)
+	return sha256.Sum256(pyjson.AppendCanonical(msg, value))
 }
 
 // CommitmentsRoot is the chain hash of a set of commitments: the RFC 6962
@@ -68,7 +63,7 @@ func MerkleRoot(leaves [][]byte) []byte {
 // decodeHex64 reads a bare SHA-256 or nonce: exactly 64 lowercase hex
 // digits, stricter than Python's bytes.fromhex.
 func decodeHex64(s string) ([]byte, bool) {
-	if !hex64.MatchString(s) {
+	if !isHex64(s) {
 		return nil, false
 	}
 	b, _ := hex.DecodeString(s)

@@ -25,7 +25,7 @@ type issued struct {
 
 // issueBatch has the stand-in issue n proofs of corpus calls by did (none
 // when empty), closes their batch, and returns them with its trust material.
-func issueBatch(t *testing.T, tl *trustlayer.TrustLayer, n int, did string) []issued {
+func issueBatch(t testing.TB, tl *trustlayer.TrustLayer, n int, did string) []issued {
 	t.Helper()
 	var ids []trustlayer.ProofID
 	for i := range n {
@@ -61,7 +61,7 @@ func issueBatch(t *testing.T, tl *trustlayer.TrustLayer, n int, did string) []is
 	return out
 }
 
-func standIn(t *testing.T, opts trustlayer.Options) (*trustlayer.TrustLayer, *proofs.Verifier) {
+func standIn(t testing.TB, opts trustlayer.Options) (*trustlayer.TrustLayer, *proofs.Verifier) {
 	t.Helper()
 	tl, err := trustlayer.New(opts)
 	require.NoError(t, err)

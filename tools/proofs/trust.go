@@ -60,11 +60,12 @@ type RekorKey struct {
 	Retired *time.Time
 }
 
-// TSA is one timestamp authority: the root its certificate chains to and
-// the signing certificate its tokens do not embed.
+// TSA is one timestamp authority: the signing certificate its tokens do
+// not embed, verified to chain to the TSA's root for timestamping, and the
+// window in which both certificates are valid.
 type TSA struct {
-	Roots *x509.CertPool
-	Cert  *x509.Certificate
+	Cert        *x509.Certificate
+	From, Until time.Time
 }
 
 // Log is one Rekor log: its key verifies entries' SETs and its checkpoints.
@@ -186,6 +187,14 @@ func LoadTrust(fsys fs.FS, name string) (*Trust, error) {
 // loadTSA reads a TSA's folder: its root and its signing certificate, which
 // must chain to the root and may sign timestamps.
 func loadTSA(fsys fs.FS, dir, name string) (*TSA, error) {
+	tsa, err := readTSA(fsys, dir, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path.Join(name, dir), err)
+	}
+	return tsa, nil
+}
+
+func readTSA(fsys fs.FS, dir, name string) (*TSA, error) {
 	certs := map[string]*x509.Certificate{}
 	for _, f := range []string{"root.pem", "tsa.pem"} {
 		file := path.Join(dir, f)
@@ -203,9 +212,27 @@ func loadTSA(fsys fs.FS, dir, name string) (*TSA, error) {
 		}
 		certs[f] = cert
 	}
+	return NewTSA(certs["root.pem"], certs["tsa.pem"])
+}
+
+// NewTSA pins a TSA: its signing certificate must chain to its root and be
+// for timestamping. The chain is verified here, once, for every time both
+// certificates are valid at; a token's time is held to that window.
+func NewTSA(root, cert *x509.Certificate) (*TSA, error) {
 	roots := x509.NewCertPool()
-	roots.AddCert(certs["root.pem"])
-	return &TSA{Roots: roots, Cert: certs["tsa.pem"]}, nil
+	roots.AddCert(root)
+	from, until := cert.NotBefore, cert.NotAfter
+	if root.NotBefore.After(from) {
+		from = root.NotBefore
+	}
+	if root.NotAfter.Before(until) {
+		until = root.NotAfter
+	}
+	if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, CurrentTime: from,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageTimeStamping}}); err != nil {
+		return nil, fmt.Errorf("the TSA certificate %q: %w", cert.Subject.CommonName, err)
+	}
+	return &TSA{Cert: cert, From: from, Until: until}, nil
 }
 
 // newLog builds a Rekor log's verifiers from its PEM key: the checkpoint's

@@ -163,30 +163,19 @@ func (vr *Verifier) checkCommitments(r *verification, view *View) map[string][]b
 // is the submission's DID. The opened DID becomes the outcome's only when
 // everything holds on a receivable proof.
 func (vr *Verifier) checkIdentity(r *verification, view *View, commitments map[string][]byte, agentDID string, receivable bool) {
-	opened := map[string]pyjson.Value{}
+	opened := make(map[string]pyjson.Value, len(identityFields))
 	for _, f := range identityFields {
 		d, ok := view.Disclosed[f]
-		if !ok {
+		if !ok || !opens(f, d.Nonce, d.Value, commitments[f]) {
 			r.fail(CheckIdentityOpening)
 			continue
 		}
-		value, err := pyjson.Parse(d.Value)
-		if err != nil || !opens(f, d.Nonce, value, commitments[f]) {
-			r.fail(CheckIdentityOpening)
-			continue
-		}
-		opened[f] = value
-	}
-	flat := map[string][]byte{
-		"agent_identity": view.AgentIdentity, "agent_identity_verified": view.AgentIdentityVerified,
-		"did_resolution_status": view.DIDResolutionStatus, "identity_consistent": view.IdentityConsistent,
+		opened[f] = d.Value
 	}
 	for _, f := range identityFields {
 		value, ok := opened[f]
-		if !ok || flat[f] == nil {
-			continue
-		}
-		if flatValue, err := pyjson.Parse(flat[f]); err != nil || !pyjson.Equal(flatValue, value) {
+		flat, given := view.Flat[f]
+		if ok && given && !pyjson.Equal(flat, value) {
 			r.incident("/" + f)
 		}
 	}
@@ -210,7 +199,7 @@ func (vr *Verifier) checkIdentity(r *verification, view *View, commitments map[s
 // returns the opened value, "" when it opens nothing. The view's flat copy
 // of that hash is compared, for an incident only.
 func checkPair(r *verification, field string, o Opening, commitments map[string][]byte, flat string, c Check) string {
-	if !hex64.MatchString(o.Value) || !opens(field, o.Nonce, o.Value, commitments[field]) {
+	if !isHex64(o.Value) || !opens(field, o.Nonce, o.Value, commitments[field]) {
 		r.fail(c)
 		return ""
 	}
@@ -231,8 +220,12 @@ func (vr *Verifier) checkSignature(r *verification, view *View, chain []byte, ch
 	}
 	raw, hasPrefix := strings.CutPrefix(view.Signature, "ed25519:")
 	sig, err := base64.RawURLEncoding.DecodeString(raw)
+	var message [2 * sha256.Size]byte // the chain hash's 64 hex digits
+	if chainOK {
+		hex.Encode(message[:], chain)
+	}
 	if !hasPrefix || err != nil || len(sig) != ed25519.SignatureSize || !chainOK ||
-		!ed25519.Verify(key.Public, []byte(hex.EncodeToString(chain)), sig) {
+		!ed25519.Verify(key.Public, message[:], sig) {
 		r.fail(CheckSignature)
 	}
 	return key, true

@@ -230,7 +230,7 @@ func TestRealSpec31Mutations(t *testing.T) {
 		{name: "identity opened to the submission's DID", did: gelDID},
 		{name: "an identity value that opens nothing", view: func(v *proofs.View) {
 			d := v.Disclosed["did_resolution_status"]
-			d.Value = json.RawMessage(`"unverified"`)
+			d.Value = "unverified"
 			v.Disclosed["did_resolution_status"] = d
 		}, want: []proofs.Check{proofs.CheckIdentityOpening}},
 		{name: "spec 3.0", view: func(v *proofs.View) { v.SpecVersion = "3.0" }, want: []proofs.Check{proofs.CheckSpecVersion}},
@@ -253,7 +253,7 @@ func TestRealSpec31Mutations(t *testing.T) {
 		{name: "token dated on the season's closing", season: &proofs.Window{Opening: gelSeason.Opening, Closing: genTime}},
 		{name: "token dated on the season's opening", season: &proofs.Window{Opening: genTime, Closing: gelSeason.Closing}},
 		// Flat fields are used for nothing: a changed copy is an incident.
-		{name: "changed flat identity", view: func(v *proofs.View) { v.AgentIdentity = json.RawMessage(`"did:key:z6MkForged"`) }},
+		{name: "changed flat identity", view: func(v *proofs.View) { v.Flat["agent_identity"] = "did:key:z6MkForged" }},
 		{name: "changed flat hashes", view: func(v *proofs.View) { v.Hashes.Request = "sha256:" + hexOf(0x22) }},
 	}
 	for _, tt := range tests {
@@ -296,8 +296,8 @@ func TestFlatFieldsAreIncidentsOnly(t *testing.T) {
 	vr := &proofs.Verifier{Trust: pinned(t), Season: gelSeason}
 	base := vr.Verify(proofs.Input{View: readView(t, "proof_proveit_gel.json")})
 	view := readView(t, "proof_proveit_gel.json")
-	view.AgentIdentity = json.RawMessage(`"did:key:z6MkForged"`)
-	view.AgentIdentityVerified = json.RawMessage(`false`)
+	view.Flat["agent_identity"] = "did:key:z6MkForged"
+	view.Flat["agent_identity_verified"] = false
 	r := vr.Verify(proofs.Input{View: view})
 	assert.Equal(t, base.Outcome, r.Outcome)
 	assert.Equal(t, base.Failures, r.Failures)
@@ -318,7 +318,7 @@ func otherTSA(t *testing.T) *proofs.TSA {
 	require.NoError(t, err)
 	cert, err := x509.ParseCertificate(der)
 	require.NoError(t, err)
-	roots := x509.NewCertPool()
-	roots.AddCert(cert)
-	return &proofs.TSA{Roots: roots, Cert: cert}
+	tsa, err := proofs.NewTSA(cert, cert)
+	require.NoError(t, err)
+	return tsa
 }

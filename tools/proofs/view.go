@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
 // Bounds on what a view or an entry may hold: they are untrusted input, read
@@ -22,8 +25,22 @@ const (
 	MaxTokenSize = 64 << 10
 )
 
-// hex64 is a SHA-256 as Trust Layer writes it bare: 64 lowercase hex digits.
-var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+// isHex64 reports whether s is a SHA-256 or a nonce as Trust Layer writes
+// them bare: 64 lowercase hex digits (Python's bytes.fromhex is laxer).
+func isHex64(s string) bool { return isHex(s, 64) }
+
+// isHex reports whether s is n lowercase hex digits.
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // proofID is the grammar of Trust Layer's proof ids, which name files here.
 var proofID = regexp.MustCompile(`^prf_[0-9]{8}_[0-9]{6}_[0-9a-f]{6}$`)
@@ -32,63 +49,54 @@ var proofID = regexp.MustCompile(`^prf_[0-9]{8}_[0-9]{6}_[0-9a-f]{6}$`)
 // and so safe as a file name.
 func ValidProofID(id string) bool { return proofID.MatchString(id) }
 
-// rekorUUID is a Rekor entry's uuid: the tree id (16 hex) and the leaf hash
-// (64 hex).
-var rekorUUID = regexp.MustCompile(`^[0-9a-f]{80}$`)
-
-// ValidRekorUUID reports whether uuid names a Rekor entry, and so is safe as
-// a file name; the "_already_exists" placeholder Trust Layer may store is not.
-func ValidRekorUUID(uuid string) bool { return rekorUUID.MatchString(uuid) }
+// ValidRekorUUID reports whether uuid names a Rekor entry, the tree id (16
+// hex digits) and the leaf hash (64), and so is safe as a file name; the
+// "_already_exists" placeholder Trust Layer may store is not.
+func ValidRekorUUID(uuid string) bool { return isHex(uuid, 80) }
 
 // View is the public view of a proof, as GET /v1/proof/{id} serves it
 // (docs/scoring.md, "Verifying proofs"). Only the members a verifier reads
-// are declared; the others are left unread.
+// are kept; the others are left unread.
 type View struct {
-	ProofID     string                  `json:"proof_id"`
-	SpecVersion string                  `json:"spec_version"`
-	Hashes      ViewHashes              `json:"hashes"`
-	Commitments map[string]string       `json:"commitments"`
-	Disclosed   map[string]FieldOpening `json:"disclosed"`
-	Timestamp   string                  `json:"timestamp"`
-	Signature   string                  `json:"arkforge_signature"`
-	PublicKey   string                  `json:"arkforge_pubkey"`
-	KeyID       string                  `json:"arkforge_kid"`
-	Batch       *BatchAnchor            `json:"batch_anchor"`
-	TSA         *TimestampAuthority     `json:"timestamp_authority"`
-	Log         *TransparencyLog        `json:"transparency_log"`
-
-	// The flat copies of the identity block: informative, used for
-	// nothing but an incident when they differ from the opened values.
-	AgentIdentity         json.RawMessage `json:"agent_identity"`
-	AgentIdentityVerified json.RawMessage `json:"agent_identity_verified"`
-	DIDResolutionStatus   json.RawMessage `json:"did_resolution_status"`
-	IdentityConsistent    json.RawMessage `json:"identity_consistent"`
+	ProofID     string
+	SpecVersion string
+	Hashes      ViewHashes
+	Commitments map[string]string
+	Disclosed   map[string]FieldOpening
+	Timestamp   string
+	Signature   string // arkforge_signature
+	PublicKey   string // arkforge_pubkey
+	KeyID       string // arkforge_kid, which public views do not carry yet
+	Batch       *BatchAnchor
+	TSA         *TimestampAuthority
+	Log         *TransparencyLog
+	// Flat holds the view's flat copies of the identity block, by field:
+	// informative, used for nothing but an incident when one differs from
+	// its opened value.
+	Flat map[string]pyjson.Value
 }
 
 // ViewHashes are the view's flat hashes, each "sha256:" and 64 hex digits.
 type ViewHashes struct {
-	Request  string `json:"request"`
-	Response string `json:"response"`
-	Chain    string `json:"chain"`
+	Request, Response, Chain string
 }
 
 // FieldOpening opens one commitment of the view's identity block: the nonce
-// (64 hex digits, 32 bytes) and the committed value, kept as its JSON text
-// so that it is hashed exactly as Python reads it.
+// (64 hex digits, 32 bytes) and the committed value, as Python reads it.
 type FieldOpening struct {
-	Nonce string          `json:"nonce"`
-	Value json.RawMessage `json:"value"`
+	Nonce string
+	Value pyjson.Value
 }
 
 // BatchAnchor places the proof's chain hash in the batch whose root the
 // witnesses attest.
 type BatchAnchor struct {
-	Status    string   `json:"status"`
-	BatchID   string   `json:"batch_id"`
-	LeafIndex *int64   `json:"leaf_index"`
-	TreeSize  *int64   `json:"tree_size"`
-	AuditPath []string `json:"audit_path"`
-	Root      string   `json:"root"`
+	Status    string
+	BatchID   string
+	LeafIndex *int64
+	TreeSize  *int64
+	AuditPath []string
+	Root      string
 }
 
 // Anchored is the batch status of a proof whose witnesses exist.
@@ -96,40 +104,184 @@ const Anchored = "anchored"
 
 // TimestampAuthority holds the RFC 3161 response over the anchored hash.
 type TimestampAuthority struct {
-	Status    string `json:"status"`
-	Provider  string `json:"provider"`
-	TSRBase64 string `json:"tsr_base64"`
+	Status    string
+	Provider  string
+	TSRBase64 string // tsr_base64
 }
 
 // TransparencyLog locates the Rekor entry over the anchored hash.
 type TransparencyLog struct {
-	Provider       string `json:"provider"`
-	Status         string `json:"status"`
-	UUID           string `json:"uuid"`
-	LogIndex       *int64 `json:"log_index"`
-	IntegratedTime *int64 `json:"integrated_time"`
+	Provider       string
+	Status         string
+	UUID           string
+	LogIndex       *int64
+	IntegratedTime *int64
 }
 
-// ParseView reads a public view. file names it in errors. Only the shape is
-// checked here; what the members prove is Verify's.
+// ParseView reads a public view as Python reads JSON (a duplicate key is
+// refused). file names it in errors, with the JSON pointer of the member
+// and the rule it breaks. Only the shape is checked here; what the members
+// prove is Verify's, and a member left out fails the check that needs it.
 func ParseView(file string, data []byte) (*View, error) {
 	if len(data) > MaxViewSize {
 		return nil, fmt.Errorf("%s: %d bytes, over the %d a public view may hold", file, len(data), MaxViewSize)
 	}
-	var v View
-	if err := decodeJSON(data, &v); err != nil {
+	doc, err := pyjson.Parse(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: not a public view: %w", file, err)
 	}
-	if v.ProofID == "" {
+	r := &reader{}
+	root := r.object(doc, "")
+	v := &View{
+		ProofID:     r.str(root, "", "proof_id"),
+		SpecVersion: r.str(root, "", "spec_version"),
+		Timestamp:   r.str(root, "", "timestamp"),
+		Signature:   r.str(root, "", "arkforge_signature"),
+		PublicKey:   r.str(root, "", "arkforge_pubkey"),
+		KeyID:       r.str(root, "", "arkforge_kid"),
+		Flat:        map[string]pyjson.Value{},
+	}
+	if h := r.member(root, "", "hashes"); h != nil {
+		v.Hashes = ViewHashes{Request: r.str(h, "/hashes", "request"), Response: r.str(h, "/hashes", "response"), Chain: r.str(h, "/hashes", "chain")}
+	}
+	if c := r.member(root, "", "commitments"); c != nil {
+		v.Commitments = make(map[string]string, len(c))
+		for _, m := range c {
+			v.Commitments[m.Key] = r.str(c, "/commitments", m.Key)
+		}
+	}
+	if d := r.member(root, "", "disclosed"); d != nil {
+		v.Disclosed = make(map[string]FieldOpening, len(d))
+		for _, m := range d {
+			o, ok := m.Value.(pyjson.Object)
+			if !ok {
+				r.fail("/disclosed", m.Key, "an object")
+				break
+			}
+			value, _ := o.Get("value")
+			nonce, _ := o.Get("nonce")
+			n, ok := nonce.(string)
+			if !ok && nonce != nil {
+				r.fail("/disclosed"+pyjson.FormatPointer([]string{m.Key}), "nonce", "a string")
+			}
+			v.Disclosed[m.Key] = FieldOpening{Nonce: n, Value: value}
+		}
+	}
+	for _, f := range identityFields {
+		if value, ok := root.Get(f); ok {
+			v.Flat[f] = value
+		}
+	}
+	if b := r.member(root, "", "batch_anchor"); b != nil {
+		v.Batch = &BatchAnchor{
+			Status: r.str(b, "/batch_anchor", "status"), BatchID: r.str(b, "/batch_anchor", "batch_id"),
+			LeafIndex: r.integer(b, "/batch_anchor", "leaf_index"), TreeSize: r.integer(b, "/batch_anchor", "tree_size"),
+			AuditPath: r.strings(b, "/batch_anchor", "audit_path"), Root: r.str(b, "/batch_anchor", "root"),
+		}
+	}
+	if t := r.member(root, "", "timestamp_authority"); t != nil {
+		v.TSA = &TimestampAuthority{Status: r.str(t, "/timestamp_authority", "status"),
+			Provider: r.str(t, "/timestamp_authority", "provider"), TSRBase64: r.str(t, "/timestamp_authority", "tsr_base64")}
+	}
+	if l := r.member(root, "", "transparency_log"); l != nil {
+		v.Log = &TransparencyLog{Provider: r.str(l, "/transparency_log", "provider"), Status: r.str(l, "/transparency_log", "status"),
+			UUID: r.str(l, "/transparency_log", "uuid"), LogIndex: r.integer(l, "/transparency_log", "log_index"),
+			IntegratedTime: r.integer(l, "/transparency_log", "integrated_time")}
+	}
+	switch {
+	case r.err != nil:
+		return nil, fmt.Errorf("%s %w", file, r.err)
+	case v.ProofID == "":
 		return nil, fmt.Errorf("%s /proof_id: missing", file)
-	}
-	if v.Batch != nil && len(v.Batch.AuditPath) > MaxPathLength {
+	case v.Batch != nil && len(v.Batch.AuditPath) > MaxPathLength:
 		return nil, fmt.Errorf("%s /batch_anchor/audit_path: %d hashes, over the %d any tree needs", file, len(v.Batch.AuditPath), MaxPathLength)
-	}
-	if v.TSA != nil && len(v.TSA.TSRBase64) > MaxTokenSize*4/3+4 {
+	case v.TSA != nil && len(v.TSA.TSRBase64) > MaxTokenSize*4/3+4:
 		return nil, fmt.Errorf("%s /timestamp_authority/tsr_base64: over the %d bytes a token may hold", file, MaxTokenSize)
 	}
-	return &v, nil
+	return v, nil
+}
+
+// reader reads members of a parsed view, keeping the first error: the
+// pointer of the member and the type it should have.
+type reader struct{ err error }
+
+func (r *reader) fail(at, key, want string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%s: want %s", pyjson.ShowPointer(at+pyjson.FormatPointer([]string{key})), want)
+	}
+}
+
+// object is v as an object; anything else is an error at pointer at.
+func (r *reader) object(v pyjson.Value, at string) pyjson.Object {
+	o, ok := v.(pyjson.Object)
+	if !ok && r.err == nil {
+		r.err = fmt.Errorf("%s: want an object", pyjson.ShowPointer(at))
+	}
+	return o
+}
+
+// member is the object at key, nil when absent or null.
+func (r *reader) member(o pyjson.Object, at, key string) pyjson.Object {
+	v, ok := o.Get(key)
+	if !ok || v == nil {
+		return nil
+	}
+	m, ok := v.(pyjson.Object)
+	if !ok {
+		r.fail(at, key, "an object or null")
+	}
+	return m
+}
+
+// str is the string at key, "" when absent or null.
+func (r *reader) str(o pyjson.Object, at, key string) string {
+	v, ok := o.Get(key)
+	if !ok || v == nil {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		r.fail(at, key, "a string or null")
+	}
+	return s
+}
+
+// integer is the integer at key, nil when absent or null.
+func (r *reader) integer(o pyjson.Object, at, key string) *int64 {
+	v, ok := o.Get(key)
+	if !ok || v == nil {
+		return nil
+	}
+	n, ok := v.(pyjson.Number)
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	if !ok || err != nil {
+		r.fail(at, key, "an integer or null")
+		return nil
+	}
+	return &i
+}
+
+// strings is the array of strings at key, nil when absent or null.
+func (r *reader) strings(o pyjson.Object, at, key string) []string {
+	v, ok := o.Get(key)
+	if !ok || v == nil {
+		return nil
+	}
+	a, ok := v.(pyjson.Array)
+	if !ok {
+		r.fail(at, key, "an array of strings")
+		return nil
+	}
+	if len(a) > MaxPathLength {
+		return make([]string, len(a)) // refused by its length
+	}
+	out := make([]string, len(a))
+	for i, e := range a {
+		if out[i], ok = e.(string); !ok {
+			r.fail(at, key, "an array of strings")
+		}
+	}
+	return out
 }
 
 // decodeJSON decodes one JSON document into v, refusing trailing data.

@@ -26,10 +26,10 @@ import (
 type witnessKey struct {
 	anchored, provider, token, uuid string
 	logIndex, integratedTime        int64
-	entry                           [sha256.Size]byte
 }
 
 type witnessResult struct {
+	entry     []byte // the entry checked, compared whole on a hit
 	failures  []Check
 	tokenTime *time.Time // the token's genTime, when it verified
 }
@@ -37,7 +37,7 @@ type witnessResult struct {
 // witness checks the RFC 3161 token and the Rekor entry over the anchored
 // hash, or returns what an earlier proof of the same batch found.
 func (vr *Verifier) witness(view *View, anchored, entry []byte) witnessResult {
-	key := witnessKey{anchored: string(anchored), entry: sha256.Sum256(entry)}
+	key := witnessKey{anchored: string(anchored)}
 	if view.TSA != nil {
 		key.provider, key.token = view.TSA.Provider, view.TSA.TSRBase64
 	}
@@ -50,10 +50,10 @@ func (vr *Verifier) witness(view *View, anchored, entry []byte) witnessResult {
 			key.integratedTime = *l.IntegratedTime
 		}
 	}
-	if w, ok := vr.witnessed[key]; ok {
+	if w, ok := vr.witnessed[key]; ok && bytes.Equal(w.entry, entry) && (w.entry == nil) == (entry == nil) {
 		return w
 	}
-	var w witnessResult
+	w := witnessResult{entry: entry}
 	w.tokenTime, w.failures = vr.checkToken(view.TSA, anchored)
 	w.failures = append(w.failures, vr.checkRekor(view.Log, anchored, entry)...)
 	if vr.witnessed == nil {
@@ -101,19 +101,18 @@ func (vr *Verifier) checkToken(tsa *TimestampAuthority, anchored []byte) (*time.
 }
 
 // signedBy reports whether the token is signed by the TSA's pinned
-// certificate, valid for timestamping at the token's time and chained to
-// the TSA's pinned root.
+// certificate at a time its chain to the pinned root is valid (NewTSA
+// verified the chain and the certificate's timestamping use once).
 func signedBy(ts *timestamp.Timestamp, tsa *TSA) bool {
+	if ts.Time.Before(tsa.From) || ts.Time.After(tsa.Until) {
+		return false
+	}
 	p7, err := pkcs7.Parse(ts.RawToken)
 	if err != nil {
 		return false
 	}
 	p7.Certificates = []*x509.Certificate{tsa.Cert}
-	return p7.VerifyWithOpts(x509.VerifyOptions{
-		Roots:       tsa.Roots,
-		CurrentTime: ts.Time,
-		KeyUsages:   []x509.ExtKeyUsage{x509.ExtKeyUsageTimeStamping},
-	}) == nil
+	return p7.VerifyWithOpts(x509.VerifyOptions{}) == nil // no Roots: the signature alone, the chain being pinned
 }
 
 // rekorFile is a Rekor entry as GET /api/v1/log/entries/{uuid} answers it:
