@@ -27,6 +27,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
@@ -55,6 +56,44 @@ type Catalogue struct {
 	RefusedForms []Refused `json:"formes_refusees"`
 	// Scoring repeats the scoring rules the track's rules document publishes.
 	Scoring season.Notation `json:"notation"`
+	// Proofs says what a submission discloses of each proof it cites and
+	// how the scorer verifies it.
+	Proofs ProofVerification `json:"preuves"`
+}
+
+// ProofVerification is what a participant needs to know of conditions 1
+// and 2 (spec §4, §4.1): the disclosure, the checks a proof fails by name,
+// and what the specification's worked example is.
+type ProofVerification struct {
+	Disclosure   string         `json:"divulgation"`
+	Verification string         `json:"verification"`
+	Checks       []proofs.Check `json:"verifications"`
+	SpecExample  string         `json:"exemple_specification"`
+}
+
+// proofVerification is the same for every track: the proofs are Trust
+// Layer's, whatever the corpus.
+var proofVerification = ProofVerification{
+	Disclosure: "Pour chaque proof_id cité, la soumission joint dans disclosures les paires request_hash et " +
+		"response_hash, chacune {nonce, value} telles que les rend GET /v1/proof/{id}/full (commitment_nonces et " +
+		"chain_data) : le nonce de 64 chiffres hexadécimaux et la valeur, le hash de 64 chiffres hexadécimaux sans " +
+		"préfixe sha256:. Ces paires ouvrent les engagements de la preuve ; les champs plats de la vue publique " +
+		"(hashes.request, hashes.response, agent_identity...) ne comptent pas. Les preuves doivent être en " +
+		"spec_version 3.1 ou au-delà, et leur identité ouverte sur l'agent_did de la soumission, vérifiée et liée " +
+		"(did_resolution_status \"bound\"), ce qui demande d'appeler POST /v1/proxy avec son DID.",
+	Verification: "Le scorer vérifie chaque preuve hors ligne, à partir de sa vue publique (GET /v1/proof/{id}), " +
+		"de l'entrée Rekor de son lot et des disclosures, contre les clés publiées d'ArkForge, les certificats de " +
+		"l'autorité d'horodatage et la clé du journal Rekor : les engagements et leur racine, le bloc d'identité, " +
+		"les paires, la signature Ed25519, le chemin du lot, de la longueur attendue, le jeton RFC 3161 sur la " +
+		"racine du lot et l'entrée Rekor. L'heure retenue est celle du jeton, jamais le timestamp de Trust Layer, " +
+		"et elle doit tomber entre l'ouverture et la clôture de la saison (ouverture et cloture du " +
+		"pré-enregistrement), bornes incluses. Une preuve dont le lot n'est pas encore fermé (environ dix minutes) " +
+		"est en attente : ni valide ni invalide. Le rapport nomme chaque vérification échouée par son identifiant, " +
+		"ci-dessous.",
+	Checks: proofs.Checks,
+	SpecExample: "L'exemple de soumission de la section 4 de la spécification (conf-03, /agrements/AGR-4417, " +
+		"suspendu) illustre le format seulement : ni sa tâche, ni sa ressource, ni sa valeur ne disent quoi que ce " +
+		"soit du corpus ou de la réponse attendue.",
 }
 
 // Call is what every corpus call sends to Trust Layer's POST /v1/proxy.
@@ -142,6 +181,7 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 		IDGrammar:     corpus.IDGrammar,
 		ReferenceRule: "une référence s'appelle exactement comme l'écrit un énoncé ou un document servi : l'origine suivie du chemin, sans rien ajouter, retirer ni normaliser",
 		Scoring:       scoring,
+		Proofs:        proofVerification,
 	}
 	collections := map[string]*Collection{}
 	for _, e := range m.Resources {
