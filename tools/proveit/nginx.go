@@ -19,7 +19,7 @@ func runNginx(args []string, stdout io.Writer) error {
 	fs := newFlagSet("nginx")
 	var trackName string
 	registerTrack(fs, &trackName, "every track, served at one origin")
-	upstream := fs.String("upstream", "", "host:port of the Caddy corpus on loopback: nginx is its frontal")
+	upstream := fs.String("upstream", "", "comma-separated host:port of the Caddy corpus servers: nginx is their frontal, and a call one of them fails goes on to the next")
 	root := fs.String("root", "", "comma-separated corpus trees nginx serves alone, from disk, one per -manifest (instead of -upstream)")
 	socket := fs.String("backend-socket", "/run/proveit-corpus.sock", "unix socket of nginx's own backend, with -root")
 	tree := fs.String("tree", "", "comma-separated corpus trees the fixed bodies are read from, one per -manifest, with -upstream (default corpus/<piste> of each manifest)")
@@ -63,7 +63,7 @@ func runNginx(args []string, stdout io.Writer) error {
 
 	o := nginxconf.Options{
 		Manifest:      manifestBytes,
-		Upstream:      *upstream,
+		Upstreams:     splitList(*upstream, ","),
 		Listen:        splitList(*listen, ","),
 		Hosts:         splitList(*hosts, ", "),
 		GateFile:      *gate,

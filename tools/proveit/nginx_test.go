@@ -23,6 +23,7 @@ func TestNginx(t *testing.T) {
 		args []string
 	}{
 		{"frontal", []string{"-upstream", "127.0.0.1:8081"}},
+		{"frontal of two replicas", []string{"-upstream", "127.0.0.1:8081, 127.0.0.1:8082"}},
 		{"alone", []string{"-root", "corpus/conformite,corpus/generique", "-backend-socket", filepath.Join(dir, "backend.sock")}},
 		{"alone, one track", []string{"-manifest", "manifest/generique.json", "-root", "corpus/generique", "-backend-socket", filepath.Join(dir, "backend.sock")}},
 	} {
@@ -31,6 +32,11 @@ func TestNginx(t *testing.T) {
 			code, _, errOut := runCLI(append([]string{"nginx", "-gate", gate, "-o", vhost}, tt.args...)...)
 			require.Equal(t, 0, code, errOut)
 
+			if strings.HasSuffix(tt.name, "replicas") {
+				conf, err := os.ReadFile(vhost)
+				require.NoError(t, err)
+				assert.Contains(t, string(conf), "server 127.0.0.1:8082 max_fails=1")
+			}
 			if strings.HasPrefix(tt.name, "alone") {
 				conf, err := os.ReadFile(vhost)
 				require.NoError(t, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,8 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/harness/trustlayer"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -173,4 +176,82 @@ func fileSHA256(t *testing.T, path string) string {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return anchor.SHA256(data)
+}
+
+// The record's own proof (specification 8.5): the call through Trust Layer
+// that anchored the record's bytes, before the season opened, verifies
+// with its owner's disclosure; another URL, another proof's pairs or a
+// proof dated after the opening do not.
+func TestSealVerifiesTheRecordsProof(t *testing.T) {
+	inRepoRoot(t)
+	s := sealTrack(t, corpus.Conformity)
+	record, err := os.ReadFile(s.record)
+	require.NoError(t, err)
+	opening, err := seal.ParseUTC(testOpening)
+	require.NoError(t, err)
+	const url = "https://proveit.arkforge.tech/saison-1/preenregistrement.json"
+
+	dir := t.TempDir()
+	views, trustDir := filepath.Join(dir, "views"), filepath.Join(dir, "trust")
+	require.NoError(t, os.MkdirAll(filepath.Join(views, "rekor"), 0o755))
+	// anchor issues the record's call at a time, as the owner would, and
+	// keeps its view, entry and disclosure.
+	anchorAt := func(tl *trustlayer.TrustLayer, target string, body []byte) (string, string) {
+		id, err := tl.Issue(trustlayer.Call{Target: target, APIKey: "owner-key", AgentIdentity: "did:web:proveit.arkforge.tech", StatusCode: 200, Body: body})
+		require.NoError(t, err)
+		_, err = tl.CloseBatch()
+		require.NoError(t, err)
+		view, err := tl.View(id)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(proofs.ViewFile(views, string(id)), view, 0o644))
+		v, err := proofs.ParseView(string(id), view)
+		require.NoError(t, err)
+		entry, err := tl.RekorEntry(v.Log.UUID)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(proofs.EntryFile(views, v.Log.UUID), entry, 0o644))
+		full, err := tl.Full(id)
+		require.NoError(t, err)
+		var f trustlayer.Full
+		require.NoError(t, json.Unmarshal(full, &f))
+		d := proofs.Disclosure{
+			RequestHash:  proofs.Opening{Nonce: f.CommitmentNonces["request_hash"], Value: f.ChainData["request_hash"].(string)},
+			ResponseHash: proofs.Opening{Nonce: f.CommitmentNonces["response_hash"], Value: f.ChainData["response_hash"].(string)},
+		}
+		file := filepath.Join(dir, string(id)+".disclosure.json")
+		writeJSON(t, file, d)
+		return string(id), file
+	}
+	before := opening.Add(-time.Hour)
+	tl, err := trustlayer.New(trustlayer.Options{Clock: func() time.Time { return before }})
+	require.NoError(t, err)
+	require.NoError(t, tl.WriteTrust(trustDir))
+	id, disclosure := anchorAt(tl, url, record)
+	otherID, otherDisclosure := anchorAt(tl, url, []byte(`{"autre": "document"}`))
+	before = opening.Add(time.Hour)
+	lateID, lateDisclosure := anchorAt(tl, url, record)
+
+	verify := func(proofID, disclosure, recordURL string) (int, string) {
+		code, out, errOut := runCLI("seal", "-verify", "-track", "conformite", "-record", s.record, "-salt", s.salt,
+			"-views", views, "-proof", proofID, "-disclosure", disclosure, "-record-url", recordURL, "-trust", trustDir)
+		return code, out + errOut
+	}
+	code, out := verify(id, disclosure, url)
+	assert.Equal(t, 0, code, out)
+	assert.Contains(t, out, "OK "+id+" anchors "+s.record+", served at "+url+", before the season's opening "+testOpening)
+
+	tests := []struct {
+		name, proof, disclosure, url, want string
+	}{
+		{"another URL", id, disclosure, "https://proveit.arkforge.tech/autre.json", "MISMATCH " + id + " opens request_hash"},
+		{"the proof of another document", otherID, otherDisclosure, url, "MISMATCH " + otherID + " opens response_hash"},
+		{"another proof's disclosure", id, otherDisclosure, url, "MISMATCH " + id + " is not valid: [paire_request_hash paire_response_hash]"},
+		{"a proof dated after the opening", lateID, lateDisclosure, url, "MISMATCH " + lateID + " is not valid: [jeton_tsa_hors_saison]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := verify(tt.proof, tt.disclosure, tt.url)
+			assert.Equal(t, 1, code, out)
+			assert.Contains(t, out, tt.want)
+		})
+	}
 }
