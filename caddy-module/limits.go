@@ -56,7 +56,6 @@ type Limits struct {
 	// running reports whether the configuration this wrapper belongs to
 	// has started; nil: taken as started (a wrapper built in a test).
 	running func() bool
-	started atomic.Bool
 }
 
 // startWait bounds how long a connection accepted before its
@@ -248,11 +247,11 @@ func addressKey(addr net.Addr) (netip.Prefix, bool) {
 
 // awaitStart holds the caller until the configuration has started, or for
 // startWait at most (a start that takes longer serves as Caddy would).
-func (l *Limits) awaitStart() {
-	if l.running == nil || l.started.Load() {
+func (l *limitedListener) awaitStart() {
+	if l.limits.running == nil || l.started.Load() {
 		return
 	}
-	for deadline := time.Now().Add(startWait); !l.running() && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(startWait); !l.limits.running() && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
 	l.started.Store(true)
@@ -270,7 +269,8 @@ func sameContext(a, b context.Context) bool {
 
 type limitedListener struct {
 	net.Listener
-	limits *Limits
+	limits  *Limits
+	started atomic.Bool
 }
 
 // Accept returns the next connection whose address is under its cap, and
@@ -285,7 +285,7 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 		if !ok {
 			return conn, nil
 		}
-		l.limits.awaitStart()
+		l.awaitStart()
 		if l.limits.counts.acquire(key, l.limits.ConnectionsPerAddress) {
 			limited := &limitedConn{Conn: conn, key: key, counts: l.limits.counts}
 			if tc, ok := conn.(connectionStater); ok { // listed after the tls placeholder

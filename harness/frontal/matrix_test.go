@@ -434,7 +434,7 @@ func (c *corpusCopy) frontalOverTLS(t *testing.T, secrets []string, caddy *serve
 	o := nginxconf.Options{
 		Manifest:      c.manifestBytes,
 		Tree:          os.DirFS(c.root),
-		Upstream:      fmt.Sprintf("127.0.0.1:%d", caddy.Port),
+		Upstreams:     []string{fmt.Sprintf("127.0.0.1:%d", caddy.Port)},
 		Listen:        []string{fmt.Sprintf("127.0.0.1:%d ssl", port)},
 		Hosts:         servertest.Hosts,
 		GateFile:      filepath.Join(dir, "gate.conf"),

@@ -323,7 +323,7 @@ func (c matrixCell) verdict() string {
 // faultsRecorded are the faults a full run records.
 var faultsRecorded = []string{"load", "reload: secrets", "reload: tampered tree", "nginx reload: secrets",
 	"corpus killed", "slow clients", "hostile targets",
-	"restart, socket unit", "crash, socket unit", "restart, no socket unit"}
+	"restart, socket unit", "crash, socket unit", "restart, no socket unit", "replica killed", "both replicas killed"}
 
 // ms formats a duration for the report.
 func ms(d time.Duration) string {

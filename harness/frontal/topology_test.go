@@ -160,8 +160,8 @@ func (c *corpusCopy) startNginx(t *testing.T, secrets []string, o nginxconf.Opti
 func (c *corpusCopy) frontal(t *testing.T, secrets []string, caddy *servertest.Server) *topology {
 	t.Helper()
 	n, gate := c.startNginx(t, secrets, nginxconf.Options{
-		Upstream: fmt.Sprintf("127.0.0.1:%d", caddy.Port),
-		Tree:     os.DirFS(c.root),
+		Upstreams: []string{fmt.Sprintf("127.0.0.1:%d", caddy.Port)},
+		Tree:      os.DirFS(c.root),
 	})
 	return &topology{name: nginxFrontal, url: n.URL, caddy: caddy, nginx: n, gate: gate}
 }

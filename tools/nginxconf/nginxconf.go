@@ -33,8 +33,8 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/verify"
 )
 
-// Options describe the server to generate. Exactly one of Upstream and Root
-// is set: the frontal to the Caddy corpus, or nginx alone.
+// Options describe the server to generate. Exactly one of Upstreams and
+// Root is set: the frontal to the Caddy corpus, or nginx alone.
 type Options struct {
 	// Manifest is the manifest file: every literal and resource comes from it.
 	Manifest []byte
@@ -43,9 +43,11 @@ type Options struct {
 	// for byte against Manifest. With Root set, the tree is the one at Root.
 	Tree fs.FS
 
-	// Upstream is the host:port of the Caddy corpus the frontal hands calls
-	// to, on loopback.
-	Upstream string
+	// Upstreams are the host:port of each Caddy corpus server the frontal
+	// hands calls to: one, or replicas serving the same manifests. A call
+	// that fails on one (an error or a timeout, never an answer) goes on to
+	// the next; the 503 body answers only when none does.
+	Upstreams []string
 
 	// Root, an absolute path, is the tree nginx serves itself, through its
 	// own backend on BackendSocket (an absolute path; nginx creates it).
@@ -92,6 +94,7 @@ var vhostTemplate string
 var vhost = template.Must(template.New("vhost").Funcs(template.FuncMap{
 	"quote":   quote,
 	"literal": literal,
+	"join":    strings.Join,
 }).Parse(vhostTemplate))
 
 // vhostData is what the template is filled with.
@@ -239,15 +242,20 @@ func (o *Options) validate() error {
 		}
 	}
 	switch {
-	case (o.Upstream == "") == (o.Root == ""):
+	case (len(o.Upstreams) == 0) == (o.Root == ""):
 		check(false, "exactly one of an upstream (the Caddy corpus) and a root (nginx alone) is needed")
-	case o.Upstream != "":
-		// The upstream is written unquoted into the vhost: only a DNS name
-		// or an IPv4 address and a port in 1..65535 may stand there.
-		host, port, err := net.SplitHostPort(o.Upstream)
-		n, perr := strconv.ParseUint(port, 10, 16)
-		check(err == nil && perr == nil && n > 0 && port == strconv.FormatUint(n, 10) && validHost.MatchString(host),
-			"upstream %q: want host:port, a DNS name or an IPv4 address and a port in 1..65535", o.Upstream)
+	case len(o.Upstreams) > 0:
+		seen := map[string]bool{}
+		for _, upstream := range o.Upstreams {
+			// The upstream is written unquoted into the vhost: only a DNS
+			// name or an IPv4 address and a port in 1..65535 may stand there.
+			host, port, err := net.SplitHostPort(upstream)
+			n, perr := strconv.ParseUint(port, 10, 16)
+			check(err == nil && perr == nil && n > 0 && port == strconv.FormatUint(n, 10) && validHost.MatchString(host),
+				"upstream %q: want host:port, a DNS name or an IPv4 address and a port in 1..65535", upstream)
+			check(!seen[upstream], "upstream %q given twice", upstream)
+			seen[upstream] = true
+		}
 	default:
 		check(o.Tree == nil, "a root is read from disk: give no other tree")
 		check(plainAbsolute(o.Root), "root %q: want an absolute path without quotes, '$' or control characters", o.Root)

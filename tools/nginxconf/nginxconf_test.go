@@ -24,13 +24,20 @@ import (
 // under dir.
 func frontalOptions(dir string) Options {
 	return Options{
-		Manifest: manifest.Embedded(corpus.Conformity),
-		Tree:     corpus.Conformity.Embedded(),
-		Upstream: "127.0.0.1:18081",
-		Listen:   []string{"127.0.0.1:18080"},
-		Hosts:    servertest.Hosts,
-		GateFile: filepath.Join(dir, "gate.conf"),
+		Manifest:  manifest.Embedded(corpus.Conformity),
+		Tree:      corpus.Conformity.Embedded(),
+		Upstreams: []string{"127.0.0.1:18081"},
+		Listen:    []string{"127.0.0.1:18080"},
+		Hosts:     servertest.Hosts,
+		GateFile:  filepath.Join(dir, "gate.conf"),
 	}
+}
+
+// replicaOptions are the frontal's, in front of two replicas.
+func replicaOptions(dir string) Options {
+	o := frontalOptions(dir)
+	o.Upstreams = []string{"127.0.0.1:18081", "127.0.0.1:18082"}
+	return o
 }
 
 func aloneOptions(t *testing.T, dir string) Options {
@@ -151,19 +158,21 @@ func TestGenerateRefuses(t *testing.T) {
 		change func(*Options)
 		want   string
 	}{
-		{"no upstream nor root", func(o *Options) { o.Upstream = "" }, "exactly one of"},
+		{"no upstream nor root", func(o *Options) { o.Upstreams = nil }, "exactly one of"},
 		{"an upstream and a root", func(o *Options) { o.Root = "/srv/corpus" }, "exactly one of"},
-		{"an upstream without a port", func(o *Options) { o.Upstream = "127.0.0.1" }, "want host:port"},
-		{"a directive smuggled into the upstream", func(o *Options) { o.Upstream = "127.0.0.1;include /etc/passwd:80" }, "want host:port"},
-		{"a brace in the upstream", func(o *Options) { o.Upstream = "a}b:80" }, "want host:port"},
-		{"a quote in the upstream", func(o *Options) { o.Upstream = `"x":80` }, "want host:port"},
-		{"a space in the upstream", func(o *Options) { o.Upstream = "a b:80" }, "want host:port"},
-		{"a unix socket upstream", func(o *Options) { o.Upstream = "unix:/run/x.sock" }, "want host:port"},
-		{"an IPv6 upstream", func(o *Options) { o.Upstream = "[::1]:80" }, "want host:port"},
-		{"port zero", func(o *Options) { o.Upstream = "127.0.0.1:0" }, "port in 1..65535"},
-		{"a port out of range", func(o *Options) { o.Upstream = "127.0.0.1:65536" }, "port in 1..65535"},
-		{"a signed port", func(o *Options) { o.Upstream = "127.0.0.1:+80" }, "port in 1..65535"},
-		{"a port with a leading zero", func(o *Options) { o.Upstream = "127.0.0.1:080" }, "port in 1..65535"},
+		{"an upstream without a port", func(o *Options) { o.Upstreams = []string{"127.0.0.1"} }, "want host:port"},
+		{"a directive smuggled into the upstream", func(o *Options) { o.Upstreams = []string{"127.0.0.1;include /etc/passwd:80"} }, "want host:port"},
+		{"a brace in the upstream", func(o *Options) { o.Upstreams = []string{"a}b:80"} }, "want host:port"},
+		{"a quote in the upstream", func(o *Options) { o.Upstreams = []string{`"x":80`} }, "want host:port"},
+		{"a space in the upstream", func(o *Options) { o.Upstreams = []string{"a b:80"} }, "want host:port"},
+		{"a unix socket upstream", func(o *Options) { o.Upstreams = []string{"unix:/run/x.sock"} }, "want host:port"},
+		{"an IPv6 upstream", func(o *Options) { o.Upstreams = []string{"[::1]:80"} }, "want host:port"},
+		{"port zero", func(o *Options) { o.Upstreams = []string{"127.0.0.1:0"} }, "port in 1..65535"},
+		{"a port out of range", func(o *Options) { o.Upstreams = []string{"127.0.0.1:65536"} }, "port in 1..65535"},
+		{"a signed port", func(o *Options) { o.Upstreams = []string{"127.0.0.1:+80"} }, "port in 1..65535"},
+		{"a port with a leading zero", func(o *Options) { o.Upstreams = []string{"127.0.0.1:080"} }, "port in 1..65535"},
+		{"a replica given twice", func(o *Options) { o.Upstreams = []string{"127.0.0.1:8081", "127.0.0.1:8081"} }, "given twice"},
+		{"a bad second replica", func(o *Options) { o.Upstreams = []string{"127.0.0.1:8081", "127.0.0.1:8082;"} }, "want host:port"},
 		{"no listen", func(o *Options) { o.Listen = nil }, "no listen address"},
 		{"http2", func(o *Options) { o.Listen = []string{"443 ssl http2"} }, "http2 is not served"},
 		{"a directive smuggled into listen", func(o *Options) { o.Listen = []string{"80; include /etc/passwd"} }, "want an address"},
@@ -246,6 +255,7 @@ func TestNginxAcceptsTheVhost(t *testing.T) {
 		options func(dir string) Options
 	}{
 		{"frontal", frontalOptions},
+		{"frontal of two replicas", replicaOptions},
 		{"nginx alone", func(dir string) Options { return aloneOptions(t, dir) }},
 		{"nginx alone in maintenance", func(dir string) Options {
 			o := aloneOptions(t, dir)
@@ -399,4 +409,39 @@ func TestGenerateRefusesTracksThatDisagree(t *testing.T) {
 		_, err := Generate(o)
 		assert.ErrorContains(t, err, "corpus 1: nginx alone serves every tree from disk")
 	})
+}
+
+// TestUpstreams: one server is never marked down and nothing is sent
+// elsewhere; replicas get passive health checks and the failover of an
+// error or a timeout, never of an answer.
+func TestUpstreams(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		upstreams []string
+		want      []string
+		never     []string
+	}{
+		{"one server", []string{"127.0.0.1:18081"},
+			[]string{"server 127.0.0.1:18081 max_fails=0;"},
+			[]string{"proxy_next_upstream", "fail_timeout"}},
+		{"two replicas", []string{"127.0.0.1:18081", "127.0.0.1:18082"},
+			[]string{"server 127.0.0.1:18081 max_fails=1 fail_timeout=2s;", "server 127.0.0.1:18082 max_fails=1 fail_timeout=2s;",
+				"proxy_next_upstream error timeout;", "proxy_next_upstream_tries 2;"},
+			[]string{"http_403", "http_404", "http_503", "non_idempotent"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := frontalOptions(t.TempDir())
+			o.Upstreams = tt.upstreams
+			conf, err := Generate(o)
+			require.NoError(t, err)
+			for _, w := range tt.want {
+				assert.Contains(t, string(conf), w)
+			}
+			for _, n := range tt.never {
+				assert.NotContains(t, string(conf), n)
+			}
+			_, err = Verify(conf, o.Manifest)
+			require.NoError(t, err, "the literals are the manifest's, whatever the upstreams")
+		})
+	}
 }
