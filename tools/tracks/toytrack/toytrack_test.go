@@ -31,6 +31,7 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/lint"
 	"github.com/arkforge/proveit-corpus/tools/lint/linttest"
 	"github.com/arkforge/proveit-corpus/tools/probe"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
@@ -254,14 +255,14 @@ func TestAToyTrackGoesThroughEveryStep(t *testing.T) {
 	require.NoError(t, err)
 	const did = "did:key:z6MkToyParticipant"
 	scorer := &score.Scorer{Tasks: tasks, Key: key, Manifest: m, ManifestSHA256: anchor.SHA256(m.Encode()), Fetch: fetch,
-		Proofs: map[string]score.ProofOutcome{}}
+		Proofs: map[string]proofs.Outcome{}}
 	var subs []score.Parsed
 	for i, task := range tasks.Tasks {
 		relay := participant.NewRelay(client, secret, manifest.DefaultOrigin, fmt.Sprintf("prf_%d", i))
 		sub, err := participant.Answer(tasks, task, key.Tasks[i], relay, did)
 		require.NoError(t, err, task.ID)
 		for _, p := range relay.Proofs() {
-			scorer.Proofs[p.ID] = score.ProofOutcome{Valid: true, AgentDID: did,
+			scorer.Proofs[p.ID] = proofs.Outcome{Valid: true, AgentDID: did,
 				RequestHash: p.Disclosure.RequestHash.Value, ResponseHash: p.Disclosure.ResponseHash.Value}
 		}
 		data, err := json.Marshal(sub)
