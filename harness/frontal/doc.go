@@ -9,7 +9,9 @@
 // It also holds the faults the corpus must survive, each a test that
 // measures and serves nothing wrong: a bounded load, reloads under that load
 // (a new secret list, then a tampered tree that must be refused), the corpus
-// killed and restarted behind nginx, slow clients, hostile targets next
+// killed and restarted behind nginx, Caddy restarted and crashed under load
+// with its listening socket held as deploy/'s socket unit holds it, one of
+// two replicas behind nginx killed at a time, slow clients, hostile targets next
 // to a canary file that must never come back, and the HTTP/2 window attack
 // with the replies Go's HTTP/2 server writes itself.
 //
