@@ -270,8 +270,10 @@ func TestReadmeAgreesWithFlags(t *testing.T) {
 	inRepoRoot(t)
 	readme, err := os.ReadFile("README.md")
 	require.NoError(t, err)
-	flagsOf := func(name string) []string {
-		code, help, errOut := runCLI(name, "-h")
+	// flagsOf lists the flags of a command, or of a command's subcommand
+	// (proofs fetch, proofs verify).
+	flagsOf := func(command ...string) []string {
+		code, help, errOut := runCLI(append(command, "-h")...)
 		require.Equal(t, 0, code, errOut)
 		var flags []string
 		for _, m := range regexp.MustCompile(`(?m)^  (-[\w-]+)`).FindAllStringSubmatch(help, -1) {
@@ -280,16 +282,16 @@ func TestReadmeAgreesWithFlags(t *testing.T) {
 		return flags
 	}
 
-	row := regexp.MustCompile("(?m)^\\| `([a-z]+)` \\| ((?:`-[\\w-]+` ?)*) \\|")
+	row := regexp.MustCompile("(?m)^\\| `([a-z]+(?: [a-z]+)?)` \\| ((?:`-[\\w-]+` ?)*) \\|")
 	listed := map[string]bool{}
 	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
-		name := m[1]
-		if _, ok := commands[name]; !ok {
+		command := strings.Fields(m[1])
+		if _, ok := commands[command[0]]; !ok {
 			continue // another table
 		}
-		listed[name] = true
+		listed[command[0]] = true
 		flags := strings.Fields(strings.ReplaceAll(m[2], "`", ""))
-		assert.ElementsMatch(t, flagsOf(name), flags, "README.md's row of %s", name)
+		assert.ElementsMatch(t, flagsOf(command...), flags, "README.md's row of %s", m[1])
 	}
 	for name := range commands {
 		assert.True(t, listed[name], "README.md's table of the toolbox lists %s", name)
@@ -312,6 +314,9 @@ func TestReadmeAgreesWithFlags(t *testing.T) {
 		}
 		require.Contains(t, commands, name, "bin/proveit %s", m[1])
 		flags := flagsOf(name)
+		if name == "proofs" && len(words) > 1 {
+			flags, words = flagsOf(name, words[1]), words[1:]
+		}
 		for _, w := range words[1:] {
 			if w == "#" {
 				break
