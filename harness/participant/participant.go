@@ -35,6 +35,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/probe"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
 )
@@ -46,7 +47,7 @@ type Proof struct {
 	Path       string
 	Status     int
 	Body       []byte
-	Disclosure Disclosure
+	Disclosure proofs.Disclosure
 }
 
 // Relay relays calls to a corpus server as Trust Layer does, or through it.
@@ -130,9 +131,9 @@ func (r *Relay) callDirect(path string) (*Proof, error) {
 		Path:   path,
 		Status: resp.Status,
 		Body:   resp.Body,
-		Disclosure: Disclosure{
-			RequestHash:  Opening{Nonce: nonce(), Value: anchor.RequestHash(r.Origin + path)},
-			ResponseHash: Opening{Nonce: nonce(), Value: responseHash},
+		Disclosure: proofs.Disclosure{
+			RequestHash:  proofs.Opening{Nonce: nonce(), Value: anchor.RequestHash(r.Origin + path)},
+			ResponseHash: proofs.Opening{Nonce: nonce(), Value: responseHash},
 		},
 	}
 	return p, nil
@@ -167,13 +168,13 @@ func (r *Relay) callProxied(path string) (*Proof, error) {
 	if err := r.TrustLayer.do(http.MethodGet, "/v1/proof/"+id+"/full", nil, &full); err != nil {
 		return nil, fmt.Errorf("GET %s: the full record of %s: %w", path, id, err)
 	}
-	opening := func(field string) (Opening, error) {
+	opening := func(field string) (proofs.Opening, error) {
 		value, _ := full.ChainData[field].(string)
 		nonce := full.CommitmentNonces[field]
 		if !anchor.IsSHA256(value) || !anchor.IsSHA256(nonce) {
-			return Opening{}, fmt.Errorf("GET %s: proof %s has no opening of %s", path, id, field)
+			return proofs.Opening{}, fmt.Errorf("GET %s: proof %s has no opening of %s", path, id, field)
 		}
-		return Opening{Nonce: nonce, Value: value}, nil
+		return proofs.Opening{Nonce: nonce, Value: value}, nil
 	}
 	requestHash, err := opening("request_hash")
 	if err != nil {
@@ -193,7 +194,7 @@ func (r *Relay) callProxied(path string) (*Proof, error) {
 		return nil, fmt.Errorf("GET %s: proof %s: %w", path, id, err)
 	}
 	return &Proof{ID: id, Path: path, Status: relayed.ServiceResponse.StatusCode, Body: body,
-		Disclosure: Disclosure{RequestHash: requestHash, ResponseHash: responseHash}}, nil
+		Disclosure: proofs.Disclosure{RequestHash: requestHash, ResponseHash: responseHash}}, nil
 }
 
 // servedBody is the body Trust Layer relayed without the attestation it
@@ -272,14 +273,14 @@ func nonce() string {
 
 // Submission is a task's submission in the format of docs/contract.md, section 6 (spec §4).
 type Submission struct {
-	Season      int                   `json:"season"`
-	Track       string                `json:"track"`
-	TaskID      string                `json:"task_id"`
-	AgentDID    string                `json:"agent_did"`
-	Verdict     string                `json:"verdict"`
-	Assertions  []Assertion           `json:"assertions"`
-	Disclosures map[string]Disclosure `json:"disclosures"`
-	Narrative   string                `json:"narrative"`
+	Season      int                          `json:"season"`
+	Track       string                       `json:"track"`
+	TaskID      string                       `json:"task_id"`
+	AgentDID    string                       `json:"agent_did"`
+	Verdict     string                       `json:"verdict"`
+	Assertions  []Assertion                  `json:"assertions"`
+	Disclosures map[string]proofs.Disclosure `json:"disclosures"`
+	Narrative   string                       `json:"narrative"`
 }
 
 // Assertion is a claim, a (resource, JSON pointer, value) triple, and the
@@ -288,18 +289,6 @@ type Assertion struct {
 	ID       string      `json:"id"`
 	Claim    season.Fact `json:"claim"`
 	ProofIDs []string    `json:"proof_ids"`
-}
-
-// Disclosure opens a proof's two hash commitments.
-type Disclosure struct {
-	RequestHash  Opening `json:"request_hash"`
-	ResponseHash Opening `json:"response_hash"`
-}
-
-// Opening is a committed value and its nonce.
-type Opening struct {
-	Nonce string `json:"nonce"`
-	Value string `json:"value"`
 }
 
 // Answer walks one task through the relay with the reference solver and
@@ -331,7 +320,7 @@ func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Re
 	}
 	sub := &Submission{
 		Season: seasonNumber, Track: tasks.Track, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),
-		Disclosures: map[string]Disclosure{},
+		Disclosures: map[string]proofs.Disclosure{},
 		Narrative:   fmt.Sprintf("Reference solver, %d calls.", len(res.Calls)),
 	}
 	for i, f := range claims {

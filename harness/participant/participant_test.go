@@ -19,6 +19,7 @@ import (
 	"github.com/arkforge/proveit-corpus/harness/trustlayer"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/probe"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 )
 
 const (
@@ -99,7 +100,7 @@ func TestRelayModes(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, json.Unmarshal(data, &view))
 			assert.Equal(t, did, view.AgentIdentity)
-			for field, o := range map[string]participant.Opening{"request_hash": p.Disclosure.RequestHash, "response_hash": p.Disclosure.ResponseHash} {
+			for field, o := range map[string]proofs.Opening{"request_hash": p.Disclosure.RequestHash, "response_hash": p.Disclosure.ResponseHash} {
 				nonce, err := hex.DecodeString(o.Nonce)
 				require.NoError(t, err)
 				assert.Equal(t, view.Commitments[field], "sha256:"+hex.EncodeToString(trustlayer.Commit(field, nonce, o.Value)), field)

@@ -150,7 +150,7 @@ func walkChain(t *testing.T, client *probe.Client, secret string, tr chainTrack)
 
 // verified is what the verifier establishes for a proof of the reference
 // participant: valid, bound to its DID, opening the pairs it discloses.
-func verified(d participant.Disclosure) proofs.Outcome {
+func verified(d proofs.Disclosure) proofs.Outcome {
 	return proofs.Outcome{Valid: true, AgentDID: referenceDID, RequestHash: d.RequestHash.Value, ResponseHash: d.ResponseHash.Value}
 }
 
@@ -271,7 +271,7 @@ func (c *chain) alterations(t *testing.T) []alteration {
 			outcomes[id] = o
 		}
 	}
-	disclosed := func(change func(*participant.Disclosure)) func(*participant.Submission, map[string]proofs.Outcome) {
+	disclosed := func(change func(*proofs.Disclosure)) func(*participant.Submission, map[string]proofs.Outcome) {
 		return func(sub *participant.Submission, _ map[string]proofs.Outcome) {
 			id := proofOf(sub, tr.proof.assertion)
 			d := sub.Disclosures[id]
@@ -318,7 +318,7 @@ func (c *chain) alterations(t *testing.T) []alteration {
 		}, statut: score.RejectedEntry, motif: fmt.Sprintf("/assertions/%d/proof_ids/0: la preuve", tr.missing.assertion)},
 		{name: "below the minimum", at: tr.belowMin, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
 			sub.Assertions = sub.Assertions[:2]
-			sub.Disclosures = map[string]participant.Disclosure{proofOf(sub, 0): sub.Disclosures[proofOf(sub, 0)], proofOf(sub, 1): sub.Disclosures[proofOf(sub, 1)]}
+			sub.Disclosures = map[string]proofs.Disclosure{proofOf(sub, 0): sub.Disclosures[proofOf(sub, 0)], proofOf(sub, 1): sub.Disclosures[proofOf(sub, 1)]}
 			require.Less(t, len(sub.Assertions), floor)
 		}, statut: score.NotRendered, motif: fmt.Sprintf("sous le minimum de %d", floor)},
 		{name: "proof invalid", at: tr.proof, alter: proofOutcome(func(o *proofs.Outcome) { o.Valid = false }),
@@ -329,13 +329,13 @@ func (c *chain) alterations(t *testing.T) []alteration {
 			statut: score.Rendered, motif: "en attente", want: score.Pending},
 		// The disclosure, not the verifier's outcome, says what the proof
 		// attests: a pair the verifier did not open supports nothing.
-		{name: "a request hash the verifier did not open", at: tr.proof, alter: disclosed(func(d *participant.Disclosure) {
+		{name: "a request hash the verifier did not open", at: tr.proof, alter: disclosed(func(d *proofs.Disclosure) {
 			d.RequestHash.Value = anchor.RequestHash(c.origin + tr.other.resource)
 		}), statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
-		{name: "a response hash the verifier did not open", at: tr.proof, alter: disclosed(func(d *participant.Disclosure) {
+		{name: "a response hash the verifier did not open", at: tr.proof, alter: disclosed(func(d *proofs.Disclosure) {
 			d.ResponseHash = c.refused.Disclosure.ResponseHash
 		}), statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
-		{name: "an empty nonce", at: tr.proof, alter: disclosed(func(d *participant.Disclosure) { d.ResponseHash.Nonce = "" }),
+		{name: "an empty nonce", at: tr.proof, alter: disclosed(func(d *proofs.Disclosure) { d.ResponseHash.Nonce = "" }),
 			statut: score.Rendered, want: score.Unsupported, cause: score.InvalidProof},
 	}
 }
