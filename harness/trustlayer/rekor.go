@@ -16,6 +16,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 )
 
 // The log's shape: entries of others surround each of ours, so that no
@@ -122,12 +123,7 @@ func (l *rekorLog) submit(anchoredHex string, submitter rekorKey, now time.Time)
 		localIndex:     local,
 	}
 	// The SET signs the entry's canonical JSON with the global index.
-	setMessage := pyjson.Canonical(pyjson.Object{
-		{Key: "body", Value: e.body},
-		{Key: "integratedTime", Value: pyjson.Number(fmt.Sprint(e.integratedTime))},
-		{Key: "logID", Value: l.logID()},
-		{Key: "logIndex", Value: pyjson.Number(fmt.Sprint(e.logIndex))},
-	})
+	setMessage := proofs.SignedEntryPayload(e.body, e.integratedTime, l.logID(), e.logIndex)
 	setDigest := sha256.Sum256(setMessage)
 	set, err := ecdsa.SignASN1(rand.Reader, l.key, setDigest[:])
 	if err != nil {
@@ -168,28 +164,6 @@ func (s *noteSigner) Sign(msg []byte) ([]byte, error) {
 	return ecdsa.SignASN1(rand.Reader, s.key, digest[:])
 }
 
-// Rekor's entry answer, GET /api/v1/log/entries/{uuid}.
-type rekorAnswer struct {
-	Body           string            `json:"body"`
-	IntegratedTime int64             `json:"integratedTime"`
-	LogID          string            `json:"logID"`
-	LogIndex       int64             `json:"logIndex"`
-	Verification   rekorVerification `json:"verification"`
-}
-
-type rekorVerification struct {
-	InclusionProof       inclusionProof `json:"inclusionProof"`
-	SignedEntryTimestamp string         `json:"signedEntryTimestamp"`
-}
-
-type inclusionProof struct {
-	Checkpoint string   `json:"checkpoint"`
-	Hashes     []string `json:"hashes"`
-	LogIndex   uint64   `json:"logIndex"`
-	RootHash   string   `json:"rootHash"`
-	TreeSize   uint64   `json:"treeSize"`
-}
-
 // RekorEntry is the log's answer for uuid, {uuid: entry}, with an inclusion
 // proof and checkpoint at the log's current size.
 func (tl *TrustLayer) RekorEntry(uuid string) ([]byte, error) {
@@ -209,11 +183,11 @@ func (tl *TrustLayer) RekorEntry(uuid string) ([]byte, error) {
 	for i, h := range path {
 		hashes[i] = hex.EncodeToString(h)
 	}
-	return json.Marshal(map[string]rekorAnswer{uuid: {
+	return json.Marshal(map[string]proofs.RekorEntry{uuid: {
 		Body: e.body, IntegratedTime: e.integratedTime, LogID: l.logID(), LogIndex: e.logIndex,
-		Verification: rekorVerification{
-			InclusionProof: inclusionProof{Checkpoint: cp, Hashes: hashes, LogIndex: e.localIndex,
-				RootHash: hex.EncodeToString(l.tree.root()), TreeSize: l.tree.size()},
+		Verification: proofs.RekorVerification{
+			InclusionProof: proofs.InclusionProof{Checkpoint: cp, Hashes: hashes, LogIndex: int64(e.localIndex),
+				RootHash: hex.EncodeToString(l.tree.root()), TreeSize: int64(l.tree.size())},
 			SignedEntryTimestamp: e.set,
 		},
 	}})

@@ -37,7 +37,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +44,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 )
 
 // Constants of the proofs Trust Layer issues.
@@ -381,7 +381,7 @@ func ResponseData(body []byte, statusCode int, serviceError string) (data, parse
 			v = pyjson.Object{{Key: "_raw_text", Value: strings.ToValidUTF8(string(body), "\uFFFD")}}
 		}
 		parsed = v
-		if !falsy(v) {
+		if !anchor.Falsy(v) {
 			return v, parsed
 		}
 	}
@@ -390,28 +390,6 @@ func ResponseData(body []byte, statusCode int, serviceError string) (data, parse
 		e = serviceError
 	}
 	return pyjson.Object{{Key: "error", Value: e}}, parsed
-}
-
-// falsy is Python's truth test on a parsed value.
-func falsy(v pyjson.Value) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case bool:
-		return !v
-	case string:
-		return v == ""
-	case pyjson.Object:
-		return len(v) == 0
-	case pyjson.Array:
-		return len(v) == 0
-	case pyjson.Number:
-		// The canonical form of a zero is 0, 0.0 or -0.0; anything else is
-		// truthy, an underflow to zero included in its canonical form.
-		c := string(pyjson.Canonical(v))
-		return c == "0" || c == "0.0" || c == "-0.0"
-	}
-	return false
 }
 
 func (c *Call) normalise() error {
@@ -550,41 +528,23 @@ func (tl *TrustLayer) issue(call *Call) (*record, error) {
 }
 
 // commitAll commits every field with a fresh nonce and returns the
-// commitments, the nonces and the chain hash, their Merkle root.
+// commitments, the nonces and the chain hash, their Merkle root, each
+// computed as package proofs verifies it: one rule, one implementation.
 func commitAll(chainData map[string]any) (commitments, nonces map[string]string, chain []byte, err error) {
-	fields := make([]string, 0, len(chainData))
-	for f := range chainData {
-		fields = append(fields, f)
-	}
-	// Go's string order is byte order, which for UTF-8 is code point
-	// order, the order Python's sorted() gives str keys.
-	slices.Sort(fields)
-	commitments = make(map[string]string, len(fields))
-	nonces = make(map[string]string, len(fields))
-	t := newTree()
-	for _, f := range fields {
+	commitments = make(map[string]string, len(chainData))
+	nonces = make(map[string]string, len(chainData))
+	sums := make(map[string][]byte, len(chainData))
+	for f, value := range chainData {
 		var nonce [32]byte
 		if _, err := rand.Read(nonce[:]); err != nil {
 			return nil, nil, nil, err
 		}
-		c := Commit(f, nonce[:], chainData[f])
-		commitments[f] = "sha256:" + hex.EncodeToString(c)
+		c := proofs.Commit(f, nonce[:], value)
+		sums[f] = c[:]
+		commitments[f] = "sha256:" + hex.EncodeToString(c[:])
 		nonces[f] = hex.EncodeToString(nonce[:])
-		t.appendLeaf(leafHash(c))
 	}
-	return commitments, nonces, t.root(), nil
-}
-
-// Commit is Trust Layer's commitment of a field's value:
-// SHA-256(field || 0x00 || nonce || canonical_json(value)).
-func Commit(field string, nonce []byte, value any) []byte {
-	h := sha256.New()
-	h.Write([]byte(field))
-	h.Write([]byte{0})
-	h.Write(nonce)
-	// In 3.1 every committed value is a string, true, false or null.
-	h.Write(pyjson.Canonical(value))
-	return h.Sum(nil)
+	return commitments, nonces, proofs.CommitmentsRoot(sums), nil
 }
 
 func randomHex(n int) string {

@@ -33,6 +33,7 @@ import (
 	"github.com/arkforge/proveit-corpus/harness/trustlayer"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 )
 
 // trust is what a verifier is given, read back from WriteTrust's files as
@@ -240,52 +241,16 @@ func checkAnchors(t *testing.T, tl *trustlayer.TrustLayer, tr *trust, view trust
 	return root
 }
 
-type rekorEntry struct {
-	Body           string `json:"body"`
-	IntegratedTime int64  `json:"integratedTime"`
-	LogID          string `json:"logID"`
-	LogIndex       int64  `json:"logIndex"`
-	Verification   struct {
-		InclusionProof struct {
-			Checkpoint string   `json:"checkpoint"`
-			Hashes     []string `json:"hashes"`
-			LogIndex   uint64   `json:"logIndex"`
-			RootHash   string   `json:"rootHash"`
-			TreeSize   uint64   `json:"treeSize"`
-		} `json:"inclusionProof"`
-		SignedEntryTimestamp string `json:"signedEntryTimestamp"`
-	} `json:"verification"`
-}
-
-type hashedRekord struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Spec       struct {
-		Data struct {
-			Hash struct {
-				Algorithm string `json:"algorithm"`
-				Value     string `json:"value"`
-			} `json:"hash"`
-		} `json:"data"`
-		Signature struct {
-			Content   string `json:"content"`
-			PublicKey struct {
-				Content string `json:"content"`
-			} `json:"publicKey"`
-		} `json:"signature"`
-	} `json:"spec"`
-}
-
 func checkRekorEntry(t *testing.T, tr *trust, entryBytes []byte, tlog *trustlayer.TransparencyLog, anchoredHex string) {
 	t.Helper()
-	var answer map[string]rekorEntry
+	var answer map[string]proofs.RekorEntry
 	require.NoError(t, json.Unmarshal(entryBytes, &answer))
 	require.Len(t, answer, 1)
 	e, ok := answer[tlog.UUID]
 	require.True(t, ok)
 	body, err := base64.StdEncoding.DecodeString(e.Body)
 	require.NoError(t, err)
-	var rekord hashedRekord
+	var rekord proofs.HashedRekord
 	require.NoError(t, json.Unmarshal(body, &rekord))
 	assert.Equal(t, "hashedrekord", rekord.Kind)
 	assert.Equal(t, "0.0.1", rekord.APIVersion)
@@ -319,13 +284,13 @@ func checkRekorEntry(t *testing.T, tr *trust, entryBytes []byte, tlog *trustlaye
 	// Inclusion with the shard-local index.
 	ip := e.Verification.InclusionProof
 	assert.NotEmpty(t, ip.Hashes)
-	assert.NotEqual(t, uint64(e.LogIndex), ip.LogIndex, "global and shard-local indexes differ")
+	assert.NotEqual(t, e.LogIndex, ip.LogIndex, "global and shard-local indexes differ")
 	leaf := rfc6962.DefaultHasher.HashLeaf(body)
 	hashes := make([][]byte, len(ip.Hashes))
 	for i, h := range ip.Hashes {
 		hashes[i] = unhex(t, h)
 	}
-	require.NoError(t, proof.VerifyInclusion(rfc6962.DefaultHasher, ip.LogIndex, ip.TreeSize, leaf, hashes, unhex(t, ip.RootHash)))
+	require.NoError(t, proof.VerifyInclusion(rfc6962.DefaultHasher, uint64(ip.LogIndex), uint64(ip.TreeSize), leaf, hashes, unhex(t, ip.RootHash)))
 
 	// The checkpoint, opened by formats' ECDSA verifier.
 	vkey := fmt.Sprintf("%s+%08x+%s", tr.logName, logID[:4], base64.StdEncoding.EncodeToString(append([]byte{0x02}, tr.logKeyDER...)))
@@ -338,7 +303,7 @@ func checkRekorEntry(t *testing.T, tr *trust, entryBytes []byte, tlog *trustlaye
 	origin, treeID, ok := strings.Cut(lines[0], " - ")
 	require.True(t, ok)
 	assert.Equal(t, tr.logName, origin)
-	assert.Equal(t, strconv.FormatUint(ip.TreeSize, 10), lines[1])
+	assert.Equal(t, strconv.FormatInt(ip.TreeSize, 10), lines[1])
 	cpRoot, err := base64.StdEncoding.DecodeString(lines[2])
 	require.NoError(t, err)
 	assert.Equal(t, unhex(t, ip.RootHash), cpRoot)

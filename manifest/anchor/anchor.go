@@ -112,20 +112,32 @@ func (h *Hasher) RequestSum(target string) [sha256.Size]byte {
 	return sha256.Sum256(h.canonical)
 }
 
-// falsy reports whether the body h read last is falsy in Python.
+// falsy reports whether the body h read last is falsy in Python; a
+// container is told by its length, without building it.
 func (h *Hasher) falsy() bool {
 	if n, container := h.doc.Len(); container {
 		return n == 0
 	}
-	switch v := h.doc.Value().(type) {
+	return Falsy(h.doc.Value())
+}
+
+// Falsy is Python's truth test on a parsed value, the one by which Trust
+// Layer anchors {"error": null} for a body: null, false, "", {}, [] and
+// every number that reads as zero (an underflow such as 1e-400 included).
+func Falsy(v pyjson.Value) bool {
+	switch v := v.(type) {
 	case nil:
 		return true
 	case bool:
 		return !v
 	case string:
 		return v == ""
+	case pyjson.Object:
+		return len(v) == 0
+	case pyjson.Array:
+		return len(v) == 0
 	case pyjson.Number:
-		f, _ := strconv.ParseFloat(string(v), 64) // an underflow to 0 is falsy in Python too
+		f, _ := strconv.ParseFloat(string(v), 64)
 		return f == 0
 	}
 	return false

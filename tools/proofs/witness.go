@@ -117,27 +117,46 @@ func signedBy(ts *timestamp.Timestamp, tsa *TSA) bool {
 
 // rekorFile is a Rekor entry as GET /api/v1/log/entries/{uuid} answers it:
 // one member, the uuid.
-type rekorFile map[string]rekorEntry
+type rekorFile map[string]RekorEntry
 
-type rekorEntry struct {
-	Body           string `json:"body"`
-	IntegratedTime int64  `json:"integratedTime"`
-	LogID          string `json:"logID"`
-	LogIndex       int64  `json:"logIndex"`
-	Verification   struct {
-		InclusionProof struct {
-			Checkpoint string   `json:"checkpoint"`
-			Hashes     []string `json:"hashes"`
-			LogIndex   int64    `json:"logIndex"`
-			RootHash   string   `json:"rootHash"`
-			TreeSize   int64    `json:"treeSize"`
-		} `json:"inclusionProof"`
-		SignedEntryTimestamp string `json:"signedEntryTimestamp"`
-	} `json:"verification"`
+// RekorEntry is one entry of a Rekor log as the log answers it.
+type RekorEntry struct {
+	Body           string            `json:"body"` // std base64 of the entry's JSON
+	IntegratedTime int64             `json:"integratedTime"`
+	LogID          string            `json:"logID"`
+	LogIndex       int64             `json:"logIndex"` // global
+	Verification   RekorVerification `json:"verification"`
 }
 
-// hashedRekord is the body of a hashedrekord v0.0.1 entry.
-type hashedRekord struct {
+// RekorVerification is what the log signed of an entry.
+type RekorVerification struct {
+	InclusionProof       InclusionProof `json:"inclusionProof"`
+	SignedEntryTimestamp string         `json:"signedEntryTimestamp"`
+}
+
+// InclusionProof places an entry in the log's shard: its index there, the
+// audit path, and the checkpoint of the tree it reaches.
+type InclusionProof struct {
+	Checkpoint string   `json:"checkpoint"`
+	Hashes     []string `json:"hashes"`
+	LogIndex   int64    `json:"logIndex"` // the shard's
+	RootHash   string   `json:"rootHash"`
+	TreeSize   int64    `json:"treeSize"`
+}
+
+// SignedEntryPayload is what a log's signed entry timestamp signs: the
+// canonical JSON of the entry's body, time, log id and (global) index.
+func SignedEntryPayload(body string, integratedTime int64, logID string, logIndex int64) []byte {
+	return pyjson.Canonical(pyjson.Object{
+		{Key: "body", Value: body},
+		{Key: "integratedTime", Value: pyjson.Number(strconv.FormatInt(integratedTime, 10))},
+		{Key: "logID", Value: logID},
+		{Key: "logIndex", Value: pyjson.Number(strconv.FormatInt(logIndex, 10))},
+	})
+}
+
+// HashedRekord is the body of a hashedrekord v0.0.1 entry.
+type HashedRekord struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Spec       struct {
@@ -150,7 +169,7 @@ type hashedRekord struct {
 		Signature struct {
 			Content   string `json:"content"`
 			PublicKey struct {
-				Content string `json:"content"`
+				Content string `json:"content"` // std base64 of the signer's PEM
 			} `json:"publicKey"`
 		} `json:"signature"`
 	} `json:"spec"`
@@ -163,7 +182,7 @@ func ParseRekorEntry(data []byte) (uuid string, err error) {
 	return uuid, err
 }
 
-func parseRekorFile(data []byte) (*rekorEntry, string, error) {
+func parseRekorFile(data []byte) (*RekorEntry, string, error) {
 	if len(data) > MaxEntrySize {
 		return nil, "", errorf("%d bytes, over the %d a Rekor entry may hold", len(data), MaxEntrySize)
 	}
@@ -201,7 +220,7 @@ func (vr *Verifier) checkRekor(tl *TransparencyLog, anchored, data []byte) []Che
 		return []Check{CheckRekorKind}
 	}
 	body, err := base64.StdEncoding.DecodeString(e.Body)
-	var rec hashedRekord
+	var rec HashedRekord
 	if err != nil || decodeJSON(body, &rec) != nil || rec.Kind != "hashedrekord" || rec.APIVersion != "0.0.1" {
 		return []Check{CheckRekorKind}
 	}
@@ -238,7 +257,7 @@ func (vr *Verifier) checkRekor(tl *TransparencyLog, anchored, data []byte) []Che
 
 // signedByArkForge reports whether the entry's signature over the artifact
 // is by a pinned ArkForge Rekor key not retired at the entry's time.
-func (vr *Verifier) signedByArkForge(rec hashedRekord, digest []byte, integratedTime int64) bool {
+func (vr *Verifier) signedByArkForge(rec HashedRekord, digest []byte, integratedTime int64) bool {
 	pemData, err := base64.StdEncoding.DecodeString(rec.Spec.Signature.PublicKey.Content)
 	if err != nil {
 		return false
@@ -257,17 +276,12 @@ func (vr *Verifier) signedByArkForge(rec hashedRekord, digest []byte, integrated
 
 // verifySET checks the log's signed entry timestamp: ECDSA by the log key
 // over the canonical JSON of the entry's body, time, log id and index.
-func verifySET(lg *Log, e *rekorEntry) bool {
+func verifySET(lg *Log, e *RekorEntry) bool {
 	sig, err := base64.StdEncoding.DecodeString(e.Verification.SignedEntryTimestamp)
 	if err != nil {
 		return false
 	}
-	payload := pyjson.Canonical(pyjson.Object{
-		{Key: "body", Value: e.Body},
-		{Key: "integratedTime", Value: pyjson.Number(strconv.FormatInt(e.IntegratedTime, 10))},
-		{Key: "logID", Value: e.LogID},
-		{Key: "logIndex", Value: pyjson.Number(strconv.FormatInt(e.LogIndex, 10))},
-	})
+	payload := SignedEntryPayload(e.Body, e.IntegratedTime, e.LogID, e.LogIndex)
 	digest := sha256.Sum256(payload)
 	return ecdsa.VerifyASN1(lg.Public, digest[:], sig)
 }
