@@ -3,19 +3,15 @@ package participant_test
 import (
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/harness/participant"
+	"github.com/arkforge/proveit-corpus/harness/servertest"
 	"github.com/arkforge/proveit-corpus/harness/trustlayer"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/probe"
@@ -28,42 +24,12 @@ const (
 	did    = "did:key:z6MkReferenceParticipant"
 )
 
-var served = map[string]struct {
-	status int
-	body   string
-}{
-	"/agrements/AGR-4417": {200, "{\n  \"ressource\": \"/agrements/AGR-4417\",\n  \"titulaire\": \"Soci\u00e9t\u00e9 \u00c9\",\n  \"existe\": true\n}\n"},
-	"/agrements/AGR-9999": {404, `{"ressource": "/agrements/AGR-9999", "existe": false}`},
+var served = map[string]servertest.Answer{
+	"/agrements/AGR-4417": {Status: 200, Body: "{\n  \"ressource\": \"/agrements/AGR-4417\",\n  \"titulaire\": \"Soci\u00e9t\u00e9 \u00c9\",\n  \"existe\": true\n}\n"},
+	"/agrements/AGR-9999": {Status: 404, Body: `{"ressource": "/agrements/AGR-9999", "existe": false}`},
 }
 
-func loopback(t *testing.T, h http.Handler) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	s := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}}
-	s.Start()
-	t.Cleanup(s.Close)
-	return s.URL
-}
-
-// fakeCorpus answers as the corpus does: 403 without the secret, the fixed
-// body of a path otherwise.
-func fakeCorpus(t *testing.T) string {
-	return loopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(corpus.SecretHeader) != secret {
-			w.WriteHeader(http.StatusForbidden)
-			io.WriteString(w, `{"erreur": "secret absent"}`)
-			return
-		}
-		s, ok := served[r.URL.RequestURI()]
-		if !ok {
-			s.status, s.body = 404, fmt.Sprintf(`{"ressource": %q, "existe": false}`, r.URL.RequestURI())
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(s.status)
-		io.WriteString(w, s.body)
-	}))
-}
+func fakeCorpus(t *testing.T) string { return servertest.FakeCorpus(t, secret, served) }
 
 // Both modes disclose the same hashes for a call; the proxied one opens
 // the stand-in's real commitments with its nonces.
@@ -74,7 +40,7 @@ func TestRelayModes(t *testing.T) {
 	client, err := probe.NewClient(upstream, 5*time.Second)
 	require.NoError(t, err)
 	direct := participant.NewRelay(client, secret, origin, "prf_direct")
-	proxied := participant.NewProxiedRelay(&participant.TrustLayer{URL: loopback(t, tl.Handler()), APIKey: "participant-key",
+	proxied := participant.NewProxiedRelay(&participant.TrustLayer{URL: servertest.Loopback(t, tl.Handler()), APIKey: "participant-key",
 		AgentDID: did, HTTP: &http.Client{Timeout: 10 * time.Second}}, origin)
 
 	for _, path := range []string{"/agrements/AGR-4417", "/agrements/AGR-9999"} {
@@ -83,7 +49,7 @@ func TestRelayModes(t *testing.T) {
 			require.NoError(t, err)
 			p, err := proxied.Call(path)
 			require.NoError(t, err)
-			assert.Equal(t, served[path].status, d.Status)
+			assert.Equal(t, served[path].Status, d.Status)
 			assert.Equal(t, d.Status, p.Status)
 			assert.Equal(t, anchor.RequestHash(origin+path), p.Disclosure.RequestHash.Value)
 			assert.Equal(t, d.Disclosure.RequestHash.Value, p.Disclosure.RequestHash.Value)
@@ -103,7 +69,8 @@ func TestRelayModes(t *testing.T) {
 			for field, o := range map[string]proofs.Opening{"request_hash": p.Disclosure.RequestHash, "response_hash": p.Disclosure.ResponseHash} {
 				nonce, err := hex.DecodeString(o.Nonce)
 				require.NoError(t, err)
-				assert.Equal(t, view.Commitments[field], "sha256:"+hex.EncodeToString(trustlayer.Commit(field, nonce, o.Value)), field)
+				c := proofs.Commit(field, nonce, o.Value)
+				assert.Equal(t, view.Commitments[field], "sha256:"+hex.EncodeToString(c[:]), field)
 			}
 		})
 	}
@@ -111,7 +78,7 @@ func TestRelayModes(t *testing.T) {
 	assert.ErrorContains(t, err, "status 404")
 	body, err := proxied.Fetch("/agrements/AGR-4417")
 	require.NoError(t, err)
-	assert.JSONEq(t, served["/agrements/AGR-4417"].body, string(body))
+	assert.JSONEq(t, served["/agrements/AGR-4417"].Body, string(body))
 	assert.Len(t, proxied.Proofs(), 4)
 
 	// A direct relay without the secret still reaches the corpus refused.
@@ -123,7 +90,7 @@ func TestRelayModes(t *testing.T) {
 func TestProxiedRelayRefusals(t *testing.T) {
 	tl, err := trustlayer.New(trustlayer.Options{})
 	require.NoError(t, err)
-	base := loopback(t, tl.Handler())
+	base := servertest.Loopback(t, tl.Handler())
 	for _, tt := range []struct {
 		name   string
 		tl     participant.TrustLayer

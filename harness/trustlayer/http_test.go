@@ -3,11 +3,9 @@ package trustlayer_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/harness/servertest"
 	"github.com/arkforge/proveit-corpus/harness/trustlayer"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 )
@@ -27,42 +25,14 @@ const (
 )
 
 // bodies the fake corpus serves, with their status.
-var served = map[string]struct {
-	status int
-	body   string
-}{
-	"/agrements/AGR-4417": {200, `{"ressource": "/agrements/AGR-4417", "existe": true}`},
-	"/agrements/AGR-9999": {404, `{"ressource": "/agrements/AGR-9999", "existe": false}`},
-	"/vide":               {200, `{}`},
-	"/texte":              {200, `plain text`},
+var served = map[string]servertest.Answer{
+	"/agrements/AGR-4417": {Status: 200, Body: `{"ressource": "/agrements/AGR-4417", "existe": true}`},
+	"/agrements/AGR-9999": {Status: 404, Body: `{"ressource": "/agrements/AGR-9999", "existe": false}`},
+	"/vide":               {Status: 200, Body: `{}`},
+	"/texte":              {Status: 200, Body: `plain text`},
 }
 
-// loopback serves h on 127.0.0.1 until the test ends.
-func loopback(t *testing.T, h http.Handler) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	s := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}}
-	s.Start()
-	t.Cleanup(s.Close)
-	return s.URL
-}
-
-func fakeCorpus(t *testing.T) string {
-	return loopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(corpus.SecretHeader) != secret {
-			w.WriteHeader(http.StatusForbidden)
-			io.WriteString(w, `{"erreur": "secret"}`)
-			return
-		}
-		s, ok := served[r.URL.RequestURI()]
-		if !ok {
-			s.status, s.body = 404, fmt.Sprintf(`{"ressource": %q, "existe": false}`, r.URL.RequestURI())
-		}
-		w.WriteHeader(s.status)
-		io.WriteString(w, s.body)
-	}))
-}
+func fakeCorpus(t *testing.T) string { return servertest.FakeCorpus(t, secret, served) }
 
 type client struct {
 	t    *testing.T
@@ -104,8 +74,8 @@ func TestHTTP(t *testing.T) {
 	upstream := fakeCorpus(t)
 	tl, c := newStandIn(t, trustlayer.Options{Upstreams: map[string]trustlayer.Upstream{origin: {URL: upstream, Secret: secret}}})
 	tr := readTrust(t, tl, "tsa.test", "rekor.test")
-	api := &client{t: t, base: loopback(t, tl.Handler()), http: &http.Client{Timeout: 10 * time.Second}}
-	rekor := &client{t: t, base: loopback(t, tl.RekorHandler()), http: api.http}
+	api := &client{t: t, base: servertest.Loopback(t, tl.Handler()), http: &http.Client{Timeout: 10 * time.Second}}
+	rekor := &client{t: t, base: servertest.Loopback(t, tl.RekorHandler()), http: api.http}
 	auth := map[string]string{trustlayer.APIKeyHeader: apiKey, trustlayer.AgentIdentityHeader: did}
 
 	tests := []struct {
@@ -146,7 +116,7 @@ func TestHTTP(t *testing.T) {
 			wantHash := tt.wantedHash
 			if wantHash == "" {
 				var err error
-				wantHash, err = anchor.ResponseHash([]byte(served[tt.path].body))
+				wantHash, err = anchor.ResponseHash([]byte(served[tt.path].Body))
 				require.NoError(t, err)
 			}
 			assert.Equal(t, "sha256:"+wantHash, p.Hashes.Response)
@@ -176,7 +146,7 @@ func TestHTTP(t *testing.T) {
 			assert.Equal(t, wantHash, full.ChainData["response_hash"])
 			assert.Len(t, full.CommitmentNonces["response_hash"], 64)
 			checkProof(t, tl, tr, trustlayer.ProofID(p.ProofID), trustlayer.Call{Target: origin + tt.path, APIKey: apiKey,
-				StatusCode: tt.status, Body: []byte(served[tt.path].body)})
+				StatusCode: tt.status, Body: []byte(served[tt.path].Body)})
 		})
 	}
 
@@ -261,7 +231,7 @@ func TestUpstreamDown(t *testing.T) {
 	dead := "http://" + ln.Addr().String()
 	require.NoError(t, ln.Close())
 	tl, _ := newStandIn(t, trustlayer.Options{Upstreams: map[string]trustlayer.Upstream{origin: {URL: dead, Secret: secret}}})
-	api := &client{t: t, base: loopback(t, tl.Handler()), http: &http.Client{Timeout: 10 * time.Second}}
+	api := &client{t: t, base: servertest.Loopback(t, tl.Handler()), http: &http.Client{Timeout: 10 * time.Second}}
 	status, data := api.do("POST", "/v1/proxy", map[string]any{"target": origin + "/x"}, map[string]string{trustlayer.APIKeyHeader: apiKey})
 	require.Equal(t, 502, status, string(data))
 	var ans proxyAnswer

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"net/http/httptest"
 	"path/filepath"
@@ -13,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/harness/participant"
-	"github.com/arkforge/proveit-corpus/harness/servertest"
 	"github.com/arkforge/proveit-corpus/harness/trustlayer"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
@@ -30,11 +27,7 @@ import (
 // and the stand-in's trust material alone: every task founded.
 func TestReplayFromPublishedFiles(t *testing.T) {
 	inRepoRoot(t)
-	secretBytes := make([]byte, 32)
-	_, err := rand.Read(secretBytes)
-	require.NoError(t, err)
-	secret := hex.EncodeToString(secretBytes)
-	s := servertest.Start(t, servertest.Options{Secrets: []string{secret}})
+	secret, s := startCorpus(t)
 
 	m, _, err := manifest.ReadFile(chainTracks[0].manifestPath())
 	require.NoError(t, err)

@@ -340,6 +340,17 @@ func (c *chain) alterations(t *testing.T) []alteration {
 	}
 }
 
+// startCorpus starts the real server on both corpora, with a secret made
+// for the test, which no output may show.
+func startCorpus(t *testing.T) (string, *servertest.Server) {
+	t.Helper()
+	secretBytes := make([]byte, 32)
+	_, err := rand.Read(secretBytes)
+	require.NoError(t, err)
+	secret := hex.EncodeToString(secretBytes)
+	return secret, servertest.Start(t, servertest.Options{Secrets: []string{secret}})
+}
+
 // TestScoreChainEndToEnd: on each track, the reference participant's
 // submissions, made over HTTP against the real server serving both
 // corpora, score 10/10 with no overclaim; each alteration, one at a time,
@@ -347,11 +358,7 @@ func (c *chain) alterations(t *testing.T) []alteration {
 // test and never printed.
 func TestScoreChainEndToEnd(t *testing.T) {
 	inRepoRoot(t)
-	secretBytes := make([]byte, 32)
-	_, err := rand.Read(secretBytes)
-	require.NoError(t, err)
-	secret := hex.EncodeToString(secretBytes)
-	s := servertest.Start(t, servertest.Options{Secrets: []string{secret}})
+	secret, s := startCorpus(t)
 	client, err := probe.NewClient(s.URL, 10*time.Second)
 	require.NoError(t, err)
 
