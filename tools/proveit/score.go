@@ -77,8 +77,8 @@ func runScore(args []string, stdout io.Writer) error {
 			return badInput(err)
 		}
 	}
-	var key season.Key
-	if err := season.DecodeStrict(t.key, files.Key.Data, &key); err != nil {
+	key, err := season.DecodeKey(t.key, files.Key.Data)
+	if err != nil {
 		return badInput(err)
 	}
 	if err := verify.Check(files.manifest, os.DirFS(t.tree), verify.Full, nil); err != nil {
@@ -86,7 +86,7 @@ func runScore(args []string, stdout io.Writer) error {
 	}
 	scorer := &score.Scorer{
 		Tasks:          files.tasks,
-		Key:            &key,
+		Key:            key,
 		Manifest:       files.manifest,
 		ManifestSHA256: anchor.SHA256(files.Manifest.Data),
 		Fetch:          solver.ServeTree(os.DirFS(t.tree)),

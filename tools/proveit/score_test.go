@@ -569,6 +569,7 @@ func TestScoreBadInput(t *testing.T) {
 	key, err := os.ReadFile(conformity.keyPath())
 	require.NoError(t, err)
 	changedKey := write("cle.json", string(key)+"\n")
+	keyWithout := write("cle-incomplete.json", strings.Replace(string(key), `"controle": true,`, ``, 1))
 	otherSalt := filepath.Join(t.TempDir(), "sel.hex")
 	require.NoError(t, seal.WriteSalt(otherSalt, seal.NewSalt()))
 	h := strings.Repeat("a", 64)
@@ -592,6 +593,8 @@ func TestScoreBadInput(t *testing.T) {
 		{"another salt", []string{"score", "-track", "conformite", "-record", sealing.record, "-salt", otherSalt, sub}, conformity.keyPath() + ": the key and the salt do not open"},
 		{"the other track's record", []string{"score", "-track", "conformite", "-record", genericSealing.record, "-salt", sealing.salt, sub}, `the record is of the track "generique", not "conformite"`},
 		{"no record", []string{"score", "-track", "conformite", "-record", filepath.Join(dir, "none.json"), "-salt", sealing.salt, sub}, "none.json: no such file"},
+		// The replay reads the key as the solver does, every member required.
+		{"a key missing a member, in a dry run", []string{"score", "-track", "conformite", "-dry-run", "-key", keyWithout, sub}, keyWithout + " /taches/0: member \"controle\" is missing"},
 		{"a dry run given a record", []string{"score", "-track", "conformite", "-dry-run", "-salt", sealing.salt, sub}, "-dry-run checks no record"},
 		{"no track", []string{"score", "-record", sealing.record, "-salt", sealing.salt, sub}, "say which track with -track"},
 		{"the old flag -taches", []string{"score", "-taches", conformity.tasksPath(), "-track", "conformite", sub}, "flag provided but not defined: -taches"},
