@@ -2,7 +2,6 @@ package frontal
 
 import (
 	"bufio"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,14 +49,8 @@ func TestRestartUnderLoad(t *testing.T) {
 			o.TLS = true
 			o.Dir = t.TempDir() // every process of the run: one data folder, one certificate
 			if tt.activated {
-				ln, err := net.Listen("tcp", "127.0.0.1:0")
-				require.NoError(t, err)
-				t.Cleanup(func() { ln.Close() })
-				file, err := ln.(*net.TCPListener).File()
-				require.NoError(t, err)
-				t.Cleanup(func() { file.Close() })
-				o.Port = ln.Addr().(*net.TCPAddr).Port
-				o.Sockets = []servertest.Socket{{Name: units.name, File: file}}
+				socket, port := servertest.HeldSocket(t, units.name)
+				o.Port, o.Sockets = port, []servertest.Socket{socket}
 				o.Env["CORPUS_BIND"] = units.bind
 			}
 			s := servertest.Start(t, o)

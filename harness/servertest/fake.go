@@ -51,3 +51,17 @@ func FakeCorpus(t testing.TB, secret string, served map[string]Answer) string {
 		io.WriteString(w, a.Body)
 	}))
 }
+
+// HeldSocket opens a listening socket on a free loopback port and holds it
+// until the test ends, as a systemd socket unit named name holds its own:
+// the servers it is handed to come and go, the socket stays.
+func HeldSocket(t testing.TB, name string) (Socket, int) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	file, err := ln.(*net.TCPListener).File()
+	require.NoError(t, err)
+	t.Cleanup(func() { file.Close() })
+	return Socket{Name: name, File: file}, ln.Addr().(*net.TCPAddr).Port
+}
