@@ -16,6 +16,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/caddyserver/caddy/v2/modules/caddytls"
 	"go.uber.org/zap"
 )
 
@@ -109,13 +110,33 @@ func (l *Limits) Provision(ctx caddy.Context) error {
 	// between fails (a TLS internal error). When the listening socket is
 	// inherited (docs/operating.md, "Socket activation"), every connection
 	// that waited in its backlog through a restart arrives then, at once.
-	// The configuration becomes Caddy's active one once every app started.
+	// The configuration becomes Caddy's active one once every app started;
+	// the certificates a server's TLS policies name by default are loaded
+	// into the cache in the background, and are waited for too.
 	previous := caddy.ActiveContext().Context
-	l.running = func() bool { return !sameContext(caddy.ActiveContext().Context, previous) }
-	if srv, ok := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
+	srv, _ := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
+	l.running = func() bool {
+		return !sameContext(caddy.ActiveContext().Context, previous) && certificatesLoaded(srv)
+	}
+	if srv != nil {
 		srv.RegisterConnContext(l.http2Config())
 	}
 	return nil
+}
+
+// certificatesLoaded reports whether the certificate cache holds one for
+// each server name the server's TLS policies default to (default_sni, the
+// Caddyfile's certificate): a handshake before then fails.
+func certificatesLoaded(srv *caddyhttp.Server) bool {
+	if srv == nil {
+		return true
+	}
+	for _, p := range srv.TLSConnPolicies {
+		if p.DefaultSNI != "" && len(caddytls.AllMatchingCertificates(p.DefaultSNI)) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // http2Config returns a connection-context hook that sets the server's
