@@ -360,7 +360,7 @@ func (s *Scorer) scoreTask(t season.Task, k season.KeyTask, p Parsed) (TaskRepor
 		tr.Reason = ptr(fmt.Sprintf("%s: %d assertions comptées (défauts d'instrument exclus), sous le minimum de %d", sub.File, counted, t.AssertionsMin))
 		return tr, nil
 	}
-	if own, want := ownCount(sub, graph, tr.Assertions), (t.AssertionsMin+1)/2; own < want {
+	if own, want := ownCount(sub, graph, tr.Assertions), season.OwnMinimum(t.AssertionsMin); own < want {
 		tr.Status = RejectedAtClose
 		tr.Reason = ptr(fmt.Sprintf("%s: %d assertions sur les ressources propres de la tâche (celles de l'entité, ou des candidats), au moins %d attendues (la moitié du minimum %d, arrondie au-dessus)", sub.File, own, want, t.AssertionsMin))
 		return tr, nil
@@ -405,14 +405,14 @@ func (s *Scorer) entryCheck(t season.Task, p Parsed) error {
 func (s *Scorer) closeCheck(sub *Submission, g *season.Graph) string {
 	for i, a := range sub.Assertions {
 		at := fmt.Sprintf("/assertions/%d/claim", i)
-		switch {
-		case !g.Contains(a.Resource):
+		switch g.Admits(a.Resource, a.Field) {
+		case season.OutsideGraph:
 			return fmt.Sprintf("%s/resource: %s est hors du graphe de la tâche", at, a.Resource)
-		case a.Field == "":
+		case season.WholeDocument:
 			return fmt.Sprintf("%s/field: une assertion sur le document entier est refusée", at)
-		case !season.Probative(a.Resource, a.Field):
+		case season.NotProbative:
 			return fmt.Sprintf("%s/field: %s n'est pas un champ probant de %s (aucune règle ne le lit)", at, a.Field, a.Resource)
-		case g.Common[a.Resource] && !g.Own[a.Resource] && !g.Concerns(a.Resource, a.Field):
+		case season.OtherEntry:
 			return fmt.Sprintf("%s/field: %s de la liste commune %s n'est pas une entrée qui concerne la tâche (son entité, ou un candidat)", at, a.Field, a.Resource)
 		}
 	}

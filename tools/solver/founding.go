@@ -24,7 +24,7 @@ func forms(g *season.Graph, f Fact) []Fact {
 	seen := map[string]bool{tripleOf(f): true}
 	queue := []Fact{f}
 	add := func(form Fact) {
-		if !seen[tripleOf(form)] && season.Probative(form.Resource, form.Field) && g.Contains(form.Resource) {
+		if !seen[tripleOf(form)] && g.Admits(form.Resource, form.Field) == season.Admissible {
 			seen[tripleOf(form)] = true
 			out = append(out, form)
 			queue = append(queue, form)

@@ -135,16 +135,13 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 	// check applies to a fact, or to one of its equivalent forms, the rules
 	// an assertion of it must meet.
 	check := func(label string, f season.Fact) {
-		if !season.Probative(f.Resource, f.Field) {
+		switch graph.Admits(f.Resource, f.Field) {
+		case season.OutsideGraph:
+			report(ruleGraph, "%s: not in the task's graph", label)
+		case season.WholeDocument, season.NotProbative:
 			report(ruleProbative, "%s: not a probative field of its collection", label)
-		}
-		if !graph.Own[f.Resource] {
-			switch {
-			case !graph.Common[f.Resource]:
-				report(ruleGraph, "%s: not in the task's graph", label)
-			case !graph.Concerns(f.Resource, f.Field):
-				report(ruleCommonList, "%s: a common list's entry that does not concern %s", label, subject)
-			}
+		case season.OtherEntry:
+			report(ruleCommonList, "%s: a common list's entry that does not concern %s", label, subject)
 		}
 		if msg := served(f, fetch); msg != "" {
 			report(ruleServed, "%s: %s", label, msg)
@@ -216,7 +213,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 	}
 	// The agent fills the smallest set up to the minimum with assertions
 	// of its choosing, which may all be on own resources.
-	if want, filled := (task.AssertionsMin+1)/2, own+max(0, task.AssertionsMin-len(smallest)); filled < want {
+	if want, filled := season.OwnMinimum(task.AssertionsMin), own+max(0, task.AssertionsMin-len(smallest)); filled < want {
 		report(ruleOwn, "the smallest founding set, filled up to the minimum, has %d assertions on %s own resources, want at least %d (half the minimum %d, rounded up)", filled, owner, want, task.AssertionsMin)
 	}
 	return problems, nil
