@@ -7,6 +7,14 @@
 // It never calls the next handler and never returns an error, so that no
 // response of Caddy's own (an empty body, a plain-text error) can reach a
 // caller.
+//
+// Beside the handler (http.handlers.proveit_corpus), the package holds the
+// modules that keep its answers whole under load and abuse, and its logs:
+// the listener wrappers caddy.listeners.proveit_limits (per-address caps,
+// HTTP/2 limits, connections held until the configuration and its
+// certificates are ready), proveit_guard and proveit_h2_guard, the
+// telemetry writer caddy.logging.writers.proveit_file and the journal's
+// encoder caddy.logging.encoders.proveit_journal.
 package corpushandler
 
 import (

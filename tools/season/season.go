@@ -7,6 +7,12 @@
 // sealed answer key (docs/contract.md section 5): one reader serves every
 // track, and a statement carries exactly the fields of its track, no more
 // and no fewer.
+//
+// It also holds what every track's rules are written with: the task graph
+// and its walk (graph.go), what an assertion on the graph may claim
+// (admissible.go), the founding formula's algebra (formula.go), and the
+// strict decoder every season file and verifier input is read with
+// (strict.go).
 package season
 
 import (
