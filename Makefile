@@ -17,7 +17,7 @@ GO_LDFLAGS := -X github.com/arkforge/proveit-corpus.stamped=$(VERSION)
 # with "context deadline exceeded" on a loaded machine. About 10 s each here.
 FUZZ_TARGET_EXECS ?= 300000x
 FUZZ_JSON_EXECS ?= 100000x
-FUZZ_PROOF_EXECS ?= 50000x
+FUZZ_PROOF_EXECS ?= 20000x
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.run/*') go.mod go.sum
 CORPUS_FILES := $(shell find corpus manifest -type f -not -name '*.go')
