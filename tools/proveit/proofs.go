@@ -51,7 +51,7 @@ func runProofs(args []string, stdout io.Writer) error {
 // alone, or a submission, whose cited proofs are verified with its DID and
 // disclosures. A submission rejected at entry is bad input here: it cites
 // nothing a verification could open.
-func citedProofs(args []string) ([]proofs.Citation, []score.Parsed, error) {
+func citedProofs(args []string) ([]proofs.Citation, error) {
 	var cites []proofs.Citation
 	var subs []score.Parsed
 	for _, arg := range args {
@@ -61,15 +61,15 @@ func citedProofs(args []string) ([]proofs.Citation, []score.Parsed, error) {
 		}
 		data, err := os.ReadFile(arg)
 		if err != nil {
-			return nil, nil, badInput(err)
+			return nil, badInput(err)
 		}
 		sub, err := score.ParseSubmission(arg, data)
 		if err != nil {
-			return nil, nil, badInput(fmt.Errorf("%s %w", arg, err))
+			return nil, badInput(fmt.Errorf("%s %w", arg, err))
 		}
 		subs = append(subs, score.Parsed{Submission: sub})
 	}
-	return append(score.Citations(subs), cites...), subs, nil
+	return append(score.Citations(subs), cites...), nil
 }
 
 func runProofsFetch(args []string, stdout io.Writer) error {
@@ -91,7 +91,7 @@ func runProofsFetch(args []string, stdout io.Writer) error {
 	case *attempts < 1:
 		return badUsage(errors.New("-attempts: at least 1"))
 	}
-	cites, _, err := citedProofs(fs.Args())
+	cites, err := citedProofs(fs.Args())
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func runProofsVerify(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cites, _, err := citedProofs(fs.Args())
+	cites, err := citedProofs(fs.Args())
 	if err != nil {
 		return err
 	}

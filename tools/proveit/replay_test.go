@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,4 +136,42 @@ func replay(t *testing.T, args []string) *score.Report {
 	var report score.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &report), out)
 	return &report
+}
+
+// proofs fetch and verify answer bad usage and bad input with exit status
+// 2 and one line, and a proof that fails a check with exit status 1.
+func TestProofsCommandLine(t *testing.T) {
+	inRepoRoot(t)
+	views := t.TempDir()
+	gel, err := os.ReadFile("tools/proofs/testdata/trustlayer/proof_proveit_gel.json")
+	require.NoError(t, err)
+	const gelID = "prf_20260923_072144_2ad720"
+	require.NoError(t, os.WriteFile(proofs.ViewFile(views, gelID), gel, 0o644))
+	bad := filepath.Join(views, "prf_20260101_000000_000000.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"proof_id": "prf_20260101_000000_000000", "batch_anchor": 3}`), 0o644))
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no subcommand", []string{"proofs"}, 2, `want fetch or verify, not ""`},
+		{"an unknown subcommand", []string{"proofs", "check"}, 2, `want fetch or verify, not "check"`},
+		{"verify without -views", []string{"proofs", "verify", gelID}, 2, "-views is required"},
+		{"verify without a season", []string{"proofs", "verify", "-views", views, gelID}, 2, "say which season bounds the tokens' time"},
+		{"verify with an opening not in UTC", []string{"proofs", "verify", "-views", views, "-track", "conformite", "-opening", "2026-09-01", gelID}, 2, `-opening "2026-09-01": want an RFC 3339 time in UTC`},
+		{"fetch without -views", []string{"proofs", "fetch", gelID}, 2, "-views is required"},
+		{"a submission that cannot be read", []string{"proofs", "verify", "-views", views, "-track", "conformite", "none.json"}, 2, "none.json"},
+		{"a view that is not one", []string{"proofs", "verify", "-views", views, "-track", "conformite", "prf_20260101_000000_000000"}, 2, bad + " /batch_anchor: want an object or null"},
+		{"the gel proof, no Rekor entry", []string{"proofs", "verify", "-views", views, "-opening", "2026-09-01T00:00:00Z", "-closing", "2026-09-30T23:59:59Z", gelID}, 1, gelID + " invalide: rekor_non_fourni"},
+		{"the gel proof, before season 1", []string{"proofs", "verify", "-views", views, "-track", "conformite", gelID}, 1, gelID + " invalide: jeton_tsa_hors_saison, rekor_non_fourni"},
+		{"a proof no view holds", []string{"proofs", "verify", "-views", views, "-track", "conformite", "prf_20260101_000000_abcdef"}, 1, "prf_20260101_000000_abcdef invalide: vue_absente"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(tt.args...)
+			assert.Equal(t, tt.code, code, out+errOut)
+			assert.Contains(t, out+errOut, tt.want)
+		})
+	}
 }
