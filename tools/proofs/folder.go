@@ -74,6 +74,7 @@ type Citation struct {
 // or entry that cannot be read is an error naming its file.
 func (vr *Verifier) VerifyFolder(dir string, cites []Citation) (map[string]Result, error) {
 	out := make(map[string]Result, len(cites))
+	entries := map[string][]byte{} // a batch's entry, read once for its hundred proofs
 	for _, c := range cites {
 		if _, done := out[c.ProofID]; done {
 			continue
@@ -86,9 +87,15 @@ func (vr *Verifier) VerifyFolder(dir string, cites []Citation) (map[string]Resul
 		if err != nil {
 			return nil, err
 		}
-		entry, err := ReadEntry(dir, view)
-		if err != nil {
-			return nil, err
+		var entry []byte
+		if view.Log != nil {
+			var read bool
+			if entry, read = entries[view.Log.UUID]; !read {
+				if entry, err = ReadEntry(dir, view); err != nil {
+					return nil, err
+				}
+				entries[view.Log.UUID] = entry
+			}
 		}
 		out[c.ProofID] = vr.Verify(Input{View: view, Entry: entry, Disclosure: c.Disclosure, AgentDID: c.AgentDID})
 	}
