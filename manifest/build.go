@@ -12,21 +12,15 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/internal/parallel"
+	"github.com/arkforge/proveit-corpus/manifest/internal/treefile"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 )
-
-// MaxFileSize is the most bytes a file of a corpus tree may hold, far
-// above any body of the season (a few KiB): Build lists no larger file,
-// and a server refuses a tree that holds one, that file read no further
-// than this, so that a huge or sparse file put in the tree costs no
-// memory at start-up or reload.
-const MaxFileSize = 1 << 20
 
 // Build makes the manifest of the tree of the track named piste. Every file
 // becomes a document or systeme entry; every reference cited by a file, or
 // in citations (a task statement's entity and references), that has no file
 // becomes an absent entry with the exact body the server answers. A file
-// larger than MaxFileSize is refused. The result depends only on the
+// larger than treefile.MaxSize is refused. The result depends only on the
 // tree's content, never on the order the file system lists it in.
 func Build(fsys fs.FS, piste, origin string, citations []string) (*Manifest, error) {
 	track, err := corpus.TrackNamed(piste)
@@ -44,13 +38,13 @@ func Build(fsys fs.FS, piste, origin string, citations []string) (*Manifest, err
 	hashers := make([]anchor.Hasher, tree.Readers(fsys))
 	cited := make([][]string, len(hashers))
 	refused := make([][]refusal, len(hashers))
-	files, entries, err := tree.Scan(fsys, track.PathOf, MaxFileSize, func(r int, name, path string, body []byte) Entry {
+	files, entries, err := tree.Scan(fsys, track.PathOf, treefile.MaxSize, func(r int, name, path string, body []byte) Entry {
 		h := &hashers[r]
 		if err := h.Check(body); err != nil {
 			refused[r] = append(refused[r], refusal{path, fmt.Errorf("%s: %w", name, err)})
 			return Entry{}
 		}
-		cited[r] = AppendCited(cited[r], h, path)
+		cited[r] = treefile.AppendCited(cited[r], h, path)
 		return m.entryFor(h, path, name, body)
 	})
 	if err != nil {
@@ -138,29 +132,18 @@ func (m *Manifest) absentEntry(path string) Entry {
 	return m.entryFor(h, path, "", body)
 }
 
-// Sums are what an entry records of its body: the SHA-256 of its bytes
-// and the one behind its response_hash.
-type Sums struct {
-	Bytes, Response [sha256.Size]byte
-}
-
-// SumsOf is the Sums of body, which h has just checked (Hasher.Check).
-func SumsOf(h *anchor.Hasher, body []byte) Sums {
-	return Sums{Bytes: sha256.Sum256(body), Response: h.ResponseSum()}
-}
-
 // entryFor computes the manifest entry of a path served with body, which h
 // has just checked (Hasher.Check). file is the file of the tree it comes
 // from, empty for an absent reference.
 func (m *Manifest) entryFor(h *anchor.Hasher, path, file string, body []byte) Entry {
-	return m.EntryOf(h, path, file, SumsOf(h, body))
+	return m.EntryOf(h, path, file, treefile.SumsOf(h, body))
 }
 
-// EntryOf is entryFor of a body whose Sums are known, h only hashing the
+// EntryOf is entryFor of a body whose sums are known, h only hashing the
 // request. The entry's strings share one allocation, and its optional ones
 // another: on a large tree, allocating each is a good part of the time
 // spent building.
-func (m *Manifest) EntryOf(h *anchor.Hasher, path, file string, sums Sums) Entry {
+func (m *Manifest) EntryOf(h *anchor.Hasher, path, file string, sums treefile.Sums) Entry {
 	e := Entry{Path: path}
 	switch {
 	case file == "":
@@ -189,17 +172,4 @@ func (m *Manifest) EntryOf(h *anchor.Hasher, path, file string, sums Sums) Entry
 		e.Target, e.RequestHash = &optional.target, &optional.requestHash
 	}
 	return e
-}
-
-// AppendCited appends every string value of the body h has just checked
-// that may be a reference into a collection, but self (the body's own
-// path): a reference starts with a slash, and most strings do not, so only
-// those are copied; corpus.IsReference decides.
-func AppendCited(refs []string, h *anchor.Hasher, self string) []string {
-	h.Strings(func(text []byte) {
-		if len(text) > 0 && text[0] == '/' && string(text) != self {
-			refs = append(refs, string(text))
-		}
-	})
-	return refs
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/internal/parallel"
+	"github.com/arkforge/proveit-corpus/manifest/internal/treefile"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 )
 
@@ -182,7 +183,7 @@ func byFile(track *corpus.Track, fsys fs.FS, depth Depth, citations []string, ke
 	}()
 	hashers := make([]anchor.Hasher, readers)
 	copies := make([]copier, readers)
-	files, _, readErr := tree.Scan(fsys, track.PathOf, manifest.MaxFileSize, func(reader int, name, path string, data []byte) struct{} {
+	files, _, readErr := tree.Scan(fsys, track.PathOf, treefile.MaxSize, func(reader int, name, path string, data []byte) struct{} {
 		if <-ready; c == nil {
 			return struct{}{}
 		}

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/internal/treefile"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 )
 
@@ -23,7 +23,7 @@ type File struct {
 // parsedBody is a body parsed as Python would, and hashed.
 type parsedBody struct {
 	err   error         // why the body is not a corpus body; if so, nothing else is set
-	sums  manifest.Sums // its entry's hashes
+	sums  treefile.Sums // its entry's hashes
 	cited []string      // the references it cites (corpus.IsReference), but its own path
 }
 
@@ -32,19 +32,19 @@ func parse(h *anchor.Hasher, path string, body []byte) parsedBody {
 	if err := h.Check(body); err != nil {
 		return parsedBody{err: err}
 	}
-	cited := slices.DeleteFunc(manifest.AppendCited(nil, h, path), func(ref string) bool { return !corpus.IsReference(ref) })
-	return parsedBody{sums: manifest.SumsOf(h, body), cited: cited}
+	cited := slices.DeleteFunc(treefile.AppendCited(nil, h, path), func(ref string) bool { return !corpus.IsReference(ref) })
+	return parsedBody{sums: treefile.SumsOf(h, body), cited: cited}
 }
 
 // readTree reads every file of a track's tree, keyed by canonical path. A
 // file whose name is not a canonical resource of the track (a stray file, a
 // non-JSON file, an id outside the grammar, another track's resource), that
-// is not a regular file or that is larger than manifest.MaxFileSize (read no
+// is not a regular file or that is larger than treefile.MaxSize (read no
 // further) is an error naming it: nothing in the served tree goes
 // unaccounted for.
 func readTree(fsys fs.FS, track *corpus.Track) (map[string]File, error) {
 	copies := make([]copier, tree.Readers(fsys))
-	files, data, err := tree.Scan(fsys, track.PathOf, manifest.MaxFileSize, func(reader int, _, _ string, b []byte) []byte {
+	files, data, err := tree.Scan(fsys, track.PathOf, treefile.MaxSize, func(reader int, _, _ string, b []byte) []byte {
 		return copies[reader].copy(b)
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/internal/treefile"
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
 )
@@ -58,7 +59,7 @@ func TestReadTreeFailsOnTheFirstFile(t *testing.T) {
 // TestLargeFileIsRefusedUnread puts a sparse file of 1 GiB in the place of
 // a file of the season's tree on disk: start-up (Load, as at a reload),
 // Check and Build each refuse it by name, having read no more of it than
-// MaxFileSize, and the other files are checked as ever.
+// treefile.MaxSize, and the other files are checked as ever.
 func TestLargeFileIsRefusedUnread(t *testing.T) {
 	root := t.TempDir()
 	require.NoError(t, os.CopyFS(root, corpus.Conformity.Embedded()))
@@ -67,7 +68,7 @@ func TestLargeFileIsRefusedUnread(t *testing.T) {
 	require.NoError(t, err)
 	huge := *m.Resources[len(m.Resources)-1].File
 	require.NoError(t, os.Truncate(filepath.Join(root, huge), 1<<30))
-	refusal := fmt.Sprintf("%s: larger than a file of the tree may be (%d bytes)", huge, manifest.MaxFileSize)
+	refusal := fmt.Sprintf("%s: larger than a file of the tree may be (%d bytes)", huge, treefile.MaxSize)
 
 	for name, run := range map[string]func() error{
 		"Load": func() error {
