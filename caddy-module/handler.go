@@ -418,11 +418,11 @@ func (h *Handler) answer(r *http.Request) (*response, int) {
 	case r.Method != http.MethodGet, hasBody(r), !h.hostAllowed(r.Host):
 		return h.badRequest, slot
 	}
-	switch outcome, path := corpus.Classify(r.RequestURI, h.isResource); outcome {
+	switch outcome, path, ref := corpus.Classify(r.RequestURI, h.isResource); outcome {
 	case corpus.Resource:
 		return h.resources[path], slot
 	case corpus.AbsentReference:
-		track, _ := corpus.TrackOf(path)
+		track := ref.Track()
 		if !h.served[track] {
 			return h.notFound, slot // a collection of a track this server does not serve
 		}

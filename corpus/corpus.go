@@ -105,9 +105,11 @@ func TrackNamed(name string) (*Track, error) {
 // or a reference into one of its collections. The fixed bodies belong to
 // every track, and so to none in particular.
 func TrackOf(path string) (*Track, bool) {
-	collection, _, isRef := SplitReference(path)
+	if ref, ok := ParseReference(path); ok {
+		return ref.Track(), true
+	}
 	for _, t := range Tracks {
-		if path == t.Rules || isRef && slices.Contains(t.Collections, collection) {
+		if path == t.Rules {
 			return t, true
 		}
 	}

@@ -102,28 +102,81 @@ func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
-// SplitReference splits a path of the form /<collection>/<id>, for a known
-// collection and an id in the grammar. Only such paths can answer
-// "existe": false.
-func SplitReference(path string) (collection, id string, ok bool) {
+// Reference is a parsed /<collection>/<id> path: a known collection and an
+// id in IDGrammar. Only such paths can answer "existe": false. It holds the
+// path it was parsed from, so that it is comparable, usable as a map key,
+// and gives its path back without building it. The zero Reference is no
+// reference.
+type Reference struct {
+	path  string
+	slash int // the index in path of the slash before the id
+}
+
+// ParseReference parses path as /<collection>/<id>, for a collection of a
+// registered track and an id in IDGrammar; ok is false for any other path.
+func ParseReference(path string) (ref Reference, ok bool) {
 	rest, found := strings.CutPrefix(path, "/")
 	if !found {
-		return "", "", false
+		return Reference{}, false
 	}
 	for _, c := range Collections {
 		// "<collection>/" matched without building it for each candidate.
 		if len(rest) > len(c) && rest[len(c)] == '/' && strings.HasPrefix(rest, c) {
-			if tail := rest[len(c)+1:]; ValidID(tail) {
-				return c, tail, true
+			if ValidID(rest[len(c)+1:]) {
+				return Reference{path: path, slash: 1 + len(c)}, true
 			}
 		}
 	}
-	return "", "", false
+	return Reference{}, false
+}
+
+// Collection is the collection the reference points into ("listes/agrees").
+func (r Reference) Collection() string {
+	if r.path == "" {
+		return ""
+	}
+	return r.path[1:r.slash]
+}
+
+// ID is the reference's id, the last segment of its path.
+func (r Reference) ID() string {
+	if r.path == "" {
+		return ""
+	}
+	return r.path[r.slash+1:]
+}
+
+// Path is the canonical path the reference was parsed from.
+func (r Reference) Path() string { return r.path }
+
+// String is the reference's path.
+func (r Reference) String() string { return r.path }
+
+// IsValid reports whether r is a parsed reference, not the zero Reference.
+func (r Reference) IsValid() bool { return r.path != "" }
+
+// Track is the track whose collection the reference points into; nil for
+// the zero Reference.
+func (r Reference) Track() *Track {
+	c := r.Collection()
+	for _, t := range Tracks {
+		if slices.Contains(t.Collections, c) {
+			return t
+		}
+	}
+	return nil
+}
+
+// CollectionOf returns the collection path points into, or "" when path is
+// not a reference: for the many callers that ask only that.
+func CollectionOf(path string) string {
+	ref, _ := ParseReference(path)
+	return ref.Collection()
 }
 
 // IsReference reports whether path is /<collection>/<id> in the grammar.
 func IsReference(path string) bool {
-	_, _, ok := SplitReference(path)
+	_, ok := ParseReference(path)
 	return ok
 }
 
@@ -193,16 +246,18 @@ const (
 
 // Classify decides what a raw request-target is answered with, given which
 // paths are resources of the tree. It returns the checked path along with
-// the outcome.
-func Classify(rawTarget string, isResource func(path string) bool) (Outcome, string) {
+// the outcome and, for an AbsentReference, the parsed reference, so that
+// no caller parses the path again.
+func Classify(rawTarget string, isResource func(path string) bool) (Outcome, string, Reference) {
 	path, err := CheckTarget(rawTarget)
-	switch {
-	case err != nil:
-		return Malformed, ""
-	case isResource(path):
-		return Resource, path
-	case IsReference(path):
-		return AbsentReference, path
+	if err != nil {
+		return Malformed, "", Reference{}
 	}
-	return NotFound, path
+	if isResource(path) {
+		return Resource, path, Reference{}
+	}
+	if ref, ok := ParseReference(path); ok {
+		return AbsentReference, path, ref
+	}
+	return NotFound, path, Reference{}
 }

@@ -83,8 +83,51 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.target, func(t *testing.T) {
-			got, _ := Classify(tt.target, isResource)
+			got, _, _ := Classify(tt.target, isResource)
 			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// A reference parses once into its collection, id and track, gives its
+// path back, and stands as a map key; anything else parses to the zero
+// Reference, which names no collection.
+func TestParseReference(t *testing.T) {
+	tests := []struct {
+		path, collection, id string
+		track                *Track
+	}{
+		{"/agrements/AGR-4417", "agrements", "AGR-4417", Conformity},
+		{"/listes/agrees/change-manuel-p2", "listes/agrees", "change-manuel-p2", Conformity},
+		{"/produits/PCP-1308", "produits", "PCP-1308", Purchasing},
+		{"/livraisons/LIV-7.annexe", "livraisons", "LIV-7.annexe", Purchasing},
+		{"/referentiel", "", "", nil},
+		{"/listes/agrees", "", "", nil},
+		{"/listes/AGR-1", "", "", nil},
+		{"/agrements/-x", "", "", nil},
+		{"/agrements/A/B", "", "", nil},
+		{"agrements/AGR-4417", "", "", nil},
+		{"/inconnu/X", "", "", nil},
+		{"", "", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			ref, ok := ParseReference(tt.path)
+			assert.Equal(t, tt.collection != "", ok)
+			assert.Equal(t, ok, ref.IsValid())
+			assert.Equal(t, ok, IsReference(tt.path))
+			assert.Equal(t, tt.collection, ref.Collection())
+			assert.Equal(t, tt.collection, CollectionOf(tt.path))
+			assert.Equal(t, tt.id, ref.ID())
+			assert.Equal(t, tt.track, ref.Track())
+			if ok {
+				assert.Equal(t, tt.path, ref.Path())
+				assert.Equal(t, tt.path, ref.String())
+				again, _ := ParseReference(tt.path)
+				assert.Equal(t, map[Reference]bool{ref: true}, map[Reference]bool{again: true}, "the same path, the same key")
+			} else {
+				assert.Equal(t, Reference{}, ref)
+			}
 		})
 	}
 }
@@ -220,7 +263,7 @@ func FuzzCheckTarget(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, target string) {
 		path, err := CheckTarget(target)
-		outcome, classified := Classify(target, func(string) bool { return false })
+		outcome, classified, ref := Classify(target, func(string) bool { return false })
 		if err != nil {
 			if outcome != Malformed {
 				t.Fatalf("%q refused by CheckTarget but classified %v", target, outcome)
@@ -240,8 +283,8 @@ func FuzzCheckTarget(f *testing.F) {
 			}
 		}
 		if outcome == AbsentReference {
-			collection, id, ok := SplitReference(path)
-			if !ok || !ValidID(id) || "/"+collection+"/"+id != path {
+			collection, id, ok := ref.Collection(), ref.ID(), ref.IsValid()
+			if !ok || !ValidID(id) || "/"+collection+"/"+id != path || ref.Path() != path {
 				t.Fatalf("%q classified absent but does not split into a collection and an id", path)
 			}
 		}

@@ -188,7 +188,7 @@ func (g *generator) id(prefix string) string {
 // encoder writes its members in the order of its fields, which is the
 // schema's.
 func (g *generator) put(path string, doc any) {
-	collection, _, _ := corpus.SplitReference(path)
+	collection := corpus.CollectionOf(path)
 	if t := reflect.TypeOf(doc); !g.fitted[t] {
 		fitSchema(t.Elem(), conformity.Schemas[collection], collection)
 		g.fitted[t] = true

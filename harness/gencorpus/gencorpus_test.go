@@ -86,14 +86,14 @@ func TestTreeHasTheTracksSchema(t *testing.T) {
 	for name, f := range files {
 		path, err := corpus.PathOf(name)
 		require.NoError(t, err)
-		collection, _, isRef := corpus.SplitReference(path)
+		ref, isRef := corpus.ParseReference(path)
 		if !isRef {
 			continue // the referentiel and the fixed bodies are the real ones
 		}
 		doc, err := pyjson.Parse(f.Data)
 		require.NoError(t, err, name)
-		assertShape(t, name, doc.(pyjson.Object), conformity.Schemas[collection])
-		seen[collection] = true
+		assertShape(t, name, doc.(pyjson.Object), conformity.Schemas[ref.Collection()])
+		seen[ref.Collection()] = true
 	}
 	assert.Len(t, seen, len(corpus.Conformity.Collections), "every collection generated")
 }

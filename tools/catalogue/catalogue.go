@@ -188,13 +188,14 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 		if e.Kind == manifest.System {
 			continue
 		}
-		name, _, ok := corpus.SplitReference(e.Path)
+		ref, ok := corpus.ParseReference(e.Path)
 		if !ok {
 			if e.Kind == manifest.Document {
 				c.Resources = append(c.Resources, Resource{Path: e.Path, Example: example(m, e.Path)})
 			}
 			continue
 		}
+		name := ref.Collection()
 		if collections[name] == nil {
 			template := m.Origin + "/" + name + "/" + idPlaceholder
 			collections[name] = &Collection{Collection: name, Template: template, RequestData: string(pyjson.Canonical(anchor.RequestData(template))), Examples: []Example{}}
@@ -207,8 +208,8 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 		return nil, fmt.Errorf("the statements name no reference: no worked example")
 	}
 	for _, ref := range refs {
-		name, _, ok := corpus.SplitReference(ref)
-		if !ok || collections[name] == nil {
+		name := corpus.CollectionOf(ref)
+		if collections[name] == nil {
 			return nil, fmt.Errorf("the statements name %s, which is in no collection of the manifest of %s", ref, m.Track)
 		}
 		collections[name].Examples = append(collections[name].Examples, example(m, ref))

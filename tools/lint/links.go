@@ -12,7 +12,6 @@ func (l *Linter) checkLinks() {
 		return
 	}
 	for _, path := range l.Paths() {
-		collection, _, _ := corpus.SplitReference(path)
-		l.checks.Links(l, path, collection, l.docs[path])
+		l.checks.Links(l, path, corpus.CollectionOf(path), l.docs[path])
 	}
 }

@@ -268,8 +268,8 @@ func (l *Linter) checkManifest() {
 // collectionName is the collection of a canonical path, or "referentiel" and
 // "_systeme" for the resources outside every collection.
 func collectionName(path string) string {
-	if collection, _, ok := corpus.SplitReference(path); ok {
-		return collection
+	if ref, ok := corpus.ParseReference(path); ok {
+		return ref.Collection()
 	}
 	if corpus.IsSystem(path) {
 		return "_systeme"

@@ -18,7 +18,7 @@ func (l *Linter) checkPages() {
 		inChain := map[string]bool{}
 		for page, n := c.First, 1; ; n++ {
 			doc, ok := l.docs[page]
-			if collection, _, _ := corpus.SplitReference(page); !ok || collection != c.Collection {
+			if !ok || corpus.CollectionOf(page) != c.Collection {
 				break // a wrong or unresolved reference is the references rule's finding
 			}
 			file := l.files[page]
@@ -46,8 +46,7 @@ func (l *Linter) checkPages() {
 		}
 	}
 	for _, path := range slices.Sorted(maps.Keys(l.docs)) {
-		collection, _, _ := corpus.SplitReference(path)
-		if _, ok := reachedFrom[path]; !ok && slices.Contains(l.checks.Paged, collection) {
+		if _, ok := reachedFrom[path]; !ok && slices.Contains(l.checks.Paged, corpus.CollectionOf(path)) {
 			l.Report(l.files[path], "", RulePages, "not reached from any first page through page_suivante")
 		}
 	}

@@ -70,9 +70,9 @@ func (l *Linter) checkDocument(path string) {
 	}
 	d := Document{Linter: l, Path: path, File: l.files[path]}
 	schema, ok := l.checks.Schemas[path]
-	if collection, _, isRef := corpus.SplitReference(path); isRef {
-		d.Collection = collection
-		schema, ok = l.checks.Schemas[collection]
+	if ref, isRef := corpus.ParseReference(path); isRef {
+		d.Collection = ref.Collection()
+		schema, ok = l.checks.Schemas[d.Collection]
 	}
 	doc := l.docs[path]
 	if l.checks.Variant != nil {
@@ -232,8 +232,8 @@ func (d Document) CheckReference(at, s, collection string) {
 }
 
 func (l *Linter) CheckReference(file, at, s, collection string) {
-	got, _, ok := corpus.SplitReference(s)
-	switch {
+	ref, ok := corpus.ParseReference(s)
+	switch got := ref.Collection(); {
 	case !ok:
 		l.Report(file, at, RuleReferences, "%q is not a canonical path /<collection>/<id>", s)
 	case got != collection:

@@ -40,7 +40,7 @@ func (l *Linter) CheckQuestionCites(file, at string, task season.Task) {
 	named, cited := map[string]bool{}, task.Cited()
 	for _, p := range citedPath.FindAllString(task.Question, -1) {
 		named[p] = true
-		if _, _, ok := corpus.SplitReference(p); ok && !slices.Contains(cited, p) {
+		if corpus.IsReference(p) && !slices.Contains(cited, p) {
 			l.Report(file, Child(at, "question"), RuleReferences, "the question names %s, which references does not list", p)
 		}
 	}

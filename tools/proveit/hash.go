@@ -58,8 +58,8 @@ func runHash(args []string, stdout io.Writer) error {
 	// answered as an absent reference: the wrong answer, with its hashes.
 	if owner, ok := corpus.TrackOf(rawTarget); ok {
 		where := "a path of the track " + owner.Name
-		if collection, _, isRef := corpus.SplitReference(rawTarget); isRef {
-			where = fmt.Sprintf("in the collection %s of the track %s", collection, owner.Name)
+		if ref, isRef := corpus.ParseReference(rawTarget); isRef {
+			where = fmt.Sprintf("in the collection %s of the track %s", ref.Collection(), owner.Name)
 		}
 		switch {
 		case owner != track:
@@ -110,7 +110,7 @@ func answerFor(m *manifest.Manifest, rawTarget string) (manifest.Entry, error) {
 		e, ok := m.Lookup(path)
 		return ok && e.Kind == manifest.Document
 	}
-	outcome, path := corpus.Classify(rawTarget, isListed)
+	outcome, path, _ := corpus.Classify(rawTarget, isListed)
 	var system string
 	switch outcome {
 	case corpus.Resource:

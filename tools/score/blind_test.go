@@ -123,7 +123,7 @@ func subjectSheet(t *testing.T, s *Scorer, task season.Task, k season.KeyTask) s
 	graph, err := season.TaskGraph(task, s.Fetch)
 	require.NoError(t, err)
 	for _, path := range slices.Sorted(maps.Keys(graph.Own)) {
-		if collection, _, _ := corpus.SplitReference(path); collection == graph.Rules.Choice {
+		if corpus.CollectionOf(path) == graph.Rules.Choice {
 			return path
 		}
 	}

@@ -127,7 +127,7 @@ func (g *Graph) Contains(resource string) bool {
 // concerns the task (docs/contract.md, section 6; spec §5.2 and 6.6), as
 // its track's walk says (Concerning).
 func (g *Graph) Concerns(resource, field string) bool {
-	collection, _, _ := corpus.SplitReference(resource)
+	collection := corpus.CollectionOf(resource)
 	tokens := strings.Split(field, "/")
 	if len(tokens) < 3 || tokens[1] != "entrees" || g.Concerning == nil {
 		return false
@@ -147,7 +147,7 @@ func (g *Graph) Agreeing(resource, field string, value pyjson.Value) [][2]string
 		return nil
 	}
 	var out [][2]string
-	collection, _, _ := corpus.SplitReference(resource)
+	collection := corpus.CollectionOf(resource)
 	index, member, isEntry := entryField(field)
 	entry := g.entry(resource, index)
 	for _, a := range g.Rules.Agreements {
@@ -221,7 +221,7 @@ func (g *Graph) pagesOf(collection string) []string {
 	var out []string
 	for _, set := range []map[string]bool{g.Own, g.Common} {
 		for path := range set {
-			if c, _, _ := corpus.SplitReference(path); c == collection {
+			if corpus.CollectionOf(path) == collection {
 				out = append(out, path)
 			}
 		}

@@ -228,8 +228,7 @@ func (r *Rules) ValidVerdict(verdict string) bool {
 // IsChoice reports whether a verdict names a resource of the track's Choice
 // collection (a product).
 func (r *Rules) IsChoice(verdict string) bool {
-	c, _, ok := corpus.SplitReference(verdict)
-	return ok && r.Choice != "" && c == r.Choice
+	return r.Choice != "" && corpus.CollectionOf(verdict) == r.Choice
 }
 
 // Subject names, in messages, what a task's resources concern: the
@@ -240,13 +239,12 @@ func (r *Rules) Subject(task Task) string { return r.SubjectOf(task) }
 // pointer of the probative table of the track the resource's collection
 // belongs to. The rules resources and the fixed bodies have none.
 func Probative(resource, field string) bool {
-	collection, _, ok := corpus.SplitReference(resource)
-	track, owned := corpus.TrackOf(resource)
-	if !ok || !owned {
+	ref, ok := corpus.ParseReference(resource)
+	if !ok {
 		return false
 	}
 	got := strings.Split(field, "/")
-	for _, pattern := range RulesOf(track).Probative[collection] {
+	for _, pattern := range RulesOf(ref.Track()).Probative[ref.Collection()] {
 		want := strings.Split(pattern, "/")
 		if len(want) == len(got) && slices.EqualFunc(want, got, tokenMatches) {
 			return true

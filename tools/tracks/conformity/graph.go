@@ -33,7 +33,7 @@ func walk(g *season.Graph, task season.Task, fetch season.Fetcher) error {
 		return err
 	}
 	for _, ref := range task.References {
-		if collection, _, ok := corpus.SplitReference(ref); ok && !slices.Contains(g.Rules.CommonLists, collection) {
+		if r, ok := corpus.ParseReference(ref); ok && !slices.Contains(g.Rules.CommonLists, r.Collection()) {
 			if _, err := g.AddOwn(ref, fetch); err != nil {
 				return err
 			}

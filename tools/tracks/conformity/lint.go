@@ -337,7 +337,7 @@ func chains(l *lint.Linter) []lint.Chain {
 		}
 	}
 	for _, path := range l.Paths() {
-		if collection, _, _ := corpus.SplitReference(path); collection != "entites" {
+		if corpus.CollectionOf(path) != "entites" {
 			continue
 		}
 		if first, ok := lint.StringField(l.Doc(path), "beneficiaires"); ok {
@@ -361,12 +361,12 @@ func checkTask(l *lint.Linter, file, at string, task season.Task) {
 	l.CheckPublishedBefore(file, lint.Child(at, "date_examen"), "date_examen", st.ExaminationDate)
 	l.CheckQuestionCites(file, at, task)
 	for j, r := range task.References {
-		collection, _, ok := corpus.SplitReference(r)
+		ref, ok := corpus.ParseReference(r)
 		if !ok {
 			l.Report(file, lint.Child(lint.Child(at, "references"), j), lint.RuleReferences, "%q is not a canonical path /<collection>/<id>", r)
 			continue
 		}
-		l.CheckReference(file, lint.Child(lint.Child(at, "references"), j), r, collection)
+		l.CheckReference(file, lint.Child(lint.Child(at, "references"), j), r, ref.Collection())
 	}
 }
 
@@ -409,8 +409,7 @@ func realism(l *lint.Linter) {
 	owned := map[string]*big.Rat{}     // entity → the share its declared owners hold so far
 	for _, path := range l.Paths() {
 		doc, file := l.Doc(path), l.File(path)
-		collection, _, _ := corpus.SplitReference(path)
-		switch collection {
+		switch corpus.CollectionOf(path) {
 		case "entites":
 			l.CheckIdentifier(file, path, doc, "siren", 9, identifiers)
 			checkLegalForm(l, file, doc)
@@ -460,7 +459,8 @@ func checkMeasureNumbers(l *lint.Linter) {
 	if !ok {
 		return
 	}
-	_, prefix, _ := corpus.SplitReference(first)
+	measures, _ := corpus.ParseReference(first)
+	prefix := measures.ID()
 	visited := map[string]bool{}
 	n := 0
 	for page := first; !visited[page]; {

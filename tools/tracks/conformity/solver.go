@@ -156,7 +156,7 @@ func (s *examination) candidates(field, collection string) ([]candidate, error) 
 		out = append(out, candidate{path: path, link: &link})
 	}
 	for _, ref := range s.task.References {
-		if c, _, ok := corpus.SplitReference(ref); ok && c == collection && !slices.Contains(listed, ref) {
+		if corpus.CollectionOf(ref) == collection && !slices.Contains(listed, ref) {
 			out = append(out, candidate{path: ref})
 		}
 	}

@@ -49,7 +49,7 @@ func realism(l *lint.Linter) {
 	identifiers := map[string]string{} // SIRET → the resource that carries it
 	for _, path := range l.Paths() {
 		doc, file := l.Doc(path), l.File(path)
-		switch collection, _, _ := corpus.SplitReference(path); collection {
+		switch corpus.CollectionOf(path) {
 		case "fournisseurs":
 			l.CheckIdentifier(file, path, doc, "siret", 14, identifiers)
 			l.CheckAddress(file, doc)
@@ -296,7 +296,7 @@ func checkTask(l *lint.Linter, file, at string, task season.Task) {
 func checkNumericCharacteristic(l *lint.Linter, file, at, category, name string) {
 	for _, path := range l.Paths() {
 		doc := l.Doc(path)
-		if c, _, _ := corpus.SplitReference(path); c != "produits" {
+		if corpus.CollectionOf(path) != "produits" {
 			continue
 		}
 		if got, _ := lint.StringField(doc, "categorie"); got != category {
