@@ -61,6 +61,43 @@ func Catalogue(m *manifest.Manifest, o Options) ([]Check, error) {
 // tracks at one origin, one manifest each: the contract's rows once, on the
 // first manifest's rules resource, and every entry of every manifest.
 func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
+	b, err := newBuilder(manifests, o)
+	if err != nil {
+		return nil, err
+	}
+	// The gate first: the server checks it before anything else.
+	b.gate()
+	b.malformed()
+	b.ignoredHeaders()
+	b.outsideCollections()
+	b.otherProtocols()
+	b.absentReferences()
+	if !o.SkipResources {
+		b.resources()
+	}
+	if len(b.problems) > 0 {
+		return nil, fmt.Errorf("catalogue: %s", strings.Join(b.problems, "; "))
+	}
+	return b.checks, nil
+}
+
+// builder lists a catalogue, section after section, each check's answer
+// taken from the manifests: a path none of them knows is a problem kept
+// for the end, so that one error names every such path.
+type builder struct {
+	manifests []*manifest.Manifest
+	tracks    []*corpus.Track // each manifest's, in the same order
+	o         Options
+	secret    string // the first of o.Secrets, sent by every authenticated check
+	sample    string // the first track's rules resource, the target of the contract's rows
+
+	checks   []Check
+	problems []string
+}
+
+// newBuilder checks what CatalogueOf is given before anything is listed:
+// the manifests' tracks, a secret, and the protocols.
+func newBuilder(manifests []*manifest.Manifest, o Options) (*builder, error) {
 	if len(manifests) == 0 {
 		return nil, fmt.Errorf("no manifest given")
 	}
@@ -72,33 +109,6 @@ func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
 		}
 		tracks = append(tracks, t)
 	}
-	expect := func(path string) (Expect, error) {
-		for _, m := range manifests {
-			if e, ok := m.Lookup(path); ok {
-				return Expect{Status: e.Status, Path: path, BytesSHA256: e.BytesSHA256, ResponseHash: e.ResponseHash}, nil
-			}
-		}
-		if !corpus.IsReference(path) {
-			return Expect{}, fmt.Errorf("manifest has no entry for %s", path)
-		}
-		body := corpus.AbsentBody(path)
-		hash, err := anchor.ResponseHash(body)
-		return Expect{Status: http.StatusOK, Path: path, BytesSHA256: anchor.SHA256(body), ResponseHash: hash}, err
-	}
-	var checks []Check
-	var problems []string
-	add := func(name string, req Request, path string, authenticated bool) {
-		if o.Maintenance && authenticated {
-			path = corpus.SystemUnavailable
-		}
-		e, err := expect(path)
-		if err != nil {
-			problems = append(problems, err.Error())
-			return
-		}
-		e.HeadersOnly = req.Method == http.MethodHead
-		checks = append(checks, Check{Name: name, Request: req, Expect: e})
-	}
 	if len(o.Secrets) == 0 {
 		return nil, fmt.Errorf("no secret given")
 	}
@@ -107,25 +117,67 @@ func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
 			return nil, fmt.Errorf("protocol %q: want %s, %s or %s", proto, HTTP10, HTTP2, HTTP3)
 		}
 	}
-	secret := o.Secrets[0]
-	get := func(target string, header ...[2]string) Request {
-		return Request{Method: http.MethodGet, Target: target, Header: append([][2]string{{corpus.SecretHeader, secret}}, header...)}
-	}
-	sample := tracks[0].Rules
-	probeAbsent := "/" + tracks[0].Collections[0] + "/SONDE-0"
+	return &builder{manifests: manifests, tracks: tracks, o: o, secret: o.Secrets[0], sample: tracks[0].Rules}, nil
+}
 
-	// 1. The gate, before anything else.
-	add("gate: no secret", Request{Method: http.MethodGet, Target: sample}, corpus.SystemForbidden, false)
-	add("gate: wrong secret", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, strings.Repeat("x", 40)}}}, corpus.SystemForbidden, false)
-	add("gate: empty secret", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, ""}}}, corpus.SystemForbidden, false)
-	add("gate: secret twice", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}, {corpus.SecretHeader, secret}}}, corpus.SystemForbidden, false)
-	add("gate: before a malformed target", Request{Method: http.MethodPost, Target: "/x?y", Body: "{}"}, corpus.SystemForbidden, false)
-	add("gate: no secret on an absent reference", Request{Method: http.MethodGet, Target: "/agrements/SONDE-0"}, corpus.SystemForbidden, false)
-	for i, s := range o.Secrets {
-		add(fmt.Sprintf("gate: secret slot %d opens", i), Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, s}}}, sample, true)
+// expect is the answer the contract requires at path: its entry in the
+// first manifest that lists it, or else, for a reference, the absent body
+// the server computes.
+func (b *builder) expect(path string) (Expect, error) {
+	for _, m := range b.manifests {
+		if e, ok := m.Lookup(path); ok {
+			return Expect{Status: e.Status, Path: path, BytesSHA256: e.BytesSHA256, ResponseHash: e.ResponseHash}, nil
+		}
 	}
+	if !corpus.IsReference(path) {
+		return Expect{}, fmt.Errorf("manifest has no entry for %s", path)
+	}
+	body := corpus.AbsentBody(path)
+	hash, err := anchor.ResponseHash(body)
+	return Expect{Status: http.StatusOK, Path: path, BytesSHA256: anchor.SHA256(body), ResponseHash: hash}, err
+}
 
-	// 2. Malformed or unsupported requests.
+// add lists a check of req, answered with the body at path; one past the
+// gate (authenticated) gets the 503 body instead on a server in
+// maintenance.
+func (b *builder) add(name string, req Request, path string, authenticated bool) {
+	if b.o.Maintenance && authenticated {
+		path = corpus.SystemUnavailable
+	}
+	e, err := b.expect(path)
+	if err != nil {
+		b.problems = append(b.problems, err.Error())
+		return
+	}
+	e.HeadersOnly = req.Method == http.MethodHead
+	b.checks = append(b.checks, Check{Name: name, Request: req, Expect: e})
+}
+
+// get is a GET of target with the secret, and header besides.
+func (b *builder) get(target string, header ...[2]string) Request {
+	return Request{Method: http.MethodGet, Target: target, Header: append([][2]string{{corpus.SecretHeader, b.secret}}, header...)}
+}
+
+// gate lists the gate's checks: every way of not sending the secret is
+// refused, even before a malformed target, and every secret opens.
+func (b *builder) gate() {
+	sample, secret := b.sample, b.secret
+	b.add("gate: no secret", Request{Method: http.MethodGet, Target: sample}, corpus.SystemForbidden, false)
+	b.add("gate: wrong secret", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, strings.Repeat("x", 40)}}}, corpus.SystemForbidden, false)
+	b.add("gate: empty secret", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, ""}}}, corpus.SystemForbidden, false)
+	b.add("gate: secret twice", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}, {corpus.SecretHeader, secret}}}, corpus.SystemForbidden, false)
+	b.add("gate: before a malformed target", Request{Method: http.MethodPost, Target: "/x?y", Body: "{}"}, corpus.SystemForbidden, false)
+	b.add("gate: no secret on an absent reference", Request{Method: http.MethodGet, Target: "/agrements/SONDE-0"}, corpus.SystemForbidden, false)
+	for i, s := range b.o.Secrets {
+		b.add(fmt.Sprintf("gate: secret slot %d opens", i), Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, s}}}, sample, true)
+	}
+}
+
+// malformed lists the requests past the gate the contract answers 400:
+// targets that are not a canonical path as written, methods other than
+// GET, a body, HEAD, and an unknown Host.
+func (b *builder) malformed() {
+	sample, secret := b.sample, b.secret
 	for _, row := range []struct{ name, target string }{
 		{"query", sample + "?a=1"},
 		{"empty query", sample + "?"},
@@ -143,19 +195,22 @@ func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
 		{"asterisk", "*"},
 		{"backslash", "/agrements\\AGR-4417"},
 	} {
-		add("400: "+row.name, get(row.target), corpus.SystemBadRequest, true)
+		b.add("400: "+row.name, b.get(row.target), corpus.SystemBadRequest, true)
 	}
 	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions, http.MethodPatch, "PROPFIND"} {
-		add("400: method "+method, Request{Method: method, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}}, corpus.SystemBadRequest, true)
+		b.add("400: method "+method, Request{Method: method, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}}, corpus.SystemBadRequest, true)
 	}
-	add("400: POST with a body", Request{Method: http.MethodPost, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}, Body: "{}"}, corpus.SystemBadRequest, true)
-	add("400: GET with a body", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}, Body: "{}"}, corpus.SystemBadRequest, true)
-	add("400: HEAD", Request{Method: http.MethodHead, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}}, corpus.SystemBadRequest, true)
-	unknownHost := get(sample)
+	b.add("400: POST with a body", Request{Method: http.MethodPost, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}, Body: "{}"}, corpus.SystemBadRequest, true)
+	b.add("400: GET with a body", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}, Body: "{}"}, corpus.SystemBadRequest, true)
+	b.add("400: HEAD", Request{Method: http.MethodHead, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}}, corpus.SystemBadRequest, true)
+	unknownHost := b.get(sample)
 	unknownHost.Host = UnknownHost
-	add("400: unknown Host", unknownHost, corpus.SystemBadRequest, true)
+	b.add("400: unknown Host", unknownHost, corpus.SystemBadRequest, true)
+}
 
-	// 3. Headers that must change nothing.
+// ignoredHeaders lists request headers that must change nothing: the
+// answer is always the whole body, fresh.
+func (b *builder) ignoredHeaders() {
 	for _, row := range []struct {
 		name   string
 		header [2]string
@@ -166,52 +221,61 @@ func CatalogueOf(manifests []*manifest.Manifest, o Options) ([]Check, error) {
 		{"Accept-Encoding gzip", [2]string{"Accept-Encoding", "gzip, br, zstd"}},
 		{"Cache-Control", [2]string{"Cache-Control", "max-age=3600"}},
 	} {
-		add("ignored: "+row.name, get(sample, row.header), sample, true)
+		b.add("ignored: "+row.name, b.get(b.sample, row.header), b.sample, true)
 	}
+}
 
-	// 4. Outside every collection.
+// outsideCollections lists well-formed paths that are no resource, a
+// fixed body's among them, all answered 404.
+func (b *builder) outsideCollections() {
 	for _, target := range []string{"/inconnu", "/agrements", "/listes/agrees", "/listes/autres/X", corpus.SystemForbidden,
 		"/referentiel/x", "/agrements/-x", "/agrements/" + strings.Repeat("A", 65), "/agrements/A/B", "/" + strings.Repeat("a/", 2000) + "z"} {
-		add("404: "+shorten(target), get(target), corpus.SystemNotFound, true)
+		b.add("404: "+shorten(target), b.get(target), corpus.SystemNotFound, true)
 	}
+}
 
-	// 5. The same rows over every other protocol served, and what those
-	// protocols let a caller send that HTTP/1.1 does not.
-	for _, proto := range o.Protocols {
+// otherProtocols lists a few of the rows above over every other protocol
+// served, and what those protocols let a caller send that HTTP/1.1 does
+// not.
+func (b *builder) otherProtocols() {
+	sample, secret := b.sample, b.secret
+	probeAbsent := "/" + b.tracks[0].Collections[0] + "/SONDE-0"
+	for _, proto := range b.o.Protocols {
 		over := func(req Request) Request { req.Proto = proto; return req }
-		add(proto+": gate", over(Request{Method: http.MethodGet, Target: sample}), corpus.SystemForbidden, false)
-		add(proto+": resource", over(get(sample)), sample, true)
-		add(proto+": absent reference", over(get(probeAbsent)), probeAbsent, true)
-		add(proto+": 404", over(get("/inconnu")), corpus.SystemNotFound, true)
-		add(proto+": 400 query", over(get(sample+"?a=1")), corpus.SystemBadRequest, true)
-		add(proto+": 400 OPTIONS *", over(Request{Method: http.MethodOptions, Target: "*", Header: [][2]string{{corpus.SecretHeader, secret}}}), corpus.SystemBadRequest, true)
-		add(proto+": 400 POST with a body", over(Request{Method: http.MethodPost, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}, Body: "{}"}), corpus.SystemBadRequest, true)
-		add(proto+": 400 unknown Host", over(Request{Method: http.MethodGet, Target: sample, Host: UnknownHost, Header: [][2]string{{corpus.SecretHeader, secret}}}), corpus.SystemBadRequest, true)
+		b.add(proto+": gate", over(Request{Method: http.MethodGet, Target: sample}), corpus.SystemForbidden, false)
+		b.add(proto+": resource", over(b.get(sample)), sample, true)
+		b.add(proto+": absent reference", over(b.get(probeAbsent)), probeAbsent, true)
+		b.add(proto+": 404", over(b.get("/inconnu")), corpus.SystemNotFound, true)
+		b.add(proto+": 400 query", over(b.get(sample+"?a=1")), corpus.SystemBadRequest, true)
+		b.add(proto+": 400 OPTIONS *", over(Request{Method: http.MethodOptions, Target: "*", Header: [][2]string{{corpus.SecretHeader, secret}}}), corpus.SystemBadRequest, true)
+		b.add(proto+": 400 POST with a body", over(Request{Method: http.MethodPost, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}, Body: "{}"}), corpus.SystemBadRequest, true)
+		b.add(proto+": 400 unknown Host", over(Request{Method: http.MethodGet, Target: sample, Host: UnknownHost, Header: [][2]string{{corpus.SecretHeader, secret}}}), corpus.SystemBadRequest, true)
 		if proto == HTTP10 {
-			add(proto+": no Host", Request{Proto: proto, Method: http.MethodGet, Target: sample, Host: noHost, Header: [][2]string{{corpus.SecretHeader, secret}}}, corpus.SystemBadRequest, true)
+			b.add(proto+": no Host", Request{Proto: proto, Method: http.MethodGet, Target: sample, Host: noHost, Header: [][2]string{{corpus.SecretHeader, secret}}}, corpus.SystemBadRequest, true)
 		}
 	}
+}
 
-	// 6. Absent references on every collection of the tracks served, and every
-	// entry of each manifest.
-	for _, t := range tracks {
+// absentReferences lists a reference no manifest lists on every
+// collection of the tracks served: the server must compute its body.
+func (b *builder) absentReferences() {
+	for _, t := range b.tracks {
 		for _, c := range t.Collections {
-			add("absent: unlisted in "+c, get("/"+c+"/SONDE-ABSENTE.0_1"), "/"+c+"/SONDE-ABSENTE.0_1", true)
+			b.add("absent: unlisted in "+c, b.get("/"+c+"/SONDE-ABSENTE.0_1"), "/"+c+"/SONDE-ABSENTE.0_1", true)
 		}
 	}
-	if !o.SkipResources {
-		for _, m := range manifests {
-			for _, e := range m.Resources {
-				if e.Kind != manifest.System {
-					add(string(e.Kind)+": "+e.Path, get(e.Path), e.Path, true)
-				}
+}
+
+// resources lists every entry of each manifest served at its path; a
+// fixed body never is.
+func (b *builder) resources() {
+	for _, m := range b.manifests {
+		for _, e := range m.Resources {
+			if e.Kind != manifest.System {
+				b.add(string(e.Kind)+": "+e.Path, b.get(e.Path), e.Path, true)
 			}
 		}
 	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("catalogue: %s", strings.Join(problems, "; "))
-	}
-	return checks, nil
 }
 
 func shorten(s string) string {
