@@ -38,7 +38,7 @@ import (
 	"github.com/arkforge/proveit-corpus/harness/loadgen"
 
 	// Every track of the season, for the commands that read its files.
-	_ "github.com/arkforge/proveit-corpus/tools/tracks"
+	_ "github.com/arkforge/proveit-corpus/tools/tracks/all"
 )
 
 // bench holds the configuration of a run.

@@ -2,7 +2,7 @@ package catalogue
 
 import (
 	// Every track, whose files the tests read.
-	_ "github.com/arkforge/proveit-corpus/tools/tracks"
+	_ "github.com/arkforge/proveit-corpus/tools/tracks/all"
 
 	"fmt"
 	"os"

@@ -259,15 +259,15 @@ func (l *Linter) CheckDecimal(file, at string, kind FieldType, s string) {
 	}
 }
 
-// checkDates checks every field named date_* or nouvelle_date_fin, at any
-// depth: a real YYYY-MM-DD date, null only for nouvelle_date_fin (an
-// exclusion sets no new end; the objet rule says when it must be set).
+// checkDates checks every member that holds a date, at any depth: a real
+// YYYY-MM-DD date, null only for the track's NullableDates (an exclusion
+// sets no new end; the track's own rules say when it must be set).
 func (d Document) checkDates(v pyjson.Value, pointer string) {
 	switch v := v.(type) {
 	case pyjson.Object:
 		for _, m := range v {
 			at := Child(pointer, m.Key)
-			if isDateField(m.Key) {
+			if corpus.IsDateMember(m.Key) || slices.Contains(d.Linter.checks.NullableDates, m.Key) {
 				d.Linter.CheckDate(d.File, at, m.Key, m.Value)
 			} else {
 				d.checkDates(m.Value, at)
@@ -280,13 +280,9 @@ func (d Document) checkDates(v pyjson.Value, pointer string) {
 	}
 }
 
-func isDateField(name string) bool {
-	return strings.HasPrefix(name, "date_") || name == "nouvelle_date_fin"
-}
-
 func (l *Linter) CheckDate(file, at, name string, v pyjson.Value) {
 	switch s, ok := v.(string); {
-	case v == nil && name == "nouvelle_date_fin":
+	case v == nil && slices.Contains(l.checks.NullableDates, name):
 	case v == nil:
 		l.Report(file, at, RuleDates, "%s is null: the schema wants a date", name)
 	case !ok:

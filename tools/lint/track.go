@@ -35,6 +35,9 @@ type Checks struct {
 	Chains func(l *Linter) []Chain
 	// Paged are the collections whose every page a chain must reach.
 	Paged []string
+	// NullableDates are the members, besides those named date_*, that
+	// hold a YYYY-MM-DD date at any depth, or null where they set none.
+	NullableDates []string
 	// Task checks one statement like the corpus (its own members), at its
 	// pointer in the statements file.
 	Task func(l *Linter, file, at string, task season.Task)
@@ -63,8 +66,8 @@ type Chain struct {
 // registered are each track's checks.
 var registered = map[*corpus.Track]*Checks{}
 
-// Register adds a track's checks; its package calls it once, from init,
-// beside season.Register.
+// Register adds a track's checks. tracks.Register calls it, with the
+// track's rulebook and criteria.
 func Register(track *corpus.Track, c *Checks) {
 	if registered[track] != nil {
 		panic("lint: two sets of checks for the track " + track.Name)
@@ -76,7 +79,7 @@ func checksOf(track *corpus.Track) *Checks {
 	if c := registered[track]; c != nil {
 		return c
 	}
-	panic("lint: no checks for the track " + track.Name + ": import its package (tools/tracks imports every one)")
+	panic("lint: no checks for the track " + track.Name + ": import its package (tools/tracks/all imports every one)")
 }
 
 // readVocabularies takes each closed list from the rules document, so that

@@ -25,7 +25,7 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 
 	// Every track of the season, for the commands that read its files.
-	_ "github.com/arkforge/proveit-corpus/tools/tracks"
+	_ "github.com/arkforge/proveit-corpus/tools/tracks/all"
 )
 
 // command is one subcommand: it parses its own flags from args and writes

@@ -2,7 +2,7 @@ package score
 
 import (
 	// Every track, whose files the tests read.
-	_ "github.com/arkforge/proveit-corpus/tools/tracks"
+	_ "github.com/arkforge/proveit-corpus/tools/tracks/all"
 
 	"encoding/json"
 	"fmt"

@@ -160,12 +160,12 @@ var (
 	byStatement = map[reflect.Type]*Rules{}
 )
 
-// Register adds a track's rulebook; each track's package calls it once,
-// from init, and a program learns a track by importing its package (the
-// tools/tracks package imports every one). It panics on a rulebook that
+// Register adds a track's rulebook. tracks.Register calls it, with the
+// track's criteria and checks, and a program learns a track by importing
+// its package (tools/tracks/all imports every one). It panics on a rulebook that
 // does not fit its track: a second one, a probative table that is not
 // exactly the track's collections, or a statement type with no members.
-func Register(r *Rules) *Rules {
+func Register(r *Rules) {
 	switch {
 	case r.Track == nil || !slices.Contains(corpus.Tracks, r.Track):
 		panic("season: a rulebook of no track of corpus.Tracks")
@@ -185,7 +185,6 @@ func Register(r *Rules) *Rules {
 	}
 	registered[r.Track] = r
 	byStatement[statement] = r
-	return r
 }
 
 // Tracks returns the rulebooks of corpus.Tracks, in their order. It panics
@@ -203,7 +202,7 @@ func RulesOf(track *corpus.Track) *Rules {
 	if r := registered[track]; r != nil {
 		return r
 	}
-	panic("season: no rulebook for the track " + track.Name + ": import its package (tools/tracks imports every one)")
+	panic("season: no rulebook for the track " + track.Name + ": import its package (tools/tracks/all imports every one)")
 }
 
 // RulesNamed returns the rulebook of the track whose name (a file's

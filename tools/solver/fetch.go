@@ -27,24 +27,31 @@ func ServeTree(tree fs.FS) season.Fetcher {
 	}
 }
 
-// ReadFields returns string members of obj by name. A date member must be a
-// real YYYY-MM-DD date: the criteria compare dates as strings, which orders
-// them correctly only in that form.
+// ReadFields returns string members of obj by name. A member named date_*
+// must be a real YYYY-MM-DD date: the criteria compare dates as strings,
+// which orders them correctly only in that form.
 func ReadFields(obj pyjson.Object, name string, fields ...string) (map[string]string, error) {
+	return readFields(obj, name, corpus.IsDateMember, fields)
+}
+
+// ReadDates returns string members of obj by name as ReadFields does, each
+// a real YYYY-MM-DD date whatever its name: for the dates a track holds
+// under another name than date_*.
+func ReadDates(obj pyjson.Object, name string, fields ...string) (map[string]string, error) {
+	return readFields(obj, name, func(string) bool { return true }, fields)
+}
+
+func readFields(obj pyjson.Object, name string, isDate func(member string) bool, fields []string) (map[string]string, error) {
 	out := make(map[string]string, len(fields))
 	for _, f := range fields {
 		s, err := season.StringAt(obj, name, "/"+f)
 		if err != nil {
 			return nil, err
 		}
-		if isDateField(f) && !corpus.IsDate(s) {
+		if isDate(f) && !corpus.IsDate(s) {
 			return nil, fmt.Errorf("%s: %s %q is not a YYYY-MM-DD date", name, f, s)
 		}
 		out[f] = s
 	}
 	return out, nil
-}
-
-func isDateField(name string) bool {
-	return len(name) > 5 && name[:5] == "date_" || name == "nouvelle_date_fin"
 }

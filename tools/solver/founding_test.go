@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/arkforge/proveit-corpus/tools/solver"
-	_ "github.com/arkforge/proveit-corpus/tools/tracks"
+	_ "github.com/arkforge/proveit-corpus/tools/tracks/all"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -32,8 +33,9 @@ const (
 	Skipped      Outcome = "skipped"      // not examined: an earlier criterion failed, or (Derive) the one it reads from
 )
 
-// Criterion is the outcome of one of R1..R6 (on the purchasing track, of
-// one candidate), with a one-line reason and the facts that establish it.
+// Criterion is the outcome of one of the track's criteria (for a track
+// whose verdict is a choice, season.Rules.Choice: of one candidate), with a
+// one-line reason and the facts that establish it.
 type Criterion struct {
 	Code    string
 	Outcome Outcome
@@ -44,16 +46,17 @@ type Criterion struct {
 	// outcome follows from another criterion's (no agrément retained, no
 	// entity to read).
 	Basis Basis
-	// Against is, on the purchasing track, how the winner stands against a
-	// candidate the statement supplies or the catalogue displays cheaper
-	// than it: the rules that exclude the candidate, any one; or, valid
-	// but dearer in total, the terms that show it dearer. Zero for any
-	// other candidate. The control task is founded on any one of them.
+	// Against is, for a candidate of a choice (season.Rules.Choice), how
+	// the chosen one stands against it when the statement supplies it or
+	// the track shows it ahead: the rules that exclude the candidate, any
+	// one; or, valid but behind, the terms that show it behind. Zero for
+	// any other criterion. The control task is founded on any one of them.
 	Against Basis
-	// Compared marks the candidates a product verdict with a trap is
-	// founded against (Founding): supplied, or displayed cheaper than the
-	// winner and looking valid on the catalogue (en_stock, within the
-	// budget). One the catalogue already shows excluded lures no one.
+	// Compared marks the candidates a choice verdict with a trap is
+	// founded against (Founding): those the track's criteria say could
+	// lure an agent from the chosen one (on the purchasing track, supplied,
+	// or displayed cheaper and looking valid on the catalogue). One the
+	// track already shows excluded lures no one.
 	Compared bool
 }
 
@@ -88,8 +91,8 @@ func Solve(task season.Task, fetch season.Fetcher) (*Result, error) {
 	return solve(task, fetch, false)
 }
 
-// Derive answers a task as Solve does, but evaluates every criterion (on
-// the purchasing track, every rule for every candidate) instead of
+// Derive answers a task as Solve does, but evaluates every criterion (for
+// a choice, every rule for every candidate) instead of
 // stopping at the first established false: what decides the verdict is
 // every criterion that would decide it alone, and Founding writes each as
 // an alternative. Its calls are not an agent's: Solve's are.
@@ -102,23 +105,23 @@ func Derive(task season.Task, fetch season.Fetcher) (*Result, error) {
 // false.
 type Criteria func(task season.Task, fetch season.Fetcher, full bool) (*Result, error)
 
-// criteria are each track's, by its rulebook.
-var criteria = map[*season.Rules]Criteria{}
+// criteria are each track's, by its corpus.Track.
+var criteria = map[*corpus.Track]Criteria{}
 
-// Register adds a track's criteria; its package calls it once, from init,
-// beside season.Register.
-func Register(rules *season.Rules, c Criteria) {
-	if criteria[rules] != nil {
-		panic("solver: two sets of criteria for the track " + rules.Name())
+// Register adds a track's criteria. tracks.Register calls it, with the
+// track's rulebook and checks.
+func Register(track *corpus.Track, c Criteria) {
+	if criteria[track] != nil {
+		panic("solver: two sets of criteria for the track " + track.Name)
 	}
-	criteria[rules] = c
+	criteria[track] = c
 }
 
 func solve(task season.Task, fetch season.Fetcher, full bool) (*Result, error) {
-	rules := task.Rules()
-	c := criteria[rules]
+	track := task.Rules().Track
+	c := criteria[track]
 	if c == nil {
-		panic("solver: no criteria for the track " + rules.Name() + ": import its package (tools/tracks imports every one)")
+		panic("solver: no criteria for the track " + track.Name + ": import its package (tools/tracks/all imports every one)")
 	}
 	return c(task, fetch, full)
 }

@@ -21,21 +21,21 @@ const (
 	RuleNumbering       = "numbering"        // decision numbers name their activity and year; list references run in page order
 )
 
-func init() {
-	lint.Register(corpus.Conformity, &lint.Checks{
-		Schemas: Schemas,
-		Vocabularies: map[string]lint.Vocabulary{
-			"activity": {Table: "attestations_requises", Of: "an activity of /referentiel"},
-		},
-		RulesList:   "criteres",
-		RulesPrefix: "R",
-		Document:    checkDocument,
-		Links:       links,
-		Chains:      chains,
-		Paged:       []string{"listes/agrees", "beneficiaires", "mesures-restrictives"},
-		Task:        checkTask,
-		Realism:     realism,
-	})
+// checks are the track's rules of its tree and statements, for lint.
+var checks = &lint.Checks{
+	Schemas: Schemas,
+	Vocabularies: map[string]lint.Vocabulary{
+		"activity": {Table: "attestations_requises", Of: "an activity of /referentiel"},
+	},
+	RulesList:     "criteres",
+	RulesPrefix:   "R",
+	Document:      checkDocument,
+	Links:         links,
+	Chains:        chains,
+	Paged:         []string{"listes/agrees", "beneficiaires", "mesures-restrictives"},
+	NullableDates: []string{"nouvelle_date_fin"},
+	Task:          checkTask,
+	Realism:       realism,
 }
 
 // checkDocument checks the referentiel's tables and an avenant's objet.

@@ -9,6 +9,7 @@ package conformity
 import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/tools/season"
+	"github.com/arkforge/proveit-corpus/tools/tracks"
 )
 
 // The track's verdicts.
@@ -31,7 +32,7 @@ func statementOf(task season.Task) *Statement { return task.Own.(*Statement) }
 
 // Rules is the track's rulebook (docs/contract.md section 3;
 // docs/authoring.md).
-var Rules = season.Register(&season.Rules{
+var Rules = &season.Rules{
 	Track:    corpus.Conformity,
 	Verdicts: []string{Compliant, NonCompliant, Indeterminable},
 	Decisions: map[string]season.Decision{
@@ -58,4 +59,8 @@ var Rules = season.Register(&season.Rules{
 	Owner:     "the entity's",
 	SubjectOf: func(t season.Task) string { return statementOf(t).Entity },
 	Walk:      walk,
-})
+}
+
+// The track, registered once: its rulebook, its criteria (solver.go) and
+// its checks (lint.go).
+func init() { tracks.Register(tracks.Track{Rules: Rules, Criteria: solve, Checks: checks}) }

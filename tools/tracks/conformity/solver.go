@@ -11,8 +11,6 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/solver"
 )
 
-func init() { solver.Register(Rules, solve) }
-
 // solve answers a conformity task by R1..R6 (docs/authoring.md), in order:
 // Solve stops at the first criterion established false, Derive (full)
 // evaluates every one.
@@ -471,7 +469,7 @@ func (s *examination) coverOf(c candidate, doc pyjson.Object) (coverage, error) 
 		}
 		switch a["objet"] {
 		case "prorogation":
-			p, err := solver.ReadFields(adoc, avn, "nouvelle_date_fin")
+			p, err := solver.ReadDates(adoc, avn, "nouvelle_date_fin")
 			if err != nil {
 				return coverage{}, err
 			}

@@ -16,31 +16,30 @@ import (
 // product's characteristics agree with its kind.
 const RuleProductKind = "product-kind"
 
-func init() {
-	lint.Register(corpus.Purchasing, &lint.Checks{
-		Schemas: schemas,
-		Variant: func(collection string, doc pyjson.Object) lint.Schema {
-			if collection == "livraisons" && isAnnex(doc) {
-				return annexSchema
-			}
-			return nil
-		},
-		Vocabularies: map[string]lint.Vocabulary{
-			"category": {Table: "catalogues", Of: "a category of " + corpus.ReglesAchat},
-		},
-		RulesList:   "regles",
-		RulesPrefix: "G",
-		Document: func(d lint.Document, doc pyjson.Object) {
-			if d.Path == corpus.ReglesAchat {
-				checkCatalogueTable(d, doc)
-			}
-		},
-		Links:   links,
-		Chains:  chains,
-		Paged:   []string{"catalogues"},
-		Task:    checkTask,
-		Realism: realism,
-	})
+// checks are the track's rules of its tree and statements, for lint.
+var checks = &lint.Checks{
+	Schemas: schemas,
+	Variant: func(collection string, doc pyjson.Object) lint.Schema {
+		if collection == "livraisons" && isAnnex(doc) {
+			return annexSchema
+		}
+		return nil
+	},
+	Vocabularies: map[string]lint.Vocabulary{
+		"category": {Table: "catalogues", Of: "a category of " + corpus.ReglesAchat},
+	},
+	RulesList:   "regles",
+	RulesPrefix: "G",
+	Document: func(d lint.Document, doc pyjson.Object) {
+		if d.Path == corpus.ReglesAchat {
+			checkCatalogueTable(d, doc)
+		}
+	},
+	Links:   links,
+	Chains:  chains,
+	Paged:   []string{"catalogues"},
+	Task:    checkTask,
+	Realism: realism,
 }
 
 // realism applies the track's realism rules: the suppliers' identifiers

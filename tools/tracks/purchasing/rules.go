@@ -9,6 +9,7 @@ package purchasing
 import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/tools/season"
+	"github.com/arkforge/proveit-corpus/tools/tracks"
 )
 
 // NoValidOption is the track's answer when no candidate is a valid option;
@@ -44,7 +45,7 @@ func needOf(task season.Task) *Need { return task.Own.(*Need) }
 
 // Rules is the track's rulebook (docs/contract.md section 3;
 // docs/authoring.md).
-var Rules = season.Register(&season.Rules{
+var Rules = &season.Rules{
 	Track:       corpus.Purchasing,
 	Verdicts:    []string{NoValidOption},
 	Choice:      "produits",
@@ -73,4 +74,8 @@ var Rules = season.Register(&season.Rules{
 	Owner:     "the candidates'",
 	SubjectOf: func(season.Task) string { return "the task's candidates" },
 	Walk:      walk,
-})
+}
+
+// The track, registered once: its rulebook, its criteria (solver.go) and
+// its checks (lint.go).
+func init() { tracks.Register(tracks.Track{Rules: Rules, Criteria: solve, Checks: checks}) }

@@ -13,8 +13,6 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/solver"
 )
 
-func init() { solver.Register(Rules, solve) }
-
 // freshness is how old an availability record may be at the order date,
 // bounds included (G4, stated at /regles-achat under fraicheur_des_releves).
 const freshness = 15 * 24 * time.Hour

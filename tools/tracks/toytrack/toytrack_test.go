@@ -35,6 +35,7 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
+	"github.com/arkforge/proveit-corpus/tools/tracks"
 )
 
 // The toy track: toys (jouets), each in a box (boite). One criterion, J1:
@@ -54,7 +55,7 @@ type statement struct {
 
 func toyOf(task season.Task) string { return task.Own.(*statement).Toy }
 
-var rules = season.Register(&season.Rules{
+var rules = &season.Rules{
 	Track:    toy,
 	Verdicts: []string{compliant, nonCompliant, indeterminable},
 	Decisions: map[string]season.Decision{
@@ -81,7 +82,7 @@ var rules = season.Register(&season.Rules{
 		}
 		return err
 	},
-})
+}
 
 // examine is J1, as the reference solver applies it.
 func examine(task season.Task, fetch season.Fetcher, full bool) (*solver.Result, error) {
@@ -131,8 +132,7 @@ func examine(task season.Task, fetch season.Fetcher, full bool) (*solver.Result,
 }
 
 func init() {
-	solver.Register(rules, examine)
-	lint.Register(toy, &lint.Checks{
+	tracks.Register(tracks.Track{Rules: rules, Criteria: examine, Checks: &lint.Checks{
 		Schemas: map[string]lint.Schema{
 			toy.Rules: {
 				{Name: "ressource", Type: lint.SelfPath},
@@ -157,7 +157,7 @@ func init() {
 			l.CheckReference(file, lint.Child(at, "jouet"), toyOf(task), "jouets")
 			l.CheckQuestionCites(file, at, task)
 		},
-	})
+	}})
 }
 
 // The toy corpus: the rules, three toys (one worn, one whose box answers
