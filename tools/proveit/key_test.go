@@ -53,7 +53,7 @@ func TestKeyCommand(t *testing.T) {
 	// A design the corpus bears out, whose key leaves no room: refused.
 	design, err = season.ReadDesign(season.DesignFile(corpus.Conformity), "conformite")
 	require.NoError(t, err)
-	design.Tasks[0].Alternatives = append(design.Tasks[0].Alternatives, []season.DesignFact{
+	design.Tasks[0].Alternatives = append(design.Tasks[0].Alternatives, []season.Place{
 		{Resource: "/agrements/AGR-4417", Field: "/activite"}, {Resource: "/agrements/AGR-4417", Field: "/date_debut"}, {Resource: "/agrements/AGR-4417", Field: "/date_fin_validite"}})
 	writeJSON(t, altered, design)
 	code, out, _ = runCLI("key", "-track", "conformite", "-design", altered, "-key", filepath.Join(dir, "other.json"))

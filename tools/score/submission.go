@@ -8,6 +8,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // Submission is one task's submission in the format of docs/contract.md, section 6 (spec §4),
@@ -132,7 +133,7 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 	}
 	out := make([]Assertion, len(list))
 	ids := map[string]int{}
-	claims := map[string]int{}
+	claims := map[season.Claim]int{}
 	for i, item := range list {
 		at := fmt.Sprintf("/assertions/%d", i)
 		obj, ok := item.(pyjson.Object)
@@ -167,11 +168,11 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 			return nil, entryErr(at+"/claim/field", "un pointeur JSON (RFC 6901) attendu, en chaîne")
 		}
 		a.Field, a.Value = field, c["value"]
-		triplet := a.Resource + "\x00" + a.Field + "\x00" + string(pyjson.Canonical(a.Value))
-		if first, dup := claims[triplet]; dup {
+		triple := season.ClaimOf(a.Resource, a.Field, a.Value)
+		if first, dup := claims[triple]; dup {
 			return nil, entryErr(at+"/claim", "le même (resource, field, value) que /assertions/%d: chaque triplet affirmé est unique", first)
 		}
-		claims[triplet] = i
+		claims[triple] = i
 		proofs, ok := f["proof_ids"].(pyjson.Array)
 		if !ok || len(proofs) == 0 {
 			return nil, entryErr(at+"/proof_ids", "un tableau non vide d'identifiants de preuve attendu")

@@ -31,17 +31,11 @@ type DesignTask struct {
 	// forms are the corpus's. A product verdict is founded besides against
 	// the candidates the solver marks as compared. Empty for any other
 	// verdict, whose formula is the criteria that decide it.
-	Facts []DesignFact `json:"faits,omitempty"`
+	Facts []Place `json:"faits,omitempty"`
 	// Alternatives are, for the control task, which has no trap, the
 	// criteria any one of which proven whole founds its verdict, each as
 	// its facts.
-	Alternatives [][]DesignFact `json:"un_de,omitempty"`
-}
-
-// DesignFact names a fact by where it is served.
-type DesignFact struct {
-	Resource string `json:"resource"`
-	Field    string `json:"field"`
+	Alternatives [][]Place `json:"un_de,omitempty"`
 }
 
 // DesignFile is the design beside a track's key: conception.json, and

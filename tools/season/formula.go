@@ -179,13 +179,12 @@ func (f *Formula) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// Carried is the set of triples supported assertions claim, each as
-// resource, field and canonical value.
-type Carried map[string]bool
+// Carried is the set of claims supported assertions make.
+type Carried map[Claim]bool
 
 // Add records a claim carried by a supported assertion.
 func (c Carried) Add(resource, field string, value pyjson.Value) {
-	c[tripleKey(resource, field, pyjson.Canonical(value))] = true
+	c[ClaimOf(resource, field, value)] = true
 }
 
 // AddFact records a fact as carried; a value that is not JSON carries
@@ -199,11 +198,7 @@ func (c Carried) AddFact(f Fact) {
 // Has reports whether the fact itself (not one of its forms) is carried.
 func (c Carried) Has(f Fact) bool {
 	v, err := pyjson.Parse(f.Value)
-	return err == nil && c[tripleKey(f.Resource, f.Field, pyjson.Canonical(v))]
-}
-
-func tripleKey(resource, field string, canonicalValue []byte) string {
-	return resource + "\x00" + field + "\x00" + string(canonicalValue)
+	return err == nil && c[ClaimOf(f.Resource, f.Field, v)]
 }
 
 // carries reports whether the fact, or one of its equivalent forms, is

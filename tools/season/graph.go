@@ -137,16 +137,16 @@ func (g *Graph) Concerns(resource, field string) bool {
 	return ok && g.Concerning(collection, entry)
 }
 
-// Agreeing returns, as resource and pointer, the fields of the task's
+// Agreeing returns the places of the task's
 // graph that state the fact (resource, field, value) by one of the track's
 // agreements: the record a common list's entry designates, or the entries
 // that designate a record, where the two fields hold the same value; and
 // the same key member of the entries that name the same person.
-func (g *Graph) Agreeing(resource, field string, value pyjson.Value) [][2]string {
+func (g *Graph) Agreeing(resource, field string, value pyjson.Value) []Place {
 	if g.Rules == nil {
 		return nil
 	}
-	var out [][2]string
+	var out []Place
 	collection := corpus.CollectionOf(resource)
 	index, member, isEntry := entryField(field)
 	entry := g.entry(resource, index)
@@ -155,7 +155,7 @@ func (g *Graph) Agreeing(resource, field string, value pyjson.Value) [][2]string
 		case collection == a.List && isEntry && member == a.Member:
 			if record, ok := g.follow(entry, a.Links); ok {
 				if v, ok := pyjson.Lookup(g.bodies[record], a.Field); ok && pyjson.Equal(v, value) {
-					out = append(out, [2]string{record, a.Field})
+					out = append(out, Place{record, a.Field})
 				}
 			}
 		case collection != a.List && field == a.Field:
@@ -165,7 +165,7 @@ func (g *Graph) Agreeing(resource, field string, value pyjson.Value) [][2]string
 						continue
 					}
 					if v, ok := other.(pyjson.Object).Get(a.Member); ok && pyjson.Equal(v, value) {
-						out = append(out, [2]string{page, Pointer("entrees", strconv.Itoa(i), a.Member)})
+						out = append(out, Place{page, Pointer("entrees", strconv.Itoa(i), a.Member)})
 					}
 				}
 			}
@@ -182,7 +182,7 @@ func (g *Graph) Agreeing(resource, field string, value pyjson.Value) [][2]string
 		for _, page := range g.pagesOf(other) {
 			for i, candidate := range g.entries(page) {
 				if sameMembers(entry, candidate, n.Key) {
-					out = append(out, [2]string{page, Pointer("entrees", strconv.Itoa(i), member)})
+					out = append(out, Place{page, Pointer("entrees", strconv.Itoa(i), member)})
 				}
 			}
 		}

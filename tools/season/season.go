@@ -87,6 +87,28 @@ type KeyTask struct {
 // keyTaskMembers are the members of a task's key.
 var keyTaskMembers = FieldsOf[KeyTask]()
 
+// Place is where a fact is served: a resource's canonical path and a JSON
+// pointer into its body. Comparable, it is the key of whatever is indexed
+// by where it is read.
+type Place struct {
+	Resource string `json:"resource"`
+	Field    string `json:"field"`
+}
+
+// Claim is a (resource, JSON pointer, value) triple as the contract
+// compares them: two claims state the same fact exactly when they are
+// equal, the value written in its canonical form (docs/contract.md,
+// section 5). Comparable, it is the key of every set of facts.
+type Claim struct {
+	Place
+	Value string // pyjson.Canonical of the value
+}
+
+// ClaimOf is the claim of a value at a place.
+func ClaimOf(resource, field string, value pyjson.Value) Claim {
+	return Claim{Place{resource, field}, string(pyjson.Canonical(value))}
+}
+
 // Fact is a (resource, JSON pointer, value) triple a scorer checks against
 // the served bytes.
 type Fact struct {
@@ -99,6 +121,9 @@ type Fact struct {
 	// (docs/contract.md, section 5; spec §5.5 and 5.7).
 	EquivalentForms []Fact `json:"formes_equivalentes,omitempty"`
 }
+
+// Place is where the fact is served.
+func (f Fact) Place() Place { return Place{f.Resource, f.Field} }
 
 // Citations returns every corpus path the statements cite: what each
 // names by its track's rules (a conformity task's entity), then the

@@ -21,11 +21,11 @@ import (
 // states them all.
 func forms(g *season.Graph, f Fact) []Fact {
 	var out []Fact
-	seen := map[string]bool{tripleOf(f): true}
+	seen := map[season.Claim]bool{f.Claim(): true}
 	queue := []Fact{f}
 	add := func(form Fact) {
-		if !seen[tripleOf(form)] && g.Admits(form.Resource, form.Field) == season.Admissible {
-			seen[tripleOf(form)] = true
+		if !seen[form.Claim()] && g.Admits(form.Resource, form.Field) == season.Admissible {
+			seen[form.Claim()] = true
 			out = append(out, form)
 			queue = append(queue, form)
 		}
@@ -47,7 +47,7 @@ func forms(g *season.Graph, f Fact) []Fact {
 		}
 		// Two fields a rule requires to agree, where they do.
 		for _, at := range g.Agreeing(t.Resource, t.Field, t.Value) {
-			add(Fact{Resource: at[0], Field: at[1], Value: t.Value})
+			add(Fact{Resource: at.Resource, Field: at.Field, Value: t.Value})
 		}
 		// A link and the link back.
 		target, ok := t.Value.(string)
@@ -80,10 +80,6 @@ func cutIndex(field string) (parent string, index int, ok bool) {
 	}
 	n, err := strconv.Atoi(field[i+1:])
 	return field[:i], n, err == nil
-}
-
-func tripleOf(f Fact) string {
-	return f.Resource + "\x00" + f.Field + "\x00" + string(pyjson.Canonical(f.Value))
 }
 
 // Deciding is what decides a derived verdict, as one labelled basis per
@@ -206,10 +202,10 @@ func Founding(design season.DesignTask, derived *Result, graph *season.Graph) (s
 
 // designBasis looks up the facts a design names among those the derived
 // verdict rests on.
-func designBasis(named []season.DesignFact, rests map[string]Fact, verdict string) ([]Basis, error) {
+func designBasis(named []season.Place, rests map[season.Place]Fact, verdict string) ([]Basis, error) {
 	var out []Basis
 	for _, df := range named {
-		f, ok := rests[df.Resource+"\x00"+df.Field]
+		f, ok := rests[df]
 		if !ok {
 			return nil, fmt.Errorf("%s %s is not a fact the %s verdict rests on", df.Resource, df.Field, verdict)
 		}
@@ -233,14 +229,14 @@ func comparedBases(derived *Result, control bool) []Basis {
 
 // restsOn indexes, by resource and pointer, every fact a derived result
 // rests on: the walk's facts and every criterion's basis.
-func restsOn(res *Result) map[string]Fact {
-	out := map[string]Fact{}
+func restsOn(res *Result) map[season.Place]Fact {
+	out := map[season.Place]Fact{}
 	facts := slices.Clone(res.Facts)
 	for _, c := range res.Criteria {
 		facts = append(facts, c.Basis.facts()...)
 	}
 	for _, f := range facts {
-		out[f.Resource+"\x00"+f.Field] = f
+		out[f.Place()] = f
 	}
 	return out
 }

@@ -51,10 +51,10 @@ func TestDeriveKeyRefusesADesignTheCorpusDoesNotBearOut(t *testing.T) {
 		{"another verdict", corpus.Conformity, func(d *season.Design) { d.Tasks[1].Verdict = "indeterminable" },
 			solver.Problem{"conf-02", solver.RuleDerivation, "the design says indeterminable, the rules applied to the corpus give non_conforme"}},
 		{"a fact the verdict does not rest on", corpus.Conformity, func(d *season.Design) {
-			d.Tasks[4].Facts[0] = season.DesignFact{Resource: "/attestations/ATT-8150", Field: "/date_fin_validite"}
+			d.Tasks[4].Facts[0] = season.Place{Resource: "/attestations/ATT-8150", Field: "/date_fin_validite"}
 		}, solver.Problem{"conf-05", solver.RuleDerivation, "/attestations/ATT-8150 /date_fin_validite is not a fact the conforme verdict rests on"}},
 		{"facts for a verdict the criteria decide", corpus.Conformity, func(d *season.Design) {
-			d.Tasks[1].Facts = []season.DesignFact{{Resource: "/agrements/AGR-5120", Field: "/statut"}}
+			d.Tasks[1].Facts = []season.Place{{Resource: "/agrements/AGR-5120", Field: "/statut"}}
 		}, solver.Problem{"conf-02", solver.RuleDerivation, "a non_conforme verdict is founded on the criteria that decide it: the design names no faits or un_de"}},
 		{"no facts for a conforme verdict", corpus.Conformity, func(d *season.Design) { d.Tasks[4].Facts = nil },
 			solver.Problem{"conf-05", solver.RuleDerivation, "a conforme verdict is founded on its trap: the design names no faits"}},
@@ -70,10 +70,10 @@ func TestDeriveKeyRefusesADesignTheCorpusDoesNotBearOut(t *testing.T) {
 			d.Tasks = append(d.Tasks, season.DesignTask{ID: "conf-11", Verdict: "conforme"})
 		}, solver.Problem{"conf-11", solver.RuleDerivation, "the design has a task the statements do not"}},
 		{"facts on the control task", corpus.Purchasing, func(d *season.Design) {
-			d.Tasks[0].Facts = []season.DesignFact{{Resource: "/tarifs/TAR-ECR-2701", Field: "/prix_unitaire_ttc"}}
+			d.Tasks[0].Facts = []season.Place{{Resource: "/tarifs/TAR-ECR-2701", Field: "/prix_unitaire_ttc"}}
 		}, solver.Problem{"gen-01", solver.RuleDerivation, "the control task has no trap: its design names un_de, not faits"}},
 		{"a fact of no candidate", corpus.Purchasing, func(d *season.Design) {
-			d.Tasks[7].Facts = []season.DesignFact{{Resource: "/tarifs/TAR-IMP-4410", Field: "/prix_unitaire_ttc"}}
+			d.Tasks[7].Facts = []season.Place{{Resource: "/tarifs/TAR-IMP-4410", Field: "/prix_unitaire_ttc"}}
 		}, solver.Problem{"gen-08", solver.RuleDerivation, "/tarifs/TAR-IMP-4410 /prix_unitaire_ttc is not a fact the /produits/PCP-1405 verdict rests on"}},
 	}
 	for _, tt := range tests {

@@ -158,7 +158,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 		if err != nil {
 			continue // served reports it
 		}
-		if r, ok := rests[f.Resource+"\x00"+f.Field]; !ok || !pyjson.Equal(r.Value, value) {
+		if r, ok := rests[f.Place()]; !ok || !pyjson.Equal(r.Value, value) {
 			report(ruleDerivation, "%s: not a fact the %s verdict rests on", label, k.Verdict)
 		}
 		listed := season.Carried{}

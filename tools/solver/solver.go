@@ -68,6 +68,12 @@ type Fact struct {
 	Value    pyjson.Value
 }
 
+// Place is where the fact is served.
+func (f Fact) Place() season.Place { return season.Place{Resource: f.Resource, Field: f.Field} }
+
+// Claim is the fact as facts compare.
+func (f Fact) Claim() season.Claim { return season.ClaimOf(f.Resource, f.Field, f.Value) }
+
 func (f Fact) String() string {
 	return fmt.Sprintf("%s %s = %s", f.Resource, f.Field, pyjson.Canonical(f.Value))
 }
@@ -140,7 +146,7 @@ type Walker struct {
 
 	fetch  season.Fetcher
 	bodies map[string]pyjson.Object // every body fetched, by path
-	noted  map[[2]string]bool       // facts already in the result
+	noted  map[season.Place]bool    // facts already in the result
 }
 
 // NewWalker starts the walk of a task.
@@ -150,7 +156,7 @@ func NewWalker(task string, fetch season.Fetcher, full bool) Walker {
 		Result: &Result{Task: task},
 		fetch:  fetch,
 		bodies: map[string]pyjson.Object{},
-		noted:  map[[2]string]bool{},
+		noted:  map[season.Place]bool{},
 	}
 }
 
@@ -190,9 +196,8 @@ func (s *Walker) Fact(path, pointer string) Fact {
 // Rest records facts the verdict rests on, each once.
 func (s *Walker) Rest(facts ...Fact) {
 	for _, f := range facts {
-		key := [2]string{f.Resource, f.Field}
-		if !s.noted[key] {
-			s.noted[key] = true
+		if !s.noted[f.Place()] {
+			s.noted[f.Place()] = true
 			s.Result.Facts = append(s.Result.Facts, f)
 		}
 	}

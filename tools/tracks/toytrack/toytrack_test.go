@@ -195,7 +195,7 @@ const statements = `{"saison": "1", "piste": "jouet", "taches": [
 // The authors' design: the control task founded on J1 proven whole, the
 // others trapped (P1) and founded on the criterion that decides them.
 var design = &season.Design{Track: "jouet", Tasks: []season.DesignTask{
-	{ID: "jouet-01", Verdict: compliant, Control: true, Alternatives: [][]season.DesignFact{
+	{ID: "jouet-01", Verdict: compliant, Control: true, Alternatives: [][]season.Place{
 		{{Resource: "/jouets/J-1", Field: "/etat"}, {Resource: "/boites/B-1", Field: "/etat"}},
 	}},
 	{ID: "jouet-02", Verdict: nonCompliant, Families: []string{"P1"}},
