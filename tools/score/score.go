@@ -362,7 +362,8 @@ func (s *Scorer) scoreTask(t season.Task, k season.KeyTask, p Parsed) (TaskRepor
 	}
 	if own, want := ownCount(sub, graph, tr.Assertions), season.OwnMinimum(t.AssertionsMin); own < want {
 		tr.Status = RejectedAtClose
-		tr.Reason = ptr(fmt.Sprintf("%s: %d assertions sur les ressources propres de la tâche (celles de l'entité, ou des candidats), au moins %d attendues (la moitié du minimum %d, arrondie au-dessus)", sub.File, own, want, t.AssertionsMin))
+		owners, _ := season.FrenchOwners()
+		tr.Reason = ptr(fmt.Sprintf("%s: %d assertions sur les ressources propres de la tâche (celles %s), au moins %d attendues (la moitié du minimum %d, arrondie au-dessus)", sub.File, own, owners, want, t.AssertionsMin))
 		return tr, nil
 	}
 	tr.Status = Rendered
@@ -413,7 +414,8 @@ func (s *Scorer) closeCheck(sub *Submission, g *season.Graph) string {
 		case season.NotProbative:
 			return fmt.Sprintf("%s/field: %s n'est pas un champ probant de %s (aucune règle ne le lit)", at, a.Field, a.Resource)
 		case season.OtherEntry:
-			return fmt.Sprintf("%s/field: %s de la liste commune %s n'est pas une entrée qui concerne la tâche (son entité, ou un candidat)", at, a.Field, a.Resource)
+			_, concerned := season.FrenchOwners()
+			return fmt.Sprintf("%s/field: %s de la liste commune %s n'est pas une entrée qui concerne la tâche (%s)", at, a.Field, a.Resource, concerned)
 		}
 	}
 	return ""

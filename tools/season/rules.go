@@ -67,6 +67,9 @@ type Rules struct {
 	Namesakes []Namesake
 	// Owner names, in messages, whose own resources a task's are.
 	Owner string
+	// French names the same in the scorer's reports, which are written in
+	// French (FrenchOwners).
+	French FrenchWords
 
 	// SubjectOf names, in messages, what the task's resources concern.
 	SubjectOf func(Task) string
@@ -228,6 +231,29 @@ func (r *Rules) ValidVerdict(verdict string) bool {
 // collection (a product).
 func (r *Rules) IsChoice(verdict string) bool {
 	return r.Choice != "" && corpus.CollectionOf(verdict) == r.Choice
+}
+
+// FrenchWords are a track's words in the scorer's French reports.
+type FrenchWords struct {
+	Owner     string // whose resources are a task's own: "de l'entité"
+	Concerned string // what a common list's entry must concern: "son entité"
+}
+
+// FrenchOwners joins every track's French words, for the scorer's reports,
+// which name them all whatever the task's track: whose resources are a
+// task's own ("de l'entité, ou des candidats") and what a common list's
+// entry must concern ("son entité, ou un candidat").
+func FrenchOwners() (owners, concerned string) {
+	var o, c []string
+	for _, r := range Tracks() {
+		if r.French.Owner != "" {
+			o = append(o, r.French.Owner)
+		}
+		if r.French.Concerned != "" {
+			c = append(c, r.French.Concerned)
+		}
+	}
+	return strings.Join(o, ", ou "), strings.Join(c, ", ou ")
 }
 
 // Subject names, in messages, what a task's resources concern: the

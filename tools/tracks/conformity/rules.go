@@ -57,6 +57,7 @@ var Rules = &season.Rules{
 	// R6: an owner and the list's entry of the same names.
 	Namesakes: []season.Namesake{{List: "mesures-restrictives", Of: "beneficiaires", Key: []string{"nom", "prenoms"}}},
 	Owner:     "the entity's",
+	French:    season.FrenchWords{Owner: "de l'entité", Concerned: "son entité"},
 	SubjectOf: func(t season.Task) string { return statementOf(t).Entity },
 	Walk:      walk,
 }

@@ -72,6 +72,7 @@ var Rules = &season.Rules{
 		{List: "catalogues", Member: "etat_affiche", Links: []string{"produit", "disponibilite"}, Field: "/etat"},
 	},
 	Owner:     "the candidates'",
+	French:    season.FrenchWords{Owner: "des candidats", Concerned: "un candidat"},
 	SubjectOf: func(season.Task) string { return "the task's candidates" },
 	Walk:      walk,
 }
