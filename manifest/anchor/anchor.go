@@ -182,8 +182,8 @@ func IsSHA256(s string) bool {
 	return true
 }
 
-// ErrNumber is wrapped by CheckBody when a body holds a number.
-var ErrNumber = errors.New("numbers are not allowed in the corpus (strings, booleans and null only)")
+// errNumber is the rule Check names when a body holds a number.
+var errNumber = errors.New("numbers are not allowed in the corpus (strings, booleans and null only)")
 
 // CheckBody parses a body the corpus serves and enforces what every such body
 // must be for its response_hash to be the one anyone recomputes: a non-empty
@@ -207,7 +207,7 @@ func (h *Hasher) Check(body []byte) error {
 		return &pyjson.SyntaxError{Reason: "the document must be a non-empty JSON object"}
 	}
 	if ptr, found := h.doc.FirstNumber(); found {
-		return &pyjson.SyntaxError{Pointer: ptr, Reason: ErrNumber.Error()}
+		return &pyjson.SyntaxError{Pointer: ptr, Reason: errNumber.Error()}
 	}
 	return nil
 }

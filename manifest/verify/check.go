@@ -202,7 +202,7 @@ func byFile(track *corpus.Track, fsys fs.FS, depth Depth, citations []string, ke
 			return struct{}{}
 		}
 		answered[i] = true
-		f := File{Name: name, Bytes: data}
+		f := treeFile{Name: name, Bytes: data}
 		if depth == Full {
 			f.parsed = parse(&hashers[reader], path, data)
 		}
@@ -219,7 +219,7 @@ func byFile(track *corpus.Track, fsys fs.FS, depth Depth, citations []string, ke
 	}
 	parallel.For(c.n, func(i int) {
 		if !answered[i] {
-			c.entry(i, File{}, false)
+			c.entry(i, treeFile{}, false)
 		}
 	})
 	slices.SortFunc(extras, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
@@ -300,7 +300,7 @@ func newComparison(header *manifest.Manifest, track *corpus.Track, depth Depth, 
 // parallel, once the tree is read into contents: for a manifest read while
 // the tree was (Load). keep is called, from any goroutine, with each entry
 // that matches and the bytes it is answered with.
-func (c *comparison) byEntry(contents map[string]File, readErr error, keep func(i int, e listed, body []byte)) []Problem {
+func (c *comparison) byEntry(contents map[string]treeFile, readErr error, keep func(i int, e listed, body []byte)) []Problem {
 	var answered atomic.Int64 // entries with a file at their path
 	parallel.For(c.n, func(i int) {
 		f, isFile := contents[c.index.path(i)]
@@ -327,7 +327,7 @@ func (c *comparison) byEntry(contents map[string]File, readErr error, keep func(
 // entry compares the i-th entry with what the tree holds at its path: the
 // file f when isFile, otherwise no file. It returns the entry and, when it
 // matches, the bytes it is answered with.
-func (c *comparison) entry(i int, f File, isFile bool) (listed, []byte) {
+func (c *comparison) entry(i int, f treeFile, isFile bool) (listed, []byte) {
 	e := c.at(i)
 	var r checkedEntry
 	if r.read(e, f, isFile) {
@@ -466,7 +466,7 @@ func (c *checkedEntry) report(path, format string, args ...any) {
 // document or fixed body is its file of the tree, which its file field
 // names; an absent entry has no file and is answered with its absent
 // body. It reports whether there are bytes to check.
-func (c *checkedEntry) read(e listed, file File, isFile bool) bool {
+func (c *checkedEntry) read(e listed, file treeFile, isFile bool) bool {
 	c.name = file.Name
 	switch e.kind {
 	case manifest.Document, manifest.System:

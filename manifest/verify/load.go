@@ -43,7 +43,7 @@ type Served struct {
 func Load[T any](src io.ReadSeeker, tree fs.FS, track *corpus.Track, serve func(Served) T) (served []T, sum string, err error) {
 	// The tree is read while the manifest is: on a large corpus these are
 	// the two halves of a server's start-up.
-	var contents map[string]File
+	var contents map[string]treeFile
 	var readErr error
 	read := make(chan struct{})
 	go func() {

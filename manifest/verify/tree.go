@@ -11,8 +11,8 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/tree"
 )
 
-// File is one file of a corpus tree.
-type File struct {
+// treeFile is one file of a corpus tree.
+type treeFile struct {
 	Name  string // slash-separated, relative to the tree's root
 	Bytes []byte
 	// parsed is what the comparison at Full depth reads of Bytes, found
@@ -42,7 +42,7 @@ func parse(h *anchor.Hasher, path string, body []byte) parsedBody {
 // is not a regular file or that is larger than treefile.MaxSize (read no
 // further) is an error naming it: nothing in the served tree goes
 // unaccounted for.
-func readTree(fsys fs.FS, track *corpus.Track) (map[string]File, error) {
+func readTree(fsys fs.FS, track *corpus.Track) (map[string]treeFile, error) {
 	copies := make([]copier, tree.Readers(fsys))
 	files, data, err := tree.Scan(fsys, track.PathOf, treefile.MaxSize, func(reader int, _, _ string, b []byte) []byte {
 		return copies[reader].copy(b)
@@ -50,9 +50,9 @@ func readTree(fsys fs.FS, track *corpus.Track) (map[string]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	contents := make(map[string]File, len(files.Names))
+	contents := make(map[string]treeFile, len(files.Names))
 	for i, name := range files.Names {
-		contents[files.Keys[i]] = File{Name: name, Bytes: data[i]}
+		contents[files.Keys[i]] = treeFile{Name: name, Bytes: data[i]}
 	}
 	return contents, errors.Join(files.Refused...)
 }

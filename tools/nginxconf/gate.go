@@ -9,12 +9,12 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/privatefile"
 )
 
-// Gate returns the include that defines $proveit_gate: 1 when the
+// gateInclude returns the include that defines $proveit_gate: 1 when the
 // X-Challenge-Secret header carries one of secrets, 0 otherwise. The
 // comparison is PCRE's, case-sensitive, on the value trimmed of spaces and
 // tabs as Go trims it. It is not constant-time; docs/reliability.md says
 // what that leaves. No secret is an error, never an open gate.
-func Gate(secrets []string) ([]byte, error) {
+func gateInclude(secrets []string) ([]byte, error) {
 	if len(secrets) == 0 {
 		return nil, errors.New("no challenge secret: the corpus never runs open")
 	}
@@ -32,9 +32,10 @@ func Gate(secrets []string) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// WriteGate writes Gate(secrets) to path, readable by its owner only, and
-// atomically, so that a reload never reads half a file. It refuses a path
-// inside a git work tree: the secrets are never committed anywhere.
+// WriteGate writes gateInclude(secrets) to path, readable by its owner
+// only, and atomically, so that a reload never reads half a file. It
+// refuses a path inside a git work tree: the secrets are never committed
+// anywhere.
 func WriteGate(path string, secrets []string) error {
 	if !filepath.IsAbs(path) {
 		return fmt.Errorf("gate file %q: want an absolute path", path)
@@ -42,7 +43,7 @@ func WriteGate(path string, secrets []string) error {
 	if err := privatefile.CheckOutsideWorkTrees(path); err != nil {
 		return fmt.Errorf("gate file %w", err)
 	}
-	data, err := Gate(secrets)
+	data, err := gateInclude(secrets)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@
 // "existe": false body is corpus.AbsentBody around the request-target. Verify
 // reads the literals back out of a configuration and checks them against a
 // manifest. The challenge secrets never enter the configuration: it includes
-// them from a file that Gate writes outside every repository.
+// them from a file that WriteGate writes outside every repository.
 //
 // What nginx cannot match exactly is written down in docs/reliability.md.
 package nginxconf
@@ -62,7 +62,7 @@ type Options struct {
 	Hosts []string
 
 	// GateFile is the absolute path of the include that defines $proveit_gate
-	// from the secrets (see Gate).
+	// from the secrets (see WriteGate).
 	GateFile string
 
 	// ServerInclude, when set, is an absolute path included in the frontal's

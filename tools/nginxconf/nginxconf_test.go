@@ -206,7 +206,7 @@ func TestGenerateRefuses(t *testing.T) {
 
 func TestGate(t *testing.T) {
 	secret := newSecret(t)
-	gate, err := Gate([]string{secret, newSecret(t)})
+	gate, err := gateInclude([]string{secret, newSecret(t)})
 	require.NoError(t, err)
 	assert.Equal(t, 2, strings.Count(string(gate), " 1;\n"))
 	assert.Contains(t, string(gate), "default 0;")
@@ -221,7 +221,7 @@ func TestGate(t *testing.T) {
 		{"not visible ASCII", []string{secret, secret + " x"}, "secret 1: byte 64 is not visible ASCII"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Gate(tt.secrets)
+			_, err := gateInclude(tt.secrets)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 			assert.NotContains(t, err.Error(), secret, "an error quotes the secret")
@@ -241,7 +241,7 @@ func TestGate(t *testing.T) {
 		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 		written, err := os.ReadFile(outside)
 		require.NoError(t, err)
-		want, err := Gate([]string{secret})
+		want, err := gateInclude([]string{secret})
 		require.NoError(t, err)
 		assert.Equal(t, want, written)
 	})

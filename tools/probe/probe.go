@@ -46,8 +46,8 @@ type Options struct {
 	Protocols []string
 }
 
-// UnknownHost is a Host no corpus server serves.
-const UnknownHost = "unknown-host.invalid"
+// unknownHost is a Host no corpus server serves.
+const unknownHost = "unknown-host.invalid"
 
 // noHost, as a Request's Host, sends no Host header at all: HTTP/1.0 allows it.
 const noHost = "\x00"
@@ -203,9 +203,9 @@ func (b *builder) malformed() {
 	b.add("400: POST with a body", Request{Method: http.MethodPost, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}, Body: "{}"}, corpus.SystemBadRequest, true)
 	b.add("400: GET with a body", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}, Body: "{}"}, corpus.SystemBadRequest, true)
 	b.add("400: HEAD", Request{Method: http.MethodHead, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}}, corpus.SystemBadRequest, true)
-	unknownHost := b.get(sample)
-	unknownHost.Host = UnknownHost
-	b.add("400: unknown Host", unknownHost, corpus.SystemBadRequest, true)
+	unknown := b.get(sample)
+	unknown.Host = unknownHost
+	b.add("400: unknown Host", unknown, corpus.SystemBadRequest, true)
 }
 
 // ignoredHeaders lists request headers that must change nothing: the
@@ -249,7 +249,7 @@ func (b *builder) otherProtocols() {
 		b.add(proto+": 400 query", over(b.get(sample+"?a=1")), corpus.SystemBadRequest, true)
 		b.add(proto+": 400 OPTIONS *", over(Request{Method: http.MethodOptions, Target: "*", Header: [][2]string{{corpus.SecretHeader, secret}}}), corpus.SystemBadRequest, true)
 		b.add(proto+": 400 POST with a body", over(Request{Method: http.MethodPost, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}}, Body: "{}"}), corpus.SystemBadRequest, true)
-		b.add(proto+": 400 unknown Host", over(Request{Method: http.MethodGet, Target: sample, Host: UnknownHost, Header: [][2]string{{corpus.SecretHeader, secret}}}), corpus.SystemBadRequest, true)
+		b.add(proto+": 400 unknown Host", over(Request{Method: http.MethodGet, Target: sample, Host: unknownHost, Header: [][2]string{{corpus.SecretHeader, secret}}}), corpus.SystemBadRequest, true)
 		if proto == HTTP10 {
 			b.add(proto+": no Host", Request{Proto: proto, Method: http.MethodGet, Target: sample, Host: noHost, Header: [][2]string{{corpus.SecretHeader, secret}}}, corpus.SystemBadRequest, true)
 		}
@@ -295,13 +295,13 @@ type Result struct {
 func Run(ctx context.Context, c *Client, checks []Check) []Result {
 	results := make([]Result, 0, len(checks))
 	for _, check := range checks {
-		results = append(results, Result{Check: check, Problems: c.Check(ctx, check)})
+		results = append(results, Result{Check: check, Problems: c.check(ctx, check)})
 	}
 	return results
 }
 
-// Check sends one check and returns what is wrong with the answer.
-func (c *Client) Check(ctx context.Context, check Check) []string {
+// check sends one check and returns what is wrong with the answer.
+func (c *Client) check(ctx context.Context, check Check) []string {
 	resp, err := c.Do(ctx, check.Request)
 	if err != nil {
 		return []string{"request failed: " + err.Error()}

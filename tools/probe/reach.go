@@ -8,18 +8,18 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 )
 
-// UnreachableError is a server that gave no HTTP answer to a first request:
+// unreachableError is a server that gave no HTTP answer to a first request:
 // every check would fail the same way.
-type UnreachableError struct {
+type unreachableError struct {
 	URL string
 	Err error
 }
 
-func (e *UnreachableError) Error() string {
+func (e *unreachableError) Error() string {
 	return fmt.Sprintf("%s does not answer: %v", e.URL, e.Err)
 }
 
-func (e *UnreachableError) Unwrap() error { return e.Err }
+func (e *unreachableError) Unwrap() error { return e.Err }
 
 // RefusedSecretError is a secret the gate refuses: every check past the
 // gate would get the 403 body.
@@ -40,7 +40,7 @@ func (c *Client) Reach(ctx context.Context, rules string, secrets []string) erro
 	for i, secret := range secrets {
 		resp, err := c.Do(ctx, Request{Method: http.MethodGet, Target: rules, Header: [][2]string{{corpus.SecretHeader, secret}}})
 		if err != nil {
-			return &UnreachableError{URL: c.base.String(), Err: err}
+			return &unreachableError{URL: c.base.String(), Err: err}
 		}
 		if resp.Status == http.StatusForbidden {
 			return &RefusedSecretError{Slot: i}
