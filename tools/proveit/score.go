@@ -21,17 +21,40 @@ import (
 // submissions of two DIDs) is exit status 2; a scored run, whatever its
 // scores, 0.
 func runScore(args []string, stdout io.Writer) error {
+	f, err := parseScoreFlags(args)
+	if err != nil {
+		return err
+	}
+	return f.run(stdout)
+}
+
+// scoreFlags are proveit score's flags, checked against one another.
+type scoreFlags struct {
+	corpus      corpusFlags
+	record      string
+	salt        string
+	dryRun      bool
+	views       string
+	trust       string
+	proofs      string
+	format      string
+	submissions []string
+}
+
+// parseScoreFlags reads the command line and refuses a combination of
+// flags that cannot replay anything, before a file is read.
+func parseScoreFlags(args []string) (*scoreFlags, error) {
 	fs := newFlagSet("score")
-	var c corpusFlags
-	c.register(fs, "tree", "manifest", "tasks", "key")
+	f := &scoreFlags{}
+	f.corpus.register(fs, "tree", "manifest", "tasks", "key")
 	describeTrackFlags(fs, "replayed (required)")
-	record := fs.String("record", "", "the track's pre-registration record (default "+season.Dir+"/preenregistrement[-<track>].json)")
-	saltFile := fs.String("salt", "", "the salt file that opens the record's key commitment (required, unless -dry-run)")
-	dryRun := fs.Bool("dry-run", false, "score files no record anchors, checking nothing of the anchoring; the report says so in its first field")
-	views := fs.String("views", "", "the views folder proveit proofs fetch filled: the replay verifies conditions 1 and 2 itself (docs/scoring.md)")
-	trustDir := fs.String("trust", "", "with -views: "+trustUsage)
-	proofsFile := fs.String("proofs", "", "instead of -views, what an outside verifier established for each proof (docs/contract.md, section 7); with neither, conditions 1 and 2 are not verified")
-	format := fs.String("format", "json", "json or text")
+	fs.StringVar(&f.record, "record", "", "the track's pre-registration record (default "+season.Dir+"/preenregistrement[-<track>].json)")
+	fs.StringVar(&f.salt, "salt", "", "the salt file that opens the record's key commitment (required, unless -dry-run)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "score files no record anchors, checking nothing of the anchoring; the report says so in its first field")
+	fs.StringVar(&f.views, "views", "", "the views folder proveit proofs fetch filled: the replay verifies conditions 1 and 2 itself (docs/scoring.md)")
+	fs.StringVar(&f.trust, "trust", "", "with -views: "+trustUsage)
+	fs.StringVar(&f.proofs, "proofs", "", "instead of -views, what an outside verifier established for each proof (docs/contract.md, section 7); with neither, conditions 1 and 2 are not verified")
+	fs.StringVar(&f.format, "format", "json", "json or text")
 	fs.args = "SUBMISSION.json..."
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: proveit score -track TRACK -salt FILE [-record FILE] [-views DIR [-trust DIR] | -proofs FILE] [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
@@ -39,70 +62,39 @@ func runScore(args []string, stdout io.Writer) error {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		return nil, err
 	}
 	given := givenFlags(fs)
-	bad := func(format string, args ...any) error { return badInput(fmt.Errorf(format, args...)) }
 	usage := func(format string, args ...any) error { return badUsage(fmt.Errorf(format, args...)) }
 	switch {
-	case c.track == "":
-		return usage("say which track with -track: a replay scores one track's submissions")
-	case *dryRun && (given["record"] || given["salt"]):
-		return usage("-dry-run checks no record: -record and -salt are not its flags")
-	case !*dryRun && *saltFile == "":
-		return usage("-salt is required: the replay scores only files the record anchors, and the salt opens its key commitment (or ask for -dry-run)")
-	case *views != "" && *proofsFile != "":
-		return usage("-views and -proofs both say where conditions 1 and 2 come from: give one")
-	case *trustDir != "" && *views == "":
-		return usage("-trust is the trust material of -views' verification: give -views too")
-	case *format != "json" && *format != "text":
-		return usage("-format %q: want json or text", *format)
+	case f.corpus.track == "":
+		return nil, usage("say which track with -track: a replay scores one track's submissions")
+	case f.dryRun && (given["record"] || given["salt"]):
+		return nil, usage("-dry-run checks no record: -record and -salt are not its flags")
+	case !f.dryRun && f.salt == "":
+		return nil, usage("-salt is required: the replay scores only files the record anchors, and the salt opens its key commitment (or ask for -dry-run)")
+	case f.views != "" && f.proofs != "":
+		return nil, usage("-views and -proofs both say where conditions 1 and 2 come from: give one")
+	case f.trust != "" && f.views == "":
+		return nil, usage("-trust is the trust material of -views' verification: give -views too")
+	case f.format != "json" && f.format != "text":
+		return nil, usage("-format %q: want json or text", f.format)
 	case fs.NArg() == 0:
-		return usage("no submission given")
+		return nil, usage("no submission given")
 	}
-	tracks, err := c.tracks()
+	f.submissions = fs.Args()
+	return f, nil
+}
+
+// run replays the scoring: the track's files, checked against the record
+// unless in a dry run, then every submission, reported on stdout.
+func (f *scoreFlags) run(stdout io.Writer) error {
+	scorer, err := f.scorer()
 	if err != nil {
 		return err
 	}
-	t := tracks[0]
-	files, err := readSealedFiles(t, "")
-	if err != nil {
-		return badInput(err)
-	}
-	if *record == "" {
-		*record = season.RecordFile(t.track)
-	}
-	if !*dryRun {
-		if err := checkAnchoring(*record, *saltFile, t, files); err != nil {
-			return badInput(err)
-		}
-	}
-	key, err := season.DecodeKey(t.key, files.Key.Data)
-	if err != nil {
-		return badInput(err)
-	}
-	if err := verify.Check(files.manifest, os.DirFS(t.tree), verify.Full, nil); err != nil {
-		return bad("%s against %s: %w", t.tree, t.manifest, err)
-	}
-	scorer := &score.Scorer{
-		Tasks:          files.tasks,
-		Key:            key,
-		Manifest:       files.manifest,
-		ManifestSHA256: anchor.SHA256(files.Manifest.Data),
-		Fetch:          solver.ServeTree(os.DirFS(t.tree)),
-		Anchored:       !*dryRun,
-	}
-	if *proofsFile != "" {
-		data, err := os.ReadFile(*proofsFile)
-		if err != nil {
-			return badInput(err)
-		}
-		if scorer.Proofs, err = score.ParseProofs(*proofsFile, data); err != nil {
-			return badInput(err)
-		}
-	}
 	var subs []score.Parsed
-	for _, file := range fs.Args() {
+	for _, file := range f.submissions {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return badInput(err)
@@ -110,10 +102,10 @@ func runScore(args []string, stdout io.Writer) error {
 		sub, err := score.ParseSubmission(file, data)
 		subs = append(subs, score.Parsed{Submission: sub, Err: err})
 	}
-	if *views != "" {
+	if f.views != "" {
 		// The season's dates are the record's: the anchored one, or in a
 		// dry run the track's, read for its dates alone.
-		if err := verifyConditions12(scorer, subs, *views, *trustDir, *record); err != nil {
+		if err := verifyConditions12(scorer, subs, f.views, f.trust, f.record); err != nil {
 			return err
 		}
 	}
@@ -121,7 +113,7 @@ func runScore(args []string, stdout io.Writer) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if *format == "text" {
+	if f.format == "text" {
 		_, err = io.WriteString(stdout, report.Text())
 		return err
 	}
@@ -131,6 +123,54 @@ func runScore(args []string, stdout io.Writer) error {
 	}
 	_, err = stdout.Write(data)
 	return err
+}
+
+// scorer reads the track's files, checks their anchoring (unless in a dry
+// run) and the tree against the manifest, and returns the scorer of the
+// track, with the outcomes of -proofs when given.
+func (f *scoreFlags) scorer() (*score.Scorer, error) {
+	tracks, err := f.corpus.tracks()
+	if err != nil {
+		return nil, err
+	}
+	t := tracks[0]
+	files, err := readSealedFiles(t, "")
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if f.record == "" {
+		f.record = season.RecordFile(t.track)
+	}
+	if !f.dryRun {
+		if err := checkAnchoring(f.record, f.salt, t, files); err != nil {
+			return nil, badInput(err)
+		}
+	}
+	key, err := season.DecodeKey(t.key, files.Key.Data)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if err := verify.Check(files.manifest, os.DirFS(t.tree), verify.Full, nil); err != nil {
+		return nil, badInput(fmt.Errorf("%s against %s: %w", t.tree, t.manifest, err))
+	}
+	scorer := &score.Scorer{
+		Tasks:          files.tasks,
+		Key:            key,
+		Manifest:       files.manifest,
+		ManifestSHA256: anchor.SHA256(files.Manifest.Data),
+		Fetch:          solver.ServeTree(os.DirFS(t.tree)),
+		Anchored:       !f.dryRun,
+	}
+	if f.proofs != "" {
+		data, err := os.ReadFile(f.proofs)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		if scorer.Proofs, err = score.ParseProofs(f.proofs, data); err != nil {
+			return nil, badInput(err)
+		}
+	}
+	return scorer, nil
 }
 
 // verifyConditions12 establishes conditions 1 and 2 of every proof the

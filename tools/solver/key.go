@@ -116,12 +116,9 @@ func CheckKey(tasks *season.Tasks, key *season.Key, results []*Result, fetch sea
 
 // checkFormula checks one task's founding formula.
 func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]Problem, error) {
-	var problems []Problem
-	report := func(rule, format string, args ...any) {
-		problems = append(problems, Problem{Task: task.ID, Rule: rule, Message: fmt.Sprintf(format, args...)})
-	}
+	p := &taskProblems{task: task.ID}
 	if task.AssertionsMin < season.MinAssertions || task.AssertionsMin > season.MaxAssertionsMin || task.AssertionsMax != 2*task.AssertionsMin {
-		report(ruleBounds, "bounds %d..%d, want a minimum of %d to %d and a maximum twice it", task.AssertionsMin, task.AssertionsMax, season.MinAssertions, season.MaxAssertionsMin)
+		p.report(ruleBounds, "bounds %d..%d, want a minimum of %d to %d and a maximum twice it", task.AssertionsMin, task.AssertionsMax, season.MinAssertions, season.MaxAssertionsMin)
 	}
 	graph, err := season.TaskGraph(task, fetch)
 	if err != nil {
@@ -131,20 +128,49 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 	if err != nil {
 		return nil, err
 	}
-	subject, owner := graph.Rules.Subject(task), graph.Rules.Owner
-	// check applies to a fact, or to one of its equivalent forms, the rules
-	// an assertion of it must meet.
+	checkFacts(p, task, k, graph, derived, fetch)
+	if Verdict(k.Verdict) == derived.Verdict {
+		alternativeProblems, err := checkAlternatives(k.Founding, derived, graph)
+		if err != nil {
+			return nil, err
+		}
+		for _, ap := range alternativeProblems {
+			p.report(ap.Rule, "%s", ap.Message)
+		}
+	}
+	if err := checkRoom(p, task, k, graph); err != nil {
+		return nil, err
+	}
+	return p.list, nil
+}
+
+// taskProblems gathers the problems found in one task's key.
+type taskProblems struct {
+	task string
+	list []Problem
+}
+
+func (p *taskProblems) report(rule, format string, args ...any) {
+	p.list = append(p.list, Problem{Task: p.task, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+// checkFacts checks every fact of the formula and each of its equivalent
+// forms as an assertion of it would be checked (admissible, served as the
+// key says), that each fact is one the derived verdict rests on, and that
+// the key lists every equivalent form the graph has.
+func checkFacts(p *taskProblems, task season.Task, k season.KeyTask, graph *season.Graph, derived *Result, fetch season.Fetcher) {
+	subject := graph.Rules.Subject(task)
 	check := func(label string, f season.Fact) {
 		switch graph.Admits(f.Resource, f.Field) {
 		case season.OutsideGraph:
-			report(ruleGraph, "%s: not in the task's graph", label)
+			p.report(ruleGraph, "%s: not in the task's graph", label)
 		case season.WholeDocument, season.NotProbative:
-			report(ruleProbative, "%s: not a probative field of its collection", label)
+			p.report(ruleProbative, "%s: not a probative field of its collection", label)
 		case season.OtherEntry:
-			report(ruleCommonList, "%s: a common list's entry that does not concern %s", label, subject)
+			p.report(ruleCommonList, "%s: a common list's entry that does not concern %s", label, subject)
 		}
 		if msg := served(f, fetch); msg != "" {
-			report(ruleServed, "%s: %s", label, msg)
+			p.report(ruleServed, "%s: %s", label, msg)
 		}
 	}
 	rests := restsOn(derived)
@@ -159,7 +185,7 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 			continue // served reports it
 		}
 		if r, ok := rests[f.Place()]; !ok || !pyjson.Equal(r.Value, value) {
-			report(ruleDerivation, "%s: not a fact the %s verdict rests on", label, k.Verdict)
+			p.report(ruleDerivation, "%s: not a fact the %s verdict rests on", label, k.Verdict)
 		}
 		listed := season.Carried{}
 		for _, form := range f.EquivalentForms {
@@ -167,41 +193,38 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 		}
 		for _, form := range forms(graph, Fact{Resource: f.Resource, Field: f.Field, Value: value}) {
 			if !listed.Has(seasonFact(form)) {
-				report(ruleForms, "%s: lacks the equivalent form %s", label, form)
+				p.report(ruleForms, "%s: lacks the equivalent form %s", label, form)
 			}
 		}
 	}
-	if Verdict(k.Verdict) == derived.Verdict {
-		alternativeProblems, err := checkAlternatives(k.Founding, derived, graph)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range alternativeProblems {
-			report(p.Rule, "%s", p.Message)
-		}
-	}
+}
+
+// checkRoom checks that the formula leaves an agent room within the task's
+// bounds: its smallest founding set under the ceiling, each of the control
+// task's alternatives within the minimum, and enough own resources.
+func checkRoom(p *taskProblems, task season.Task, k season.KeyTask, graph *season.Graph) error {
 	smallest, err := k.Founding.Smallest()
 	if err != nil {
-		report(ruleRoom, "%v", err)
-		return problems, nil
+		p.report(ruleRoom, "%v", err)
+		return nil
 	}
 	limit, why := task.AssertionsMax-2, fmt.Sprintf("assertions_max %d - 2", task.AssertionsMax)
 	if k.Control {
 		limit, why = task.AssertionsMin, fmt.Sprintf("the control task's assertions_min %d", task.AssertionsMin)
 	}
 	if len(smallest) > limit {
-		report(ruleRoom, "the smallest set of facts that founds the verdict has %d facts, want at most %d (%s)", len(smallest), limit, why)
+		p.report(ruleRoom, "the smallest set of facts that founds the verdict has %d facts, want at most %d (%s)", len(smallest), limit, why)
 	}
 	if k.Control {
 		// Any one criterion proven whole founds the control task, each
 		// within its minimum: none is a choice the agent must guess.
 		alternatives, err := k.Founding.Alternatives()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, alt := range alternatives {
 			if n := len(season.SmallestCover(alt)); n > task.AssertionsMin {
-				report(ruleRoom, "the control task's alternative %s takes %d assertions, want at most its assertions_min %d", describe(alt), n, task.AssertionsMin)
+				p.report(ruleRoom, "the control task's alternative %s takes %d assertions, want at most its assertions_min %d", describe(alt), n, task.AssertionsMin)
 			}
 		}
 	}
@@ -214,9 +237,9 @@ func checkFormula(task season.Task, k season.KeyTask, fetch season.Fetcher) ([]P
 	// The agent fills the smallest set up to the minimum with assertions
 	// of its choosing, which may all be on own resources.
 	if want, filled := season.OwnMinimum(task.AssertionsMin), own+max(0, task.AssertionsMin-len(smallest)); filled < want {
-		report(ruleOwn, "the smallest founding set, filled up to the minimum, has %d assertions on %s own resources, want at least %d (half the minimum %d, rounded up)", filled, owner, want, task.AssertionsMin)
+		p.report(ruleOwn, "the smallest founding set, filled up to the minimum, has %d assertions on %s own resources, want at least %d (half the minimum %d, rounded up)", filled, graph.Rules.Owner, want, task.AssertionsMin)
 	}
-	return problems, nil
+	return nil
 }
 
 // checkAlternatives compares a key's formula with the cases the derivation
