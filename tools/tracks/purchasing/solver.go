@@ -285,15 +285,15 @@ func (r *ruling) basis() solver.Basis {
 // evaluate applies the rules to one candidate.
 func (p *purchaser) evaluate(product string) (option, error) {
 	o := option{product: product}
-	rulings, total, facts, held, err := p.rules(product)
+	c, err := p.rules(product)
 	if err != nil {
 		return o, err
 	}
-	if len(rulings) > 0 {
-		first := rulings[0]
+	if len(c.rulings) > 0 {
+		first := c.rulings[0]
 		o.outcome, o.rule, o.reason, o.facts = first.outcome, first.rule, first.why, first.facts
-		bases := make([]solver.Basis, len(rulings))
-		for i, r := range rulings {
+		bases := make([]solver.Basis, len(c.rulings))
+		for i, r := range c.rulings {
 			bases[i] = r.basis()
 			if r.outcome == solver.Failed {
 				o.outcome = solver.Failed // a rule established false outweighs one not established
@@ -302,172 +302,247 @@ func (p *purchaser) evaluate(product string) (option, error) {
 		o.basis = solver.AnyOf(bases...)
 		return o, nil
 	}
-	o.outcome, o.total, o.facts, o.basis, o.held = solver.Met, total, facts, solver.FactsBasis(facts...), held
-	o.reason = fmt.Sprintf("a valid option, total %s × %s + %s = %s", facts[0].Value, p.need.Quantity, facts[1].Value, corpus.FormatAmount(total))
+	o.outcome, o.total, o.facts, o.basis, o.held = solver.Met, c.total, c.terms, solver.FactsBasis(c.terms...), c.held
+	o.reason = fmt.Sprintf("a valid option, total %s × %s + %s = %s", c.terms[0].Value, p.need.Quantity, c.terms[1].Value, corpus.FormatAmount(c.total))
 	return o, nil
 }
 
-// rules applies G1..G6 to a candidate, in link order. Solve's walk stops
-// at the first rule that excludes it; Derive's goes on to every rule whose
-// resources can still be read. For a valid option it returns the total,
-// the facts it adds up (the unit price, then the fees) and the facts of
-// every rule it meets.
-func (p *purchaser) rules(product string) (rulings []*ruling, total *big.Rat, terms, held []solver.Fact, err error) {
-	// exclude records a ruling and says whether the walk stops there.
-	exclude := func(r *ruling) bool {
-		rulings = append(rulings, r)
-		return !p.Full
-	}
-	listed, isListed := p.listings[product]
-	if isListed {
-		if listed.state != inStock {
-			if exclude(failed("G4", "the catalogue shows it "+listed.state+": the record is not en_stock, or contradicts the catalogue",
-				p.Fact(listed.page, listed.at+"/etat_affiche"))) {
-				return rulings, nil, nil, nil, nil
-			}
-		}
-		if p.overBudget(listed) {
-			if exclude(failed("G6", fmt.Sprintf("the displayed price %s times %s is over the budget %s, whatever the fees", listed.price, p.need.Quantity, p.need.MaxBudgetInclTax),
-				p.Fact(listed.page, listed.at+"/prix_affiche_ttc"))) {
-				return rulings, nil, nil, nil, nil
-			}
-		}
-	}
+// candidate is one candidate as the rules are applied to it: what the walk
+// has read of it, which later rules read in turn, and what the rules came
+// to.
+type candidate struct {
+	p        *purchaser
+	product  string
+	listed   listing
+	isListed bool
+	fields   map[string]string // the product's categorie and links, once read
+	supplier map[string]string // the supplier's statut and conditions_livraison; nil when it answers existe: false
+	met      []solver.Fact     // the hard constraints the product meets
+	price    *big.Rat          // G3's unit price, once the tarif is read
+	fees     *big.Rat          // G5's fees, once the delivery conditions are read
 
-	// G1: the product exists, is of the category, meets every constraint.
+	rulings []*ruling     // every ruling that excludes it, in the order found
+	held    []solver.Fact // the facts of every rule it meets
+	total   *big.Rat      // G6's total, once weighed
+	terms   []solver.Fact // the facts the total adds up: the unit price, then the fees
+}
+
+// rules applies G1..G6 to a candidate, in link order: what its catalogue
+// entry already shows, which costs no call, then its product, supplier,
+// delivery conditions and annex, tarif, availability, and total. Solve's
+// walk stops at the first rule that excludes it; Derive's goes on to every
+// rule whose resources can still be read. A valid option is one with no
+// ruling: its total, the terms it adds up and the facts it holds on are
+// the candidate's.
+func (p *purchaser) rules(product string) (*candidate, error) {
+	c := &candidate{p: p, product: product}
+	c.listed, c.isListed = p.listings[product]
+	for _, check := range []func() (stop bool, err error){
+		c.checkCatalogue, c.checkProduct, c.checkListed, c.checkSupplier,
+		c.checkDelivery, c.checkTarif, c.checkAvailability, c.checkBudget,
+	} {
+		if stop, err := check(); err != nil || stop {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// exclude records a ruling and says whether the walk stops there.
+func (c *candidate) exclude(r *ruling) bool {
+	c.rulings = append(c.rulings, r)
+	return !c.p.Full
+}
+
+// checkCatalogue excludes, before any call, a candidate its catalogue
+// entry already rules out, as an agent reading the catalogue would: shown
+// not en_stock, G4 fails or the record contradicts the catalogue; shown at
+// a price that times the quantity is over the budget, G6 fails whatever
+// the fees, or the tarif contradicts the catalogue and G3 does.
+func (c *candidate) checkCatalogue() (bool, error) {
+	if !c.isListed {
+		return false, nil
+	}
+	p, listed := c.p, c.listed
+	if listed.state != inStock {
+		if c.exclude(failed("G4", "the catalogue shows it "+listed.state+": the record is not en_stock, or contradicts the catalogue",
+			p.Fact(listed.page, listed.at+"/etat_affiche"))) {
+			return true, nil
+		}
+	}
+	if p.overBudget(listed) {
+		return c.exclude(failed("G6", fmt.Sprintf("the displayed price %s times %s is over the budget %s, whatever the fees", listed.price, p.need.Quantity, p.need.MaxBudgetInclTax),
+			p.Fact(listed.page, listed.at+"/prix_affiche_ttc"))), nil
+	}
+	return false, nil
+}
+
+// checkProduct applies G1: the product exists, is of the need's category
+// and meets every hard constraint. A product that answers existe: false
+// links to nothing, so both walks stop there.
+func (c *candidate) checkProduct() (bool, error) {
+	p, product := c.p, c.product
 	doc, exists, err := p.Get(product)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return false, err
 	}
 	if !exists {
-		exclude(undetermined("G1", "the product answers existe: false", p.Fact(product, "/existe")))
-		return rulings, nil, nil, nil, nil // nothing else to read
+		c.exclude(undetermined("G1", "the product answers existe: false", p.Fact(product, "/existe")))
+		return true, nil
 	}
-	f, err := solver.ReadFields(doc, product, "categorie", "fournisseur", "tarif", "disponibilite")
-	if err != nil {
-		return nil, nil, nil, nil, err
+	if c.fields, err = solver.ReadFields(doc, product, "categorie", "fournisseur", "tarif", "disponibilite"); err != nil {
+		return false, err
 	}
-	held = append(held, p.Fact(product, "/categorie"))
-	if f["categorie"] != p.need.Category {
-		if exclude(failed("G1", fmt.Sprintf("categorie %q, not %q", f["categorie"], p.need.Category), p.Fact(product, "/categorie"))) {
-			return rulings, nil, nil, nil, nil
+	c.held = append(c.held, p.Fact(product, "/categorie"))
+	if c.fields["categorie"] != p.need.Category {
+		if c.exclude(failed("G1", fmt.Sprintf("categorie %q, not %q", c.fields["categorie"], p.need.Category), p.Fact(product, "/categorie"))) {
+			return true, nil
 		}
 	}
-	var met []solver.Fact
-	for _, c := range p.need.Constraints {
-		at := season.Pointer("caracteristiques", c.Characteristic)
-		if holds, why := constraintHolds(doc, at, c); !holds {
+	for _, constraint := range p.need.Constraints {
+		at := season.Pointer("caracteristiques", constraint.Characteristic)
+		if holds, why := constraintHolds(doc, at, constraint); !holds {
+			// A missing characteristic is shown by the product's whole set.
 			fact := p.Fact(product, "/caracteristiques")
 			if _, ok := pyjson.Lookup(doc, at); ok {
 				fact = p.Fact(product, at)
 			}
-			if exclude(failed("G1", fmt.Sprintf("%s %s %s: %s", c.Characteristic, c.Operator, c.Value, why), fact)) {
-				return rulings, nil, nil, nil, nil
+			if c.exclude(failed("G1", fmt.Sprintf("%s %s %s: %s", constraint.Characteristic, constraint.Operator, constraint.Value, why), fact)) {
+				return true, nil
 			}
 			continue
 		}
-		met = append(met, p.Fact(product, at))
+		c.met = append(c.met, p.Fact(product, at))
 	}
-	held = append(held, met...)
-	if !isListed {
-		r := undetermined("G3", "on no page of the "+p.need.Category+" catalogue: no displayed price or state to agree with", met...)
-		r.absence = true
-		if exclude(r) {
-			return rulings, nil, nil, nil, nil
-		}
-	}
+	c.held = append(c.held, c.met...)
+	return false, nil
+}
 
-	// G2: the supplier exists and is actif.
-	supplier, exists, err := p.Get(f["fournisseur"])
+// checkListed excludes a candidate on no page of the catalogue (a
+// reference only the statement supplies): G3 and G4 ask its records to
+// agree with a displayed price and state it does not have. The ruling
+// rests on an absence, which founds nothing, and is told with the
+// constraints the product meets.
+func (c *candidate) checkListed() (bool, error) {
+	if c.isListed {
+		return false, nil
+	}
+	r := undetermined("G3", "on no page of the "+c.p.need.Category+" catalogue: no displayed price or state to agree with", c.met...)
+	r.absence = true
+	return c.exclude(r), nil
+}
+
+// checkSupplier applies G2: the product's supplier exists and is actif.
+func (c *candidate) checkSupplier() (bool, error) {
+	p, supplier := c.p, c.fields["fournisseur"]
+	doc, exists, err := p.Get(supplier)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return false, err
 	}
-	link := p.Fact(product, "/fournisseur")
-	var fees *big.Rat
-	var conditions string
-	switch {
-	case !exists:
-		if exclude(undetermined("G2", "the supplier "+f["fournisseur"]+" answers existe: false", link, p.Fact(f["fournisseur"], "/existe"))) {
-			return rulings, nil, nil, nil, nil
-		}
-	default:
-		sf, err := solver.ReadFields(supplier, f["fournisseur"], "statut", "conditions_livraison")
-		if err != nil {
-			return nil, nil, nil, nil, err
-		}
-		held = append(held, p.Fact(f["fournisseur"], "/statut"))
-		if sf["statut"] != activeSupplier {
-			if exclude(failed("G2", "the supplier "+f["fournisseur"]+" is "+sf["statut"], link, p.Fact(f["fournisseur"], "/statut"))) {
-				return rulings, nil, nil, nil, nil
-			}
-		}
+	link := p.Fact(c.product, "/fournisseur")
+	if !exists {
+		return c.exclude(undetermined("G2", "the supplier "+supplier+" answers existe: false", link, p.Fact(supplier, "/existe"))), nil
+	}
+	if c.supplier, err = solver.ReadFields(doc, supplier, "statut", "conditions_livraison"); err != nil {
+		return false, err
+	}
+	c.held = append(c.held, p.Fact(supplier, "/statut"))
+	if c.supplier["statut"] != activeSupplier {
+		return c.exclude(failed("G2", "the supplier "+supplier+" is "+c.supplier["statut"], link, p.Fact(supplier, "/statut"))), nil
+	}
+	return false, nil
+}
 
-		// G5: the supplier delivers the zone in time, and no annex rules it out.
-		conditions = sf["conditions_livraison"]
-		var delivery []*ruling
-		var delivered []solver.Fact
-		fees, delivered, delivery, err = p.delivery(f["fournisseur"], conditions)
-		if err != nil {
-			return nil, nil, nil, nil, err
-		}
-		held = append(held, delivered...)
-		for _, r := range delivery {
-			r.facts = append([]solver.Fact{link}, r.facts...)
-			if exclude(r) {
-				return rulings, nil, nil, nil, nil
-			}
+// checkDelivery applies G5: the supplier delivers the zone in time, and no
+// annex rules it out. A supplier that answers existe: false names no
+// delivery conditions, so G5 has nothing to read. Each ruling starts from
+// the product's link to its supplier, which makes the conditions the
+// candidate's.
+func (c *candidate) checkDelivery() (bool, error) {
+	if c.supplier == nil {
+		return false, nil
+	}
+	p := c.p
+	link := p.Fact(c.product, "/fournisseur")
+	fees, delivered, rulings, err := p.delivery(c.fields["fournisseur"], c.supplier["conditions_livraison"])
+	if err != nil {
+		return false, err
+	}
+	c.fees = fees
+	c.held = append(c.held, delivered...)
+	for _, r := range rulings {
+		r.facts = append([]solver.Fact{link}, r.facts...)
+		if c.exclude(r) {
+			return true, nil
 		}
 	}
+	return false, nil
+}
 
-	if !isListed {
-		return rulings, nil, nil, nil, nil // no displayed price or state to compare the records with
+// checkTarif applies G3: the tarif is in force at the order date and
+// agrees with the catalogue. A candidate on no catalogue page stops here
+// in both walks: G3 and G4 have no displayed price or state to compare its
+// records with, and G6 weighs G3's price.
+func (c *candidate) checkTarif() (bool, error) {
+	if !c.isListed {
+		return true, nil
 	}
-
-	// G3: the tarif is in force at the order date and agrees with the catalogue.
-	price, tarifRulings, err := p.tarif(product, f["tarif"], listed)
+	p, tarif, listed := c.p, c.fields["tarif"], c.listed
+	price, rulings, err := p.tarif(c.product, tarif, listed)
+	if err != nil {
+		return false, err
+	}
 	if price != nil {
-		held = append(held, p.Fact(f["tarif"], "/date_debut"), p.Fact(f["tarif"], "/date_fin_validite"),
-			p.Fact(listed.page, listed.at+"/prix_affiche_ttc"), p.Fact(f["tarif"], "/prix_unitaire_ttc"))
+		c.held = append(c.held, p.Fact(tarif, "/date_debut"), p.Fact(tarif, "/date_fin_validite"),
+			p.Fact(listed.page, listed.at+"/prix_affiche_ttc"), p.Fact(tarif, "/prix_unitaire_ttc"))
 	}
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	for _, r := range tarifRulings {
-		if exclude(r) {
-			return rulings, nil, nil, nil, nil
+	c.price = price
+	for _, r := range rulings {
+		if c.exclude(r) {
+			return true, nil
 		}
 	}
+	return false, nil
+}
 
-	// G4: a fresh record, en_stock as the catalogue shows, with enough units.
-	availability, err := p.availability(product, f["disponibilite"], listed)
+// checkAvailability applies G4: a fresh record, en_stock as the catalogue
+// shows, with enough units. Its facts are held only when it has none of
+// these faults.
+func (c *candidate) checkAvailability() (bool, error) {
+	p, record, listed := c.p, c.fields["disponibilite"], c.listed
+	rulings, err := p.availability(c.product, record, listed)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return false, err
 	}
-	if record := f["disponibilite"]; p.Body(record) != nil && len(availability) == 0 {
-		held = append(held, p.Fact(record, "/date_releve"), p.Fact(listed.page, listed.at+"/etat_affiche"),
+	if p.Body(record) != nil && len(rulings) == 0 {
+		c.held = append(c.held, p.Fact(record, "/date_releve"), p.Fact(listed.page, listed.at+"/etat_affiche"),
 			p.Fact(record, "/etat"), p.Fact(record, "/quantite_disponible"))
 	}
-	for _, r := range availability {
-		if exclude(r) {
-			return rulings, nil, nil, nil, nil
+	for _, r := range rulings {
+		if c.exclude(r) {
+			return true, nil
 		}
 	}
+	return false, nil
+}
 
-	// G6: unit price times quantity, plus the fees once, within the budget.
-	if price == nil || fees == nil {
-		return rulings, nil, nil, nil, nil // excluded already: no total to weigh
+// checkBudget applies G6: the unit price times the quantity, plus the fees
+// once, is within the budget. A candidate whose tarif or delivery
+// conditions could not be read is excluded already: there is no total to
+// weigh.
+func (c *candidate) checkBudget() (bool, error) {
+	if c.price == nil || c.fees == nil {
+		return true, nil
 	}
-	total = new(big.Rat).Mul(price, p.need.quantity)
-	total.Add(total, fees)
-	terms = []solver.Fact{p.Fact(f["tarif"], "/prix_unitaire_ttc"), p.Fact(conditions, "/frais_ttc")}
-	if total.Cmp(p.need.budget) > 0 {
-		exclude(failed("G6", fmt.Sprintf("total %s × %s + %s = %s is over the budget %s", terms[0].Value, p.need.Quantity,
-			terms[1].Value, corpus.FormatAmount(total), p.need.MaxBudgetInclTax), terms...))
+	p := c.p
+	c.total = new(big.Rat).Mul(c.price, p.need.quantity)
+	c.total.Add(c.total, c.fees)
+	c.terms = []solver.Fact{p.Fact(c.fields["tarif"], "/prix_unitaire_ttc"), p.Fact(c.supplier["conditions_livraison"], "/frais_ttc")}
+	if c.total.Cmp(p.need.budget) > 0 {
+		return c.exclude(failed("G6", fmt.Sprintf("total %s × %s + %s = %s is over the budget %s", c.terms[0].Value, p.need.Quantity,
+			c.terms[1].Value, corpus.FormatAmount(c.total), p.need.MaxBudgetInclTax), c.terms...)), nil
 	}
-	if len(rulings) > 0 {
-		return rulings, nil, nil, nil, nil
-	}
-	return nil, total, terms, held, nil
+	return false, nil
 }
 
 // constraintHolds applies one hard constraint to a product's
