@@ -20,9 +20,9 @@ const (
 	MinSecretLength = 32
 )
 
-// SystemPrefix holds the fixed bodies of the HTTP contract. They are files of
+// systemPrefix holds the fixed bodies of the HTTP contract. They are files of
 // the tree and entries of the manifest, but are never served at their path.
-const SystemPrefix = "/_systeme/"
+const systemPrefix = "/_systeme/"
 
 // System paths of the fixed bodies, by the status they are answered with.
 const (
@@ -47,8 +47,8 @@ const maxIDLength = 64
 // documents and messages.
 const IDGrammar = "[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 
-// ErrMalformed is returned for a request target the contract answers with 400.
-var ErrMalformed = errors.New("malformed request target")
+// errMalformed is returned for a request target the contract answers with 400.
+var errMalformed = errors.New("malformed request target")
 
 // CheckTarget validates a raw request-target, byte for byte, and returns it as
 // a path when it is in origin form with no query, fragment, percent-encoding,
@@ -56,19 +56,19 @@ var ErrMalformed = errors.New("malformed request target")
 // path characters. It says nothing of whether the path exists.
 func CheckTarget(raw string) (string, error) {
 	if len(raw) < 2 || raw[0] != '/' {
-		return "", ErrMalformed
+		return "", errMalformed
 	}
 	segmentStart := 1
 	for i := 1; i <= len(raw); i++ {
 		if i < len(raw) && raw[i] != '/' {
 			if !isPathChar(raw[i]) {
-				return "", ErrMalformed
+				return "", errMalformed
 			}
 			continue
 		}
 		switch raw[segmentStart:i] {
 		case "", ".", "..":
-			return "", ErrMalformed
+			return "", errMalformed
 		}
 		segmentStart = i + 1
 	}
@@ -152,8 +152,8 @@ func (r Reference) Path() string { return r.path }
 // String is the reference's path.
 func (r Reference) String() string { return r.path }
 
-// IsValid reports whether r is a parsed reference, not the zero Reference.
-func (r Reference) IsValid() bool { return r.path != "" }
+// isValid reports whether r is a parsed reference, not the zero Reference.
+func (r Reference) isValid() bool { return r.path != "" }
 
 // Track is the track whose collection the reference points into; nil for
 // the zero Reference.
@@ -198,7 +198,7 @@ func PathOf(file string) (string, error) {
 	switch {
 	case IsRules(path), IsSystem(path), IsReference(path):
 		return path, nil
-	case strings.HasPrefix(path, SystemPrefix):
+	case strings.HasPrefix(path, systemPrefix):
 		return "", fmt.Errorf("%s: not one of the fixed bodies 400, 403, 404, 503", file)
 	default:
 		return "", fmt.Errorf("%s: not a rules resource (%s) nor /<collection>/<id> with an id in %s", file, strings.Join(rulesPaths(), ", "), IDGrammar)

@@ -47,7 +47,7 @@ func TestCheckTarget(t *testing.T) {
 				assert.NoError(t, err)
 				assert.Equal(t, tt.target, path)
 			} else {
-				assert.ErrorIs(t, err, ErrMalformed)
+				assert.ErrorIs(t, err, errMalformed)
 			}
 		})
 	}
@@ -114,7 +114,7 @@ func TestParseReference(t *testing.T) {
 		t.Run(tt.path, func(t *testing.T) {
 			ref, ok := ParseReference(tt.path)
 			assert.Equal(t, tt.collection != "", ok)
-			assert.Equal(t, ok, ref.IsValid())
+			assert.Equal(t, ok, ref.isValid())
 			assert.Equal(t, ok, IsReference(tt.path))
 			assert.Equal(t, tt.collection, ref.Collection())
 			assert.Equal(t, tt.collection, CollectionOf(tt.path))
@@ -283,7 +283,7 @@ func FuzzCheckTarget(f *testing.F) {
 			}
 		}
 		if outcome == AbsentReference {
-			collection, id, ok := ref.Collection(), ref.ID(), ref.IsValid()
+			collection, id, ok := ref.Collection(), ref.ID(), ref.isValid()
 			if !ok || !ValidID(id) || "/"+collection+"/"+id != path || ref.Path() != path {
 				t.Fatalf("%q classified absent but does not split into a collection and an id", path)
 			}

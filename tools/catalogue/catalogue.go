@@ -32,7 +32,7 @@ import (
 )
 
 // Format identifies the catalogue's JSON shape.
-const Format = "proveit-corpus-catalogue/1"
+const format = "proveit-corpus-catalogue/1"
 
 // idPlaceholder stands for the id in a URL template.
 const idPlaceholder = "{id}"
@@ -168,7 +168,7 @@ func Build(m *manifest.Manifest, manifestBytes []byte, saison string, named []st
 		return nil, err
 	}
 	c := &Catalogue{
-		Format:         Format,
+		Format:         format,
 		Track:          m.Track,
 		Season:         saison,
 		ManifestSHA256: anchor.SHA256(manifestBytes),

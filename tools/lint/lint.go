@@ -33,23 +33,23 @@ import (
 
 // Rules, as each finding names them.
 const (
-	RuleFileName   = "file-name"  // the file maps to a canonical path
-	RuleJSON       = "json"       // strict JSON, non-empty object, no numbers
-	RuleFormat     = "format"     // the bytes are json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
-	RuleDates      = "dates"      // YYYY-MM-DD calendar dates, null only where allowed
+	ruleFileName   = "file-name"  // the file maps to a canonical path
+	ruleJSON       = "json"       // strict JSON, non-empty object, no numbers
+	ruleFormat     = "format"     // the bytes are json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+	ruleDates      = "dates"      // YYYY-MM-DD calendar dates, null only where allowed
 	RuleReferences = "references" // canonical paths into the right collection, that resolve
-	RuleResource   = "ressource"  // ressource is the file's own path
+	ruleResource   = "ressource"  // ressource is the file's own path
 	RuleVocabulary = "vocabulary" // closed vocabularies and activity/type words
 	RuleSchema     = "schema"     // required fields with the right types
 	RuleLinks      = "links"      // two resources that name each other agree
-	RulePages      = "pages"      // page chains: no loop, every page reached, numbered in order
-	RuleManifest   = "manifest"   // the tree is exactly what the manifest lists
+	rulePages      = "pages"      // page chains: no loop, every page reached, numbered in order
+	ruleManifest   = "manifest"   // the tree is exactly what the manifest lists
 	RuleDecimal    = "decimal"    // amounts and quantities are well-formed decimal strings
 
 	// Realism: a fictional corpus that reads like a real one.
-	RuleIdentifier = "identifier" // a SIREN is 9 digits, a SIRET 14 beginning with a SIREN, each failing the Luhn check (no real company), none shared
-	RuleAddress    = "address"    // every siege is an obviously fictional address
-	RuleRulesText  = "rules-text" // the rules' criteria are numbered in order, their texts name only those, statements postdate them
+	ruleIdentifier = "identifier" // a SIREN is 9 digits, a SIRET 14 beginning with a SIREN, each failing the Luhn check (no real company), none shared
+	ruleAddress    = "address"    // every siege is an obviously fictional address
+	ruleRulesText  = "rules-text" // the rules' criteria are numbered in order, their texts name only those, statements postdate them
 )
 
 // Finding is one broken rule.
@@ -149,7 +149,7 @@ func Lint(tree fs.FS, opts Options) *Report {
 	// A tree that cannot be read at all is one finding, not one per file
 	// the manifest and the links then find missing.
 	if _, err := fs.ReadDir(tree, "."); err != nil {
-		report.Findings = []Finding{{File: ".", Rule: RuleFileName, Message: fmt.Sprintf("the tree cannot be read: %v", err)}}
+		report.Findings = []Finding{{File: ".", Rule: ruleFileName, Message: fmt.Sprintf("the tree cannot be read: %v", err)}}
 		return report
 	}
 	if opts.Manifest != nil {
@@ -202,45 +202,45 @@ func (l *Linter) Report(file, pointer, rule, format string, args ...any) {
 func (l *Linter) readTree() {
 	err := fs.WalkDir(l.tree, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
-			l.Report(name, "", RuleFileName, "cannot be read: %v", err)
+			l.Report(name, "", ruleFileName, "cannot be read: %v", err)
 			return nil
 		}
 		if d.IsDir() {
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			l.Report(name, "", RuleFileName, "not a regular file")
+			l.Report(name, "", ruleFileName, "not a regular file")
 			return nil
 		}
 		path, err := l.opts.Track.PathOf(name)
 		if err != nil {
-			l.Report(name, "", RuleFileName, "%s", strings.TrimPrefix(err.Error(), name+": "))
+			l.Report(name, "", ruleFileName, "%s", strings.TrimPrefix(err.Error(), name+": "))
 			return nil
 		}
 		l.files[path] = name
 		data, err := fs.ReadFile(l.tree, name)
 		if err != nil {
-			l.Report(name, "", RuleFileName, "cannot be read: %v", err)
+			l.Report(name, "", ruleFileName, "cannot be read: %v", err)
 			return nil
 		}
 		doc, err := anchor.CheckBody(data)
 		if err != nil {
 			var syntax *pyjson.SyntaxError
 			if errors.As(err, &syntax) {
-				l.Report(name, syntax.Pointer, RuleJSON, "%s (byte %d)", syntax.Reason, syntax.Offset)
+				l.Report(name, syntax.Pointer, ruleJSON, "%s (byte %d)", syntax.Reason, syntax.Offset)
 			} else {
-				l.Report(name, "", RuleJSON, "%v", err)
+				l.Report(name, "", ruleJSON, "%v", err)
 			}
 			return nil
 		}
 		l.docs[path] = doc
 		if line, ok := checkLayout(data, doc); !ok {
-			l.Report(name, "", RuleFormat, `line %d differs from json.dumps(obj, ensure_ascii=False, indent=2) + "\n"`, line)
+			l.Report(name, "", ruleFormat, `line %d differs from json.dumps(obj, ensure_ascii=False, indent=2) + "\n"`, line)
 		}
 		return nil
 	})
 	if err != nil {
-		l.Report(".", "", RuleFileName, "cannot walk the tree: %v", err)
+		l.Report(".", "", ruleFileName, "cannot walk the tree: %v", err)
 	}
 }
 
@@ -253,15 +253,15 @@ func (l *Linter) checkManifest() {
 		for _, p := range mismatch.Problems {
 			switch {
 			case p.File != "":
-				l.Report(p.File, "", RuleManifest, "%s", p.What)
+				l.Report(p.File, "", ruleManifest, "%s", p.What)
 			case p.Path != "":
-				l.Report(l.opts.ManifestFile, "", RuleManifest, "%s: %s", p.Path, p.What)
+				l.Report(l.opts.ManifestFile, "", ruleManifest, "%s: %s", p.Path, p.What)
 			default:
-				l.Report(l.opts.ManifestFile, "", RuleManifest, "%s", p.What)
+				l.Report(l.opts.ManifestFile, "", ruleManifest, "%s", p.What)
 			}
 		}
 	case err != nil:
-		l.Report(l.opts.ManifestFile, "", RuleManifest, "%v", err)
+		l.Report(l.opts.ManifestFile, "", ruleManifest, "%v", err)
 	}
 }
 

@@ -23,13 +23,13 @@ func (l *Linter) checkPages() {
 			}
 			file := l.files[page]
 			if other, seen := reachedFrom[page]; seen {
-				l.Report(file, "", RulePages, "reached twice: from %s and from %s", other, c.Origin)
+				l.Report(file, "", rulePages, "reached twice: from %s and from %s", other, c.Origin)
 				break
 			}
 			reachedFrom[page] = c.Origin
 			inChain[page] = true
 			if got, ok := StringField(doc, "page"); ok && got != strconv.Itoa(n) {
-				l.Report(file, "/page", RulePages, "page %q is page %d of the chain from %s", got, n, c.Origin)
+				l.Report(file, "/page", rulePages, "page %q is page %d of the chain from %s", got, n, c.Origin)
 			}
 			if got, ok := StringField(doc, c.Field); ok && c.Field != "" && got != c.Want {
 				l.Report(file, "/"+c.Field, RuleLinks, "%q, but the page is in the chain from %s, for %q", got, c.Origin, c.Want)
@@ -39,7 +39,7 @@ func (l *Linter) checkPages() {
 				break
 			}
 			if inChain[next] {
-				l.Report(file, "/page_suivante", RulePages, "%q loops back to a page of the chain from %s", next, c.Origin)
+				l.Report(file, "/page_suivante", rulePages, "%q loops back to a page of the chain from %s", next, c.Origin)
 				break
 			}
 			page = next
@@ -47,7 +47,7 @@ func (l *Linter) checkPages() {
 	}
 	for _, path := range slices.Sorted(maps.Keys(l.docs)) {
 		if _, ok := reachedFrom[path]; !ok && slices.Contains(l.checks.Paged, corpus.CollectionOf(path)) {
-			l.Report(l.files[path], "", RulePages, "not reached from any first page through page_suivante")
+			l.Report(l.files[path], "", rulePages, "not reached from any first page through page_suivante")
 		}
 	}
 }

@@ -30,13 +30,13 @@ func (l *Linter) CheckIdentifier(file, path string, doc pyjson.Object, name stri
 	at := "/" + name
 	switch {
 	case len(s) != length || strings.Trim(s, "0123456789") != "":
-		l.Report(file, at, RuleIdentifier, "%s %q is not %d digits", name, s, length)
+		l.Report(file, at, ruleIdentifier, "%s %q is not %d digits", name, s, length)
 	case luhnValid(s):
-		l.Report(file, at, RuleIdentifier, "%s %q passes the Luhn check: a number INSEE may have issued; a fictitious %s fails it", name, s, strings.ToUpper(name))
+		l.Report(file, at, ruleIdentifier, "%s %q passes the Luhn check: a number INSEE may have issued; a fictitious %s fails it", name, s, strings.ToUpper(name))
 	case length == 14 && luhnValid(s[:9]):
-		l.Report(file, at, RuleIdentifier, "%s %q begins with a SIREN that passes the Luhn check: %s, a number INSEE may have issued; a fictitious SIREN fails it", name, s, s[:9])
+		l.Report(file, at, ruleIdentifier, "%s %q begins with a SIREN that passes the Luhn check: %s, a number INSEE may have issued; a fictitious SIREN fails it", name, s, s[:9])
 	case seen[s] != "":
-		l.Report(file, at, RuleIdentifier, "%s %q is also %s's", name, s, seen[s])
+		l.Report(file, at, ruleIdentifier, "%s %q is also %s's", name, s, seen[s])
 	default:
 		seen[s] = path
 	}
@@ -62,6 +62,6 @@ func luhnValid(digits string) bool {
 func (l *Linter) CheckAddress(file string, doc pyjson.Object) {
 	siege, ok := StringField(doc, "siege")
 	if ok && !fictionalAddress.MatchString(siege) {
-		l.Report(file, "/siege", RuleAddress, `siege %q is not a fictional address "<numéro> <voie>, 00NNN <commune>" (no real postal code begins with 00)`, siege)
+		l.Report(file, "/siege", ruleAddress, `siege %q is not a fictional address "<numéro> <voie>, 00NNN <commune>" (no real postal code begins with 00)`, siege)
 	}
 }

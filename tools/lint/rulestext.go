@@ -21,7 +21,7 @@ func (d Document) checkRulesText(doc pyjson.Object, list, prefix string) {
 		}
 		codes[code] = true
 		if want := fmt.Sprintf("%s%d", prefix, i+1); code != want {
-			d.Linter.Report(d.File, Child(Child("/"+list, i), "code"), RuleRulesText, "code %q is the criterion at position %d: want %q", code, i+1, want)
+			d.Linter.Report(d.File, Child(Child("/"+list, i), "code"), ruleRulesText, "code %q is the criterion at position %d: want %q", code, i+1, want)
 		}
 	}
 	// A code named in a text: R2, G5.
@@ -29,7 +29,7 @@ func (d Document) checkRulesText(doc pyjson.Object, list, prefix string) {
 	eachText(doc, "", func(at, text string) {
 		for _, m := range codeMention.FindAllStringSubmatch(text, -1) {
 			if !codes[m[1]] {
-				d.Linter.Report(d.File, at, RuleRulesText, "names %s, which is not a code of /%s", m[1], list)
+				d.Linter.Report(d.File, at, ruleRulesText, "names %s, which is not a code of /%s", m[1], list)
 			}
 		}
 	})

@@ -129,7 +129,7 @@ func (d Document) checkField(f Field, at string, v pyjson.Value) {
 		if !ok {
 			d.WrongType(at, "a string", v)
 		} else if s != d.Path {
-			d.Linter.Report(d.File, at, RuleResource, "ressource %q is not the file's own path %s", s, d.Path)
+			d.Linter.Report(d.File, at, ruleResource, "ressource %q is not the file's own path %s", s, d.Path)
 		}
 	case Ref:
 		s, ok := v.(string)
@@ -284,13 +284,13 @@ func (l *Linter) CheckDate(file, at, name string, v pyjson.Value) {
 	switch s, ok := v.(string); {
 	case v == nil && slices.Contains(l.checks.NullableDates, name):
 	case v == nil:
-		l.Report(file, at, RuleDates, "%s is null: the schema wants a date", name)
+		l.Report(file, at, ruleDates, "%s is null: the schema wants a date", name)
 	case !ok:
-		l.Report(file, at, RuleDates, "want a YYYY-MM-DD string, got %s", Describe(v))
+		l.Report(file, at, ruleDates, "want a YYYY-MM-DD string, got %s", Describe(v))
 	case !dateShape(s):
-		l.Report(file, at, RuleDates, "date %q is not YYYY-MM-DD", s)
+		l.Report(file, at, ruleDates, "date %q is not YYYY-MM-DD", s)
 	case !corpus.IsDate(s):
-		l.Report(file, at, RuleDates, "date %q is not a calendar date", s)
+		l.Report(file, at, ruleDates, "date %q is not a calendar date", s)
 	}
 }
 

@@ -24,7 +24,7 @@ func (l *Linter) checkTasks(tasks *season.Tasks) {
 func (l *Linter) CheckPublishedBefore(file, at, name, date string) {
 	published, ok := StringField(l.docs[l.opts.Track.Rules], "date_publication")
 	if ok && dateShape(date) && dateShape(published) && date < published {
-		l.Report(file, at, RuleRulesText, "%s %s is before %s was published (%s)", name, date, l.opts.Track.Rules, published)
+		l.Report(file, at, ruleRulesText, "%s %s is before %s was published (%s)", name, date, l.opts.Track.Rules, published)
 	}
 }
 

@@ -21,7 +21,7 @@ func EntryFile(dir, uuid string) string { return filepath.Join(dir, "rekor", uui
 
 // Settled reports whether a view can no longer change: its batch is
 // anchored, or it predates batches. A pending view is read again.
-func (v *View) Settled() bool { return v.Batch == nil || v.Batch.Status == Anchored }
+func (v *View) Settled() bool { return v.Batch == nil || v.Batch.Status == anchoredStatus }
 
 // ReadView reads a proof's view from a folder; a view that is not there is
 // an error wrapping fs.ErrNotExist.
@@ -44,10 +44,10 @@ func ReadView(dir, proofID string) (*View, error) {
 	return v, nil
 }
 
-// ReadEntry reads the Rekor entry a view names from a folder: nil when the
+// readEntry reads the Rekor entry a view names from a folder: nil when the
 // view names none it could be (an unverifiable uuid) or the folder lacks
 // it, which verification reports as not supplied.
-func ReadEntry(dir string, v *View) ([]byte, error) {
+func readEntry(dir string, v *View) ([]byte, error) {
 	if v.Log == nil || !ValidRekorUUID(v.Log.UUID) {
 		return nil, nil
 	}
@@ -91,7 +91,7 @@ func (vr *Verifier) VerifyFolder(dir string, cites []Citation) (map[string]Resul
 		if view.Log != nil {
 			var read bool
 			if entry, read = entries[view.Log.UUID]; !read {
-				if entry, err = ReadEntry(dir, view); err != nil {
+				if entry, err = readEntry(dir, view); err != nil {
 					return nil, err
 				}
 				entries[view.Log.UUID] = entry

@@ -86,11 +86,11 @@ func PinnedTrust() (*Trust, error) {
 	if err != nil {
 		return nil, err
 	}
-	return LoadTrust(sub, "tools/proofs/trust")
+	return loadTrust(sub, "tools/proofs/trust")
 }
 
 // ReadTrust loads the trust material of a folder laid out as trust/ is.
-func ReadTrust(dir string) (*Trust, error) { return LoadTrust(os.DirFS(dir), dir) }
+func ReadTrust(dir string) (*Trust, error) { return loadTrust(os.DirFS(dir), dir) }
 
 // publishedKeys is published_keys.json.
 type publishedKeys struct {
@@ -108,8 +108,8 @@ type publishedKeys struct {
 	} `json:"rekor_keys"`
 }
 
-// LoadTrust loads trust material from fsys; name names it in errors.
-func LoadTrust(fsys fs.FS, name string) (*Trust, error) {
+// loadTrust loads trust material from fsys; name names it in errors.
+func loadTrust(fsys fs.FS, name string) (*Trust, error) {
 	t := &Trust{TSAs: map[string]*TSA{}, Logs: map[string]*Log{}}
 	at := func(file string) string { return path.Join(name, file) }
 	data, err := fs.ReadFile(fsys, "published_keys.json")

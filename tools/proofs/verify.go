@@ -29,8 +29,8 @@ type Window struct {
 	Opening, Closing time.Time
 }
 
-// Contains reports whether t lies within the window, bounds included.
-func (w Window) Contains(t time.Time) bool {
+// contains reports whether t lies within the window, bounds included.
+func (w Window) contains(t time.Time) bool {
 	return (w.Opening.IsZero() || !t.Before(w.Opening)) && (w.Closing.IsZero() || !t.After(w.Closing))
 }
 
@@ -248,7 +248,7 @@ func checkBatch(r *verification, view *View, chain []byte, chainOK bool) (anchor
 		r.fail(CheckBatchPath)
 		return nil, false
 	}
-	if b.Status != Anchored {
+	if b.Status != anchoredStatus {
 		return nil, true
 	}
 	root, rootOK := decodeHex64(bareHex(b.Root))

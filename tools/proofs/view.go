@@ -16,13 +16,13 @@ import (
 const (
 	// MaxViewSize bounds a public view's file (a real one is about 6 KiB).
 	MaxViewSize = 1 << 20
-	// MaxEntrySize bounds a Rekor entry's file (a real one is about 5 KiB).
-	MaxEntrySize = 1 << 20
-	// MaxPathLength bounds an audit path or an inclusion proof: 64 hashes
+	// maxEntrySize bounds a Rekor entry's file (a real one is about 5 KiB).
+	maxEntrySize = 1 << 20
+	// maxPathLength bounds an audit path or an inclusion proof: 64 hashes
 	// cover any tree a 64-bit index can address.
-	MaxPathLength = 64
-	// MaxTokenSize bounds a decoded RFC 3161 response (FreeTSA's is 941 bytes).
-	MaxTokenSize = 64 << 10
+	maxPathLength = 64
+	// maxTokenSize bounds a decoded RFC 3161 response (FreeTSA's is 941 bytes).
+	maxTokenSize = 64 << 10
 )
 
 // isHex64 reports whether s is a SHA-256 or a nonce as Trust Layer writes
@@ -99,8 +99,8 @@ type BatchAnchor struct {
 	Root      string
 }
 
-// Anchored is the batch status of a proof whose witnesses exist.
-const Anchored = "anchored"
+// anchoredStatus is the batch status of a proof whose witnesses exist.
+const anchoredStatus = "anchored"
 
 // TimestampAuthority holds the RFC 3161 response over the anchored hash.
 type TimestampAuthority struct {
@@ -193,10 +193,10 @@ func ParseView(file string, data []byte) (*View, error) {
 		return nil, fmt.Errorf("%s %w", file, r.err)
 	case v.ProofID == "":
 		return nil, fmt.Errorf("%s /proof_id: missing", file)
-	case v.Batch != nil && len(v.Batch.AuditPath) > MaxPathLength:
-		return nil, fmt.Errorf("%s /batch_anchor/audit_path: %d hashes, over the %d any tree needs", file, len(v.Batch.AuditPath), MaxPathLength)
-	case v.TSA != nil && len(v.TSA.TSRBase64) > MaxTokenSize*4/3+4:
-		return nil, fmt.Errorf("%s /timestamp_authority/tsr_base64: over the %d bytes a token may hold", file, MaxTokenSize)
+	case v.Batch != nil && len(v.Batch.AuditPath) > maxPathLength:
+		return nil, fmt.Errorf("%s /batch_anchor/audit_path: %d hashes, over the %d any tree needs", file, len(v.Batch.AuditPath), maxPathLength)
+	case v.TSA != nil && len(v.TSA.TSRBase64) > maxTokenSize*4/3+4:
+		return nil, fmt.Errorf("%s /timestamp_authority/tsr_base64: over the %d bytes a token may hold", file, maxTokenSize)
 	}
 	return v, nil
 }
@@ -272,7 +272,7 @@ func (r *reader) strings(o pyjson.Object, at, key string) []string {
 		r.fail(at, key, "an array of strings")
 		return nil
 	}
-	if len(a) > MaxPathLength {
+	if len(a) > maxPathLength {
 		return make([]string, len(a)) // refused by its length
 	}
 	out := make([]string, len(a))

@@ -74,7 +74,7 @@ func (vr *Verifier) checkToken(tsa *TimestampAuthority, anchored []byte) (*time.
 		return nil, []Check{CheckToken}
 	}
 	der, err := base64.StdEncoding.DecodeString(tsa.TSRBase64)
-	if err != nil || len(der) > MaxTokenSize {
+	if err != nil || len(der) > maxTokenSize {
 		return nil, []Check{CheckToken}
 	}
 	ts, err := timestamp.ParseResponse(der)
@@ -90,7 +90,7 @@ func (vr *Verifier) checkToken(tsa *TimestampAuthority, anchored []byte) (*time.
 	if !ok || !signedBy(ts, pinned) {
 		failures = append(failures, CheckTokenSigner)
 	}
-	if !vr.Season.Contains(ts.Time) {
+	if !vr.Season.contains(ts.Time) {
 		failures = append(failures, CheckTokenOutOfTime)
 	}
 	if len(failures) > 0 {
@@ -183,8 +183,8 @@ func ParseRekorEntry(data []byte) (uuid string, err error) {
 }
 
 func parseRekorFile(data []byte) (*RekorEntry, string, error) {
-	if len(data) > MaxEntrySize {
-		return nil, "", errorf("%d bytes, over the %d a Rekor entry may hold", len(data), MaxEntrySize)
+	if len(data) > maxEntrySize {
+		return nil, "", errorf("%d bytes, over the %d a Rekor entry may hold", len(data), maxEntrySize)
 	}
 	var f rekorFile
 	if err := decodeJSON(data, &f); err != nil {
@@ -194,8 +194,8 @@ func parseRekorFile(data []byte) (*RekorEntry, string, error) {
 		return nil, "", errorf("want one entry keyed by its uuid, found %d", len(f))
 	}
 	for uuid, e := range f {
-		if len(e.Verification.InclusionProof.Hashes) > MaxPathLength {
-			return nil, "", errorf("/%s/verification/inclusionProof/hashes: %d hashes, over the %d any tree needs", uuid, len(e.Verification.InclusionProof.Hashes), MaxPathLength)
+		if len(e.Verification.InclusionProof.Hashes) > maxPathLength {
+			return nil, "", errorf("/%s/verification/inclusionProof/hashes: %d hashes, over the %d any tree needs", uuid, len(e.Verification.InclusionProof.Hashes), maxPathLength)
 		}
 		return &e, uuid, nil
 	}

@@ -151,7 +151,7 @@ func TestParseSubmissionSchema(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			require.NotEqual(t, valid, tt.doc, "the alteration applies")
 			_, err := ParseSubmission("sub.json", []byte(tt.doc))
-			var entry *EntryError
+			var entry *entryError
 			require.ErrorAs(t, err, &entry)
 			if tt.pointer != "" {
 				assert.True(t, strings.HasPrefix(err.Error(), tt.pointer+":"), "%v", err)

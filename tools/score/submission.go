@@ -33,19 +33,19 @@ type Assertion struct {
 	ProofIDs []string
 }
 
-// EntryError is why a submission is rejected at entry: the JSON pointer
+// entryError is why a submission is rejected at entry: the JSON pointer
 // and the rule it breaks.
-type EntryError struct {
+type entryError struct {
 	Pointer string
 	Rule    string
 }
 
-func (e *EntryError) Error() string {
+func (e *entryError) Error() string {
 	return pyjson.ShowPointer(e.Pointer) + ": " + e.Rule
 }
 
-func entryErr(pointer, format string, args ...any) *EntryError {
-	return &EntryError{Pointer: pointer, Rule: fmt.Sprintf(format, args...)}
+func entryErr(pointer, format string, args ...any) *entryError {
+	return &entryError{Pointer: pointer, Rule: fmt.Sprintf(format, args...)}
 }
 
 // ParseSubmission reads a submission and checks its strict schema. On an

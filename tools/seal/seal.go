@@ -32,8 +32,8 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// SaltSize is the length of the salt in bytes.
-const SaltSize = 32
+// saltSize is the length of the salt in bytes.
+const saltSize = 32
 
 // Record is a track's pre-registration record, as the repository holds it
 // and Trust Layer anchors it.
@@ -92,10 +92,10 @@ type Files struct {
 	Manifest, Tasks, Key, ScoringSection File
 }
 
-// New seals a track's files with a fresh salt and returns the record and
+// newRecord seals a track's files with a fresh salt and returns the record and
 // the salt. The track and season are those the statements declare; window
 // is the season's opening and closing.
-func New(track, season string, window proofs.Window, f Files) (Record, []byte) {
+func newRecord(track, season string, window proofs.Window, f Files) (Record, []byte) {
 	salt := NewSalt()
 	return Record{
 		Opening:              FormatUTC(window.Opening),
@@ -104,21 +104,21 @@ func New(track, season string, window proofs.Window, f Files) (Record, []byte) {
 		Season:               season,
 		ManifestSHA256:       anchor.SHA256(f.Manifest.Data),
 		TasksSHA256:          anchor.SHA256(f.Tasks.Data),
-		KeyCommitment:        Commit(salt, f.Key.Data),
+		KeyCommitment:        commit(salt, f.Key.Data),
 		ScoringSectionSHA256: anchor.SHA256(f.ScoringSection.Data),
 	}, salt
 }
 
-// NewSalt returns SaltSize bytes from the operating system's secure random
+// NewSalt returns saltSize bytes from the operating system's secure random
 // source.
 func NewSalt() []byte {
-	salt := make([]byte, SaltSize)
+	salt := make([]byte, saltSize)
 	rand.Read(salt) // never fails since Go 1.24: it crashes the program instead
 	return salt
 }
 
-// Commit is the commitment to a key: the lowercase hex sha256(salt || key).
-func Commit(salt, key []byte) string {
+// commit is the commitment to a key: the lowercase hex sha256(salt || key).
+func commit(salt, key []byte) string {
 	return anchor.SHA256(append(append(make([]byte, 0, len(salt)+len(key)), salt...), key...))
 }
 
@@ -158,7 +158,7 @@ func (r Record) Check(recordFile, track string, f Files, salt []byte) error {
 			lines = append(lines, fmt.Sprintf("%s: sha256 %s is not the record's %s %s", h.file.Name, got, h.field, h.want))
 		}
 	}
-	if Commit(salt, f.Key.Data) != r.KeyCommitment {
+	if commit(salt, f.Key.Data) != r.KeyCommitment {
 		// Of the key, nothing but the salted commitment is ever shown.
 		lines = append(lines, fmt.Sprintf("%s: the key and the salt do not open the record's engagement_cle %s", f.Key.Name, r.KeyCommitment))
 	}
@@ -214,7 +214,7 @@ func Seal(recordFile, saltFile, track, season string, window proofs.Window, f Fi
 	if _, err := os.Lstat(recordFile); err == nil && !reseal {
 		return Record{}, fmt.Errorf("%s: %w", recordFile, ErrSealed)
 	}
-	r, salt := New(track, season, window, f)
+	r, salt := newRecord(track, season, window, f)
 	if err := WriteSalt(saltFile, salt); err != nil {
 		return Record{}, err
 	}
@@ -233,7 +233,7 @@ func WriteSalt(path string, salt []byte) error {
 	return nil
 }
 
-// ReadSalt reads a salt file: SaltSize bytes in hex, on one line.
+// ReadSalt reads a salt file: saltSize bytes in hex, on one line.
 func ReadSalt(path string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -243,8 +243,8 @@ func ReadSalt(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("salt file %s: not hex", path)
 	}
-	if len(salt) != SaltSize {
-		return nil, fmt.Errorf("salt file %s: %d bytes, want %d", path, len(salt), SaltSize)
+	if len(salt) != saltSize {
+		return nil, fmt.Errorf("salt file %s: %d bytes, want %d", path, len(salt), saltSize)
 	}
 	return salt, nil
 }

@@ -36,7 +36,7 @@ func sum(b []byte) string {
 }
 
 func TestNewAnchorsEachFile(t *testing.T) {
-	rec, salt := New("conformite", "1", testWindow, files)
+	rec, salt := newRecord("conformite", "1", testWindow, files)
 	assert.Equal(t, Record{
 		Track:                "conformite",
 		Season:               "1",
@@ -50,24 +50,24 @@ func TestNewAnchorsEachFile(t *testing.T) {
 	assert.NotEqual(t, sum(files.Key.Data), rec.KeyCommitment, "the salt changes the hash")
 	require.NoError(t, rec.Check("rec.json", "conformite", files, salt))
 
-	other, otherSalt := New("conformite", "1", testWindow, files)
+	other, otherSalt := newRecord("conformite", "1", testWindow, files)
 	assert.NotEqual(t, salt, otherSalt)
 	assert.NotEqual(t, rec.KeyCommitment, other.KeyCommitment, "the same key seals to different commitments")
 }
 
 // A fixed vector, computed with Python: hashlib.sha256(bytes(range(32)) + b"cle").hexdigest().
 func TestCommitVector(t *testing.T) {
-	salt := make([]byte, SaltSize)
+	salt := make([]byte, saltSize)
 	for i := range salt {
 		salt[i] = byte(i)
 	}
-	assert.Equal(t, "4163ed0599b2c90cecb6104f0a5fd67776c6b26a3d6468e962dc40f849f584b2", Commit(salt, []byte("cle")))
+	assert.Equal(t, "4163ed0599b2c90cecb6104f0a5fd67776c6b26a3d6468e962dc40f849f584b2", commit(salt, []byte("cle")))
 }
 
 // Check names each file that does not match, and never shows an unsalted
 // hash of the key.
 func TestCheckNamesTheFile(t *testing.T) {
-	rec, salt := New("conformite", "1", testWindow, files)
+	rec, salt := newRecord("conformite", "1", testWindow, files)
 	changed := func(f File) File {
 		data := append([]byte{}, f.Data...)
 		data[len(data)/2] ^= 0x01
@@ -172,7 +172,7 @@ func TestSaltRefusedInsideAWorkTree(t *testing.T) {
 }
 
 func TestReadRecordIsStrict(t *testing.T) {
-	rec, _ := New("conformite", "1", testWindow, files)
+	rec, _ := newRecord("conformite", "1", testWindow, files)
 	valid := `{"piste": "conformite", "saison": "1", "manifest_sha256": "` + rec.ManifestSHA256 + `", "taches_sha256": "` + rec.TasksSHA256 +
 		`", "engagement_cle": "` + rec.KeyCommitment + `", "bareme_sha256": "` + rec.ScoringSectionSHA256 + `", "ouverture": "2026-10-01T00:00:00Z", "cloture": "2026-12-31T23:59:59Z"}`
 	tests := []struct {

@@ -35,8 +35,8 @@ var errEmpty = errors.New("an empty formula founds nothing")
 // Members of a fact of the formula and of one of its forms, in the order
 // the key writes them.
 var (
-	formulaFactMembers = Exactly("resource", "field", "value", "formes_equivalentes")
-	formMembers        = Exactly("resource", "field", "value")
+	formulaFactMembers = exactly("resource", "field", "value", "formes_equivalentes")
+	formMembers        = exactly("resource", "field", "value")
 )
 
 // decodeFormula reads a formula from its JSON, as strictly as a
@@ -235,9 +235,9 @@ func (f Formula) Facts() []Fact {
 	return out
 }
 
-// MaxAlternatives bounds the alternatives a formula expands to: a key's
+// maxAlternatives bounds the alternatives a formula expands to: a key's
 // formula is small, and one that expands past this is an authoring error.
-const MaxAlternatives = 4096
+const maxAlternatives = 4096
 
 // Alternatives expands the formula into its alternatives: each a list of
 // facts that, all carried, satisfy it; the formula holds exactly when one
@@ -257,8 +257,8 @@ func (f Formula) Alternatives() ([][]Fact, error) {
 				return nil, err
 			}
 			out = append(out, alts...)
-			if len(out) > MaxAlternatives {
-				return nil, fmt.Errorf("the formula has more than %d alternatives", MaxAlternatives)
+			if len(out) > maxAlternatives {
+				return nil, fmt.Errorf("the formula has more than %d alternatives", maxAlternatives)
 			}
 		}
 		return out, nil
@@ -269,8 +269,8 @@ func (f Formula) Alternatives() ([][]Fact, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(out)*len(alts) > MaxAlternatives {
-			return nil, fmt.Errorf("the formula has more than %d alternatives", MaxAlternatives)
+		if len(out)*len(alts) > maxAlternatives {
+			return nil, fmt.Errorf("the formula has more than %d alternatives", maxAlternatives)
 		}
 		next := make([][]Fact, 0, len(out)*len(alts))
 		for _, prefix := range out {

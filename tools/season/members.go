@@ -22,19 +22,19 @@ type Members struct {
 	Required []string
 }
 
-// Exactly is the rule of an object that has every one of names and no other.
-func Exactly(names ...string) Members { return Members{Allowed: names, Required: names} }
+// exactly is the rule of an object that has every one of names and no other.
+func exactly(names ...string) Members { return Members{Allowed: names, Required: names} }
 
-// FieldsOf is Exactly the members encoding/json reads into a T, a struct,
+// FieldsOf is exactly the members encoding/json reads into a T, a struct,
 // in the order T declares them.
 func FieldsOf[T any]() Members { return membersOf(reflect.TypeFor[T]()) }
 
-// membersOf is Exactly the members encoding/json reads into a value of
+// membersOf is exactly the members encoding/json reads into a value of
 // the struct type t.
 func membersOf(t reflect.Type) Members {
 	var names []string
 	eachJSONField(t, func(name string, _ reflect.Type) { names = append(names, name) })
-	return Exactly(names...)
+	return exactly(names...)
 }
 
 // Check refuses v, found at the JSON pointer at, unless it is an object the

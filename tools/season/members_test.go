@@ -41,7 +41,7 @@ func TestMembersCheck(t *testing.T) {
 		})
 	}
 	v, _ := pyjson.Parse([]byte(`{"a": 1}`))
-	assert.EqualError(t, Exactly("a", "b").Check(v, "/y"), `/y: member "b" is missing`, "Exactly requires every member")
+	assert.EqualError(t, exactly("a", "b").Check(v, "/y"), `/y: member "b" is missing`, "Exactly requires every member")
 	assert.NoError(t, Members{Allowed: []string{"a", "b"}}.Check(v, "/y"), "no member required")
 }
 

@@ -37,7 +37,7 @@ type Rules struct {
 
 	// Statement returns a new value to decode a statement's own members
 	// into (Task.Own): a pointer to a struct whose members are exactly those
-	// of the track's statements besides CommonFields.
+	// of the track's statements besides commonFields.
 	Statement func() any
 	// Fields are those members, in the order Statement declares them;
 	// Register sets them.
@@ -153,8 +153,8 @@ const (
 	MaxAssertionsMin = 4
 )
 
-// CommonFields are the members every statement has.
-var CommonFields = []string{"id", "references", "assertions_min", "assertions_max", "question"}
+// commonFields are the members every statement has.
+var commonFields = []string{"id", "references", "assertions_min", "assertions_max", "question"}
 
 // The tracks' rulebooks, each added by its own package (Register): by
 // track, and by the type of their statements' own members (Task.Rules).

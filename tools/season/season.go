@@ -192,7 +192,7 @@ func DecodeTasks(name string, data []byte) (*Tasks, error) {
 		return nil, fmt.Errorf("%s /piste: unknown track %q", name, head.Track)
 	}
 	rules := RulesOf(track)
-	statement := Exactly(append(slices.Clone(CommonFields), rules.Fields...)...)
+	statement := exactly(append(slices.Clone(commonFields), rules.Fields...)...)
 	t := &Tasks{Season: head.Season, Track: head.Track, Tasks: make([]Task, len(head.Tasks))}
 	for i, raw := range head.Tasks {
 		at := []string{"taches", strconv.Itoa(i)}
@@ -231,7 +231,7 @@ func DecodeKey(name string, data []byte) (*Key, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := Exactly("taches").Check(doc, ""); err != nil {
+	if err := exactly("taches").Check(doc, ""); err != nil {
 		return nil, fmt.Errorf("%s %w", name, err)
 	}
 	tasks, _ := pyjson.Lookup(doc, "/taches")

@@ -4,7 +4,7 @@ import "strings"
 
 // Basis is what an outcome rests on, as a formula over the solver's facts:
 // a fact, every member (All) or any one member (Any). It is the founding
-// formula of a key before the equivalent forms are written (Founding).
+// formula of a key before the equivalent forms are written (founding).
 type Basis struct {
 	Fact *Fact
 	All  []Basis

@@ -21,11 +21,11 @@ import (
 // states them all.
 func forms(g *season.Graph, f Fact) []Fact {
 	var out []Fact
-	seen := map[season.Claim]bool{f.Claim(): true}
+	seen := map[season.Claim]bool{f.claim(): true}
 	queue := []Fact{f}
 	add := func(form Fact) {
-		if !seen[form.Claim()] && g.Admits(form.Resource, form.Field) == season.Admissible {
-			seen[form.Claim()] = true
+		if !seen[form.claim()] && g.Admits(form.Resource, form.Field) == season.Admissible {
+			seen[form.claim()] = true
 			out = append(out, form)
 			queue = append(queue, form)
 		}
@@ -132,7 +132,7 @@ func Decided(rules *season.Rules, res *Result) (cases []Deciding, all bool, err 
 	return nil, false, nil // conforme, a product: no case decides it alone
 }
 
-// Founding writes a task's founding formula from the derivation (Derive)
+// founding writes a task's founding formula from the derivation (Derive)
 // and the authors' design. The verdict must be the derived one. For
 // non_conforme and indeterminable, one alternative per deciding criterion;
 // for aucune_option_valide, every candidate excluded, each by any one of
@@ -146,7 +146,7 @@ func Decided(rules *season.Rules, res *Result) (cases []Deciding, all bool, err 
 // candidate. Every fact carries every
 // equivalent form of the task's graph. An error says where the corpus does
 // not bear the design out.
-func Founding(design season.DesignTask, derived *Result, graph *season.Graph) (season.Formula, error) {
+func founding(design season.DesignTask, derived *Result, graph *season.Graph) (season.Formula, error) {
 	if string(derived.Verdict) != design.Verdict {
 		return season.Formula{}, fmt.Errorf("the design says %s, the rules applied to the corpus give %s", design.Verdict, derived.Verdict)
 	}
@@ -236,7 +236,7 @@ func restsOn(res *Result) map[season.Place]Fact {
 		facts = append(facts, c.Basis.facts()...)
 	}
 	for _, f := range facts {
-		out[f.Place()] = f
+		out[f.place()] = f
 	}
 	return out
 }
@@ -270,7 +270,7 @@ func seasonFact(f Fact) season.Fact {
 
 // DeriveKey writes a track's key from its design: for each task of the
 // statements, the design's verdict, families and control flag, and the
-// founding formula Founding derives. Problems name each task whose design
+// founding formula founding derives. Problems name each task whose design
 // the corpus does not bear out; the key then holds only the others.
 func DeriveKey(tasks *season.Tasks, design *season.Design, fetch season.Fetcher) (*season.Key, []Problem, error) {
 	var problems []Problem
@@ -289,7 +289,7 @@ func DeriveKey(tasks *season.Tasks, design *season.Design, fetch season.Fetcher)
 		if err != nil {
 			return nil, nil, err
 		}
-		formula, err := Founding(d, derived, graph)
+		formula, err := founding(d, derived, graph)
 		if err != nil {
 			problems = append(problems, Problem{Task: task.ID, Rule: ruleDerivation, Message: err.Error()})
 			continue

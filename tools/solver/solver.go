@@ -53,7 +53,7 @@ type Criterion struct {
 	// any other criterion. The control task is founded on any one of them.
 	Against Basis
 	// Compared marks the candidates a choice verdict with a trap is
-	// founded against (Founding): those the track's criteria say could
+	// founded against (founding): those the track's criteria say could
 	// lure an agent from the chosen one (on the purchasing track, supplied,
 	// or displayed cheaper and looking valid on the catalogue). One the
 	// track already shows excluded lures no one.
@@ -68,11 +68,11 @@ type Fact struct {
 	Value    pyjson.Value
 }
 
-// Place is where the fact is served.
-func (f Fact) Place() season.Place { return season.Place{Resource: f.Resource, Field: f.Field} }
+// place is where the fact is served.
+func (f Fact) place() season.Place { return season.Place{Resource: f.Resource, Field: f.Field} }
 
-// Claim is the fact as facts compare.
-func (f Fact) Claim() season.Claim { return season.ClaimOf(f.Resource, f.Field, f.Value) }
+// claim is the fact as facts compare.
+func (f Fact) claim() season.Claim { return season.ClaimOf(f.Resource, f.Field, f.Value) }
 
 func (f Fact) String() string {
 	return fmt.Sprintf("%s %s = %s", f.Resource, f.Field, pyjson.Canonical(f.Value))
@@ -100,7 +100,7 @@ func Solve(task season.Task, fetch season.Fetcher) (*Result, error) {
 // Derive answers a task as Solve does, but evaluates every criterion (for
 // a choice, every rule for every candidate) instead of
 // stopping at the first established false: what decides the verdict is
-// every criterion that would decide it alone, and Founding writes each as
+// every criterion that would decide it alone, and founding writes each as
 // an alternative. Its calls are not an agent's: Solve's are.
 func Derive(task season.Task, fetch season.Fetcher) (*Result, error) {
 	return solve(task, fetch, true)
@@ -196,8 +196,8 @@ func (s *Walker) Fact(path, pointer string) Fact {
 // Rest records facts the verdict rests on, each once.
 func (s *Walker) Rest(facts ...Fact) {
 	for _, f := range facts {
-		if !s.noted[f.Place()] {
-			s.noted[f.Place()] = true
+		if !s.noted[f.place()] {
+			s.noted[f.place()] = true
 			s.Result.Facts = append(s.Result.Facts, f)
 		}
 	}
