@@ -295,7 +295,7 @@ func (s *examination) publicList() (solver.Outcome, string, error) {
 		return "", "", err
 	case reason == "":
 		// No assertion states an absence: this outcome has no basis, and
-		// Founding refuses a key built on it.
+		// the key's derivation (solver.DeriveKey) refuses a key built on it.
 		return solver.Failed, fmt.Sprintf("no page of %s lists %s", s.listFirstPage, s.retained), nil
 	}
 	return found, reason, nil
