@@ -6,24 +6,61 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
-// Formula is a key's founding formula (docs/authoring.md, "The founding formula"):
-// exactly one of a fact, carried when a supported assertion claims it or one
-// of its equivalent forms; every member (tous); or at least one member
-// (un_de).
+// Formula is what a verdict rests on: exactly one of a fact, carried when
+// a supported assertion claims it or one of its equivalent forms; every
+// member (tous); or at least one member (un_de). It is a key's founding
+// formula (docs/authoring.md, "The founding formula"), and, before the
+// equivalent forms are written, what the reference solver finds each
+// criterion rests on. The zero Formula rests on nothing.
 type Formula struct {
 	Fact *Fact
 	All  []Formula // tous
 	Any  []Formula // un_de
 }
 
-// FactOf, AllOf and AnyOf build formulas.
-func FactOf(f Fact) Formula            { return Formula{Fact: &f} }
-func AllOf(members ...Formula) Formula { return Formula{All: members} }
-func AnyOf(members ...Formula) Formula { return Formula{Any: members} }
+// FactOf is the formula of one fact.
+func FactOf(f Fact) Formula { return Formula{Fact: &f} }
+
+// AllFacts needs every fact.
+func AllFacts(facts ...Fact) Formula {
+	members := make([]Formula, len(facts))
+	for i := range facts {
+		members[i] = Formula{Fact: &facts[i]}
+	}
+	return AllOf(members...)
+}
+
+// AllOf needs every member; AnyOf, one. Members that rest on nothing are
+// dropped, a single member stands for itself, and no member at all is the
+// zero Formula: the formula says the same, written the shortest way. A
+// key's file is read as it is written (UnmarshalJSON), not through these.
+func AllOf(members ...Formula) Formula {
+	return combine(members, func(m []Formula) Formula { return Formula{All: m} })
+}
+func AnyOf(members ...Formula) Formula {
+	return combine(members, func(m []Formula) Formula { return Formula{Any: m} })
+}
+
+func combine(members []Formula, node func([]Formula) Formula) Formula {
+	var kept []Formula
+	for _, m := range members {
+		if !m.IsZero() {
+			kept = append(kept, m)
+		}
+	}
+	switch len(kept) {
+	case 0:
+		return Formula{}
+	case 1:
+		return kept[0]
+	}
+	return node(kept)
+}
 
 // IsZero reports whether the formula is empty: no fact, no member. Such a
 // formula founds nothing; the decoder never makes one.
@@ -76,9 +113,9 @@ func formulaOf(v pyjson.Value, at string) (Formula, error) {
 			}
 		}
 		if shape == "tous" {
-			return AllOf(members...), nil
+			return Formula{All: members}, nil
 		}
-		return AnyOf(members...), nil
+		return Formula{Any: members}, nil
 	}
 	if _, ok := obj.Get("resource"); !ok {
 		return Formula{}, fmt.Errorf("%s: a formula is a fact (resource, field, value, formes_equivalentes), a \"tous\" or an \"un_de\"", pyjson.ShowPointer(at))
@@ -169,6 +206,27 @@ func readable(v json.RawMessage) json.RawMessage {
 		return v
 	}
 	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// String writes the formula as the key's words do: a fact, tous(...),
+// un_de(...), or rien for the zero Formula.
+func (f Formula) String() string {
+	join := func(members []Formula) string {
+		parts := make([]string, len(members))
+		for i, m := range members {
+			parts[i] = m.String()
+		}
+		return strings.Join(parts, "; ")
+	}
+	switch {
+	case f.Fact != nil:
+		return f.Fact.String()
+	case f.All != nil:
+		return "tous(" + join(f.All) + ")"
+	case f.Any != nil:
+		return "un_de(" + join(f.Any) + ")"
+	}
+	return "rien"
 }
 
 // UnmarshalJSON reads a formula strictly; its errors name pointers from the

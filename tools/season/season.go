@@ -109,8 +109,11 @@ func ClaimOf(resource, field string, value pyjson.Value) Claim {
 	return Claim{Place{resource, field}, string(pyjson.Canonical(value))}
 }
 
-// Fact is a (resource, JSON pointer, value) triple a scorer checks against
-// the served bytes.
+// Fact is a (resource, JSON pointer, value) triple: what the reference
+// solver finds a verdict rests on, what a key's formula is made of and a
+// scorer checks against the served bytes, what a careful agent claims. The
+// value is JSON text; the solver and the key's decoder write it in
+// canonical form (pyjson.Canonical). Facts compare as their Claims do.
 type Fact struct {
 	Resource string          `json:"resource"`
 	Field    string          `json:"field"`
@@ -124,6 +127,19 @@ type Fact struct {
 
 // Place is where the fact is served.
 func (f Fact) Place() Place { return Place{f.Resource, f.Field} }
+
+// StringValue returns the fact's value when it is a JSON string: what
+// criteria compare and write in their reasons. ok is false for any other
+// value.
+func (f Fact) StringValue() (s string, ok bool) {
+	v, err := pyjson.Parse(f.Value)
+	s, ok = v.(string)
+	return s, err == nil && ok
+}
+
+// String writes the fact as messages and the solver's report do:
+// resource, pointer and canonical value.
+func (f Fact) String() string { return fmt.Sprintf("%s %s = %s", f.Resource, f.Field, f.Value) }
 
 // Citations returns every corpus path the statements cite: what each
 // names by its track's rules (a conformity task's entity), then the

@@ -4,10 +4,9 @@ package solver
 // internals: they import the tracks, which import this package, so they
 // cannot be in it.
 var (
-	Forms      = forms
-	FormulaOf  = formulaOf
-	SeasonFact = seasonFact
-	Served     = served
+	Forms     = forms
+	WithForms = withForms
+	Served    = served
 )
 
 // The rules problems name.

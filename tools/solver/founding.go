@@ -19,38 +19,45 @@ import (
 // requires to agree, where they do (season.Agreement). A whole array of several
 // elements is a form of each element's link, not the other way round: it
 // states them all.
-func forms(g *season.Graph, f Fact) []Fact {
-	var out []Fact
-	seen := map[season.Claim]bool{f.claim(): true}
-	queue := []Fact{f}
-	add := func(form Fact) {
-		if !seen[form.claim()] && g.Admits(form.Resource, form.Field) == season.Admissible {
-			seen[form.claim()] = true
+func forms(g *season.Graph, f season.Fact) []season.Fact {
+	var out []season.Fact
+	seen := map[season.Claim]bool{}
+	var queue []season.Fact
+	add := func(resource, field string, value pyjson.Value) {
+		claim := season.ClaimOf(resource, field, value)
+		if !seen[claim] && g.Admits(resource, field) == season.Admissible {
+			seen[claim] = true
+			form := season.Fact{Resource: resource, Field: field, Value: pyjson.Canonical(value)}
 			out = append(out, form)
 			queue = append(queue, form)
 		}
 	}
+	if value, err := pyjson.Parse(f.Value); err == nil {
+		seen[season.ClaimOf(f.Resource, f.Field, value)] = true
+		queue = append(queue, f)
+	}
 	for len(queue) > 0 {
 		t := queue[0]
 		queue = queue[1:]
+		value, _ := pyjson.Parse(t.Value) // canonical: the fact's own was parsed above, the forms' are written so
 		// An element and its whole array.
 		if parent, index, ok := cutIndex(t.Field); ok {
 			if whole, ok := pyjson.Lookup(g.Body(t.Resource), parent); ok {
 				if _, isArray := whole.(pyjson.Array); isArray && index >= 0 {
-					add(Fact{Resource: t.Resource, Field: parent, Value: whole})
+					add(t.Resource, parent, whole)
 				}
 			}
 		}
 		// An array of one element and that element.
-		if list, ok := t.Value.(pyjson.Array); ok && len(list) == 1 {
-			add(Fact{Resource: t.Resource, Field: t.Field + "/0", Value: list[0]})
+		if list, ok := value.(pyjson.Array); ok && len(list) == 1 {
+			add(t.Resource, t.Field+"/0", list[0])
 		}
 		// Two fields a rule requires to agree, where they do.
-		for _, at := range g.Agreeing(t.Resource, t.Field, t.Value) {
-			add(Fact{Resource: at.Resource, Field: at.Field, Value: t.Value})
+		for _, at := range g.Agreeing(t.Resource, t.Field, value) {
+			add(at.Resource, at.Field, value)
 		}
 		// A link and the link back.
-		target, ok := t.Value.(string)
+		target, ok := value.(string)
 		if !ok || !corpus.IsReference(target) {
 			continue
 		}
@@ -58,12 +65,12 @@ func forms(g *season.Graph, f Fact) []Fact {
 			switch v := m.Value.(type) {
 			case string:
 				if v == t.Resource {
-					add(Fact{Resource: target, Field: season.Pointer(m.Key), Value: v})
+					add(target, season.Pointer(m.Key), v)
 				}
 			case pyjson.Array:
 				for i, e := range v {
 					if e == t.Resource {
-						add(Fact{Resource: target, Field: season.Pointer(m.Key, strconv.Itoa(i)), Value: e})
+						add(target, season.Pointer(m.Key, strconv.Itoa(i)), e)
 					}
 				}
 			}
@@ -82,14 +89,14 @@ func cutIndex(field string) (parent string, index int, ok bool) {
 	return field[:i], n, err == nil
 }
 
-// Deciding is what decides a derived verdict, as one labelled basis per
+// Deciding is what decides a derived verdict, as one labelled formula per
 // case that would decide it alone: on the conformity track, per criterion
 // established false (non_conforme) or undetermined (indeterminable); for
 // aucune_option_valide, per candidate, each to be excluded. Verdicts that
 // no case decides alone (conforme, a product) have none.
 type Deciding struct {
 	Label string // "R4", or a candidate's path
-	Basis Basis
+	Basis season.Formula
 }
 
 // Decided returns the cases that decide a derived result's verdict, in
@@ -158,14 +165,14 @@ func founding(design season.DesignTask, derived *Result, graph *season.Graph) (s
 		if len(design.Facts) > 0 || len(design.Alternatives) > 0 {
 			return season.Formula{}, fmt.Errorf("a %s verdict is founded on the criteria that decide it: the design names no faits or un_de", design.Verdict)
 		}
-		var members []Basis
+		var members []season.Formula
 		for _, c := range cases {
 			members = append(members, c.Basis)
 		}
 		if all {
-			return formulaOf(AllOf(members...), graph), nil
+			return withForms(season.AllOf(members...), graph), nil
 		}
-		return formulaOf(AnyOf(members...), graph), nil
+		return withForms(season.AnyOf(members...), graph), nil
 	}
 	rests := restsOn(derived)
 	trap, err := designBasis(design.Facts, rests, design.Verdict)
@@ -183,12 +190,12 @@ func founding(design season.DesignTask, derived *Result, graph *season.Graph) (s
 			if err != nil {
 				return season.Formula{}, err
 			}
-			alternatives = append(alternatives, AllOf(members...))
+			alternatives = append(alternatives, season.AllOf(members...))
 		}
 		if len(alternatives) == 0 {
 			return season.Formula{}, fmt.Errorf("the control task is founded on any one criterion proven whole: the design names no un_de, and no candidate is compared")
 		}
-		return formulaOf(AnyOf(alternatives...), graph), nil
+		return withForms(season.AnyOf(alternatives...), graph), nil
 	}
 	if len(design.Alternatives) > 0 {
 		return season.Formula{}, fmt.Errorf("un_de is the control task's: a task with a trap is founded on the trap's faits")
@@ -197,19 +204,19 @@ func founding(design season.DesignTask, derived *Result, graph *season.Graph) (s
 	if len(members) == 0 {
 		return season.Formula{}, fmt.Errorf("a %s verdict is founded on its trap: the design names no faits", design.Verdict)
 	}
-	return formulaOf(AllOf(members...), graph), nil
+	return withForms(season.AllOf(members...), graph), nil
 }
 
 // designBasis looks up the facts a design names among those the derived
 // verdict rests on.
-func designBasis(named []season.Place, rests map[season.Place]Fact, verdict string) ([]Basis, error) {
-	var out []Basis
+func designBasis(named []season.Place, rests map[season.Place]season.Fact, verdict string) ([]season.Formula, error) {
+	var out []season.Formula
 	for _, df := range named {
 		f, ok := rests[df]
 		if !ok {
 			return nil, fmt.Errorf("%s %s is not a fact the %s verdict rests on", df.Resource, df.Field, verdict)
 		}
-		out = append(out, Basis{Fact: &f})
+		out = append(out, season.FactOf(f))
 	}
 	return out, nil
 }
@@ -217,8 +224,8 @@ func designBasis(named []season.Place, rests map[season.Place]Fact, verdict stri
 // comparedBases founds a product verdict against the other candidates
 // (Criterion.Against): for a task with a trap, each compared one; for the
 // control task, any one it stands against.
-func comparedBases(derived *Result, control bool) []Basis {
-	var out []Basis
+func comparedBases(derived *Result, control bool) []season.Formula {
+	var out []season.Formula
 	for _, c := range derived.Criteria {
 		if c.Compared || control && !c.Against.IsZero() {
 			out = append(out, c.Against)
@@ -229,43 +236,38 @@ func comparedBases(derived *Result, control bool) []Basis {
 
 // restsOn indexes, by resource and pointer, every fact a derived result
 // rests on: the walk's facts and every criterion's basis.
-func restsOn(res *Result) map[season.Place]Fact {
-	out := map[season.Place]Fact{}
+func restsOn(res *Result) map[season.Place]season.Fact {
+	out := map[season.Place]season.Fact{}
 	facts := slices.Clone(res.Facts)
 	for _, c := range res.Criteria {
-		facts = append(facts, c.Basis.facts()...)
+		facts = append(facts, c.Basis.Facts()...)
 	}
 	for _, f := range facts {
-		out[f.place()] = f
+		out[f.Place()] = f
 	}
 	return out
 }
 
-// formulaOf writes a basis as a key's formula, each fact with its forms.
-func formulaOf(b Basis, g *season.Graph) season.Formula {
+// withForms writes what a verdict rests on as a key's formula: each fact
+// with every equivalent form of the task's graph.
+func withForms(f season.Formula, g *season.Graph) season.Formula {
 	switch {
-	case b.Fact != nil:
-		f := seasonFact(*b.Fact)
-		for _, form := range forms(g, *b.Fact) {
-			f.EquivalentForms = append(f.EquivalentForms, seasonFact(form))
-		}
-		return season.FactOf(f)
-	case b.All != nil:
-		return season.AllOf(formulasOf(b.All, g)...)
+	case f.Fact != nil:
+		fact := *f.Fact
+		fact.EquivalentForms = forms(g, fact)
+		return season.FactOf(fact)
+	case f.All != nil:
+		return season.Formula{All: allWithForms(f.All, g)}
 	}
-	return season.AnyOf(formulasOf(b.Any, g)...)
+	return season.Formula{Any: allWithForms(f.Any, g)}
 }
 
-func formulasOf(bs []Basis, g *season.Graph) []season.Formula {
-	out := make([]season.Formula, len(bs))
-	for i, b := range bs {
-		out[i] = formulaOf(b, g)
+func allWithForms(members []season.Formula, g *season.Graph) []season.Formula {
+	out := make([]season.Formula, len(members))
+	for i, m := range members {
+		out[i] = withForms(m, g)
 	}
 	return out
-}
-
-func seasonFact(f Fact) season.Fact {
-	return season.Fact{Resource: f.Resource, Field: f.Field, Value: pyjson.Canonical(f.Value)}
 }
 
 // DeriveKey writes a track's key from its design: for each task of the
@@ -342,9 +344,9 @@ func FoundingClaims(task season.Task, k season.KeyTask, fetch season.Fetcher) ([
 		if len(claims) >= task.AssertionsMin {
 			break
 		}
-		if fact := seasonFact(f); graph.Own[f.Resource] && !taken.Has(fact) {
-			taken.AddFact(fact)
-			claims = append(claims, fact)
+		if graph.Own[f.Resource] && !taken.Has(f) {
+			taken.AddFact(f)
+			claims = append(claims, f)
 		}
 	}
 	return claims, nil

@@ -184,15 +184,15 @@ func checkFacts(p *taskProblems, task season.Task, k season.KeyTask, graph *seas
 		if err != nil {
 			continue // served reports it
 		}
-		if r, ok := rests[f.Place()]; !ok || !pyjson.Equal(r.Value, value) {
+		if r, ok := rests[f.Place()]; !ok || !pyjson.Equal(mustParse(r.Value), value) {
 			p.report(ruleDerivation, "%s: not a fact the %s verdict rests on", label, k.Verdict)
 		}
 		listed := season.Carried{}
 		for _, form := range f.EquivalentForms {
 			listed.AddFact(form)
 		}
-		for _, form := range forms(graph, Fact{Resource: f.Resource, Field: f.Field, Value: value}) {
-			if !listed.Has(seasonFact(form)) {
+		for _, form := range forms(graph, season.Fact{Resource: f.Resource, Field: f.Field, Value: pyjson.Canonical(value)}) {
+			if !listed.Has(form) {
 				p.report(ruleForms, "%s: lacks the equivalent form %s", label, form)
 			}
 		}
@@ -259,7 +259,7 @@ func checkAlternatives(formula season.Formula, derived *Result, graph *season.Gr
 	alternatives := make([][][]season.Fact, len(cases))
 	var derivedMembers []season.Formula
 	for i, c := range cases {
-		f := formulaOf(c.Basis, graph)
+		f := withForms(c.Basis, graph)
 		derivedMembers = append(derivedMembers, f)
 		if alternatives[i], err = f.Alternatives(); err != nil {
 			return nil, err
@@ -405,4 +405,13 @@ func checkComposition(rules *season.Rules, key *season.Key) []Problem {
 		report("", "%d control tasks %v, want exactly one", len(controls), controls)
 	}
 	return problems
+}
+
+// mustParse reads a value the solver wrote itself, in canonical form.
+func mustParse(v []byte) pyjson.Value {
+	parsed, err := pyjson.Parse(v)
+	if err != nil {
+		panic("solver: a value of its own is not JSON: " + err.Error())
+	}
+	return parsed
 }

@@ -118,7 +118,7 @@ func taskByTask(t *testing.T, track *corpus.Track, bounds map[string][2]int) {
 			for _, f := range res.Facts {
 				assert.True(t, season.Probative(f.Resource, f.Field), "solver fact %s", f)
 				assert.True(t, graph.Contains(f.Resource), "solver fact %s", f)
-				assert.Empty(t, solver.Served(season.Fact{Resource: f.Resource, Field: f.Field, Value: pyjson.Canonical(f.Value)}, fetch), "solver fact %s", f)
+				assert.Empty(t, solver.Served(f, fetch), "solver fact %s", f)
 			}
 		})
 	}
@@ -491,7 +491,7 @@ func TestForms(t *testing.T) {
 			v, ok := pyjson.Lookup(g.Body(tt.resource), tt.field)
 			require.True(t, ok)
 			var got []string
-			for _, f := range solver.Forms(g, solver.Fact{Resource: tt.resource, Field: tt.field, Value: v}) {
+			for _, f := range solver.Forms(g, season.Fact{Resource: tt.resource, Field: tt.field, Value: pyjson.Canonical(v)}) {
 				got = append(got, f.String())
 			}
 			assert.Equal(t, tt.want, got)
@@ -517,9 +517,9 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 				require.NoError(t, err)
 				cases, all, err := solver.Decided(task.Rules(), derived)
 				require.NoError(t, err)
-				var careful [][]solver.Fact // the proofs a careful agent may carry
+				var careful [][]season.Fact // the proofs a careful agent may carry
 				if len(cases) == 0 {
-					careful = [][]solver.Fact{basisFacts(t, k.Founding)}
+					careful = [][]season.Fact{basisFacts(t, k.Founding)}
 				}
 				for i, c := range cases {
 					for _, alt := range alternativesOf(t, c.Basis) {
@@ -534,16 +534,16 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 					}
 				}
 				require.NotEmpty(t, careful)
-				var members []solver.Basis
+				var members []season.Formula
 				for _, c := range cases {
 					members = append(members, c.Basis)
 				}
-				derivedFormula := solver.FormulaOf(solver.AnyOf(members...), graph)
+				derivedFormula := solver.WithForms(season.AnyOf(members...), graph)
 				switch {
 				case len(cases) == 0:
 					derivedFormula = k.Founding
 				case all:
-					derivedFormula = solver.FormulaOf(solver.AllOf(members...), graph)
+					derivedFormula = solver.WithForms(season.AllOf(members...), graph)
 				}
 				for _, proof := range careful {
 					assert.True(t, k.Founding.Holds(carry(proof)), "the proof %v founds the verdict", proof)
@@ -570,9 +570,9 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 						inFormula.AddFact(form)
 					}
 				}
-				var unrelated []solver.Fact
+				var unrelated []season.Fact
 				for _, f := range derived.Facts {
-					if !inFormula.Has(solver.SeasonFact(f)) {
+					if !inFormula.Has(f) {
 						unrelated = append(unrelated, f)
 					}
 				}
@@ -583,11 +583,11 @@ func TestKeyFoundsCarefulAgentsNotGuessers(t *testing.T) {
 }
 
 // alternativesOf expands a basis into its alternatives.
-func alternativesOf(t *testing.T, b solver.Basis) [][]solver.Fact {
+func alternativesOf(t *testing.T, b season.Formula) [][]season.Fact {
 	t.Helper()
-	alts, err := solver.FormulaOf(b, &season.Graph{}).Alternatives()
+	alts, err := solver.WithForms(b, &season.Graph{}).Alternatives()
 	require.NoError(t, err)
-	out := make([][]solver.Fact, len(alts))
+	out := make([][]season.Fact, len(alts))
 	for i, alt := range alts {
 		for _, f := range alt {
 			out[i] = append(out[i], solverFact(t, f))
@@ -598,25 +598,23 @@ func alternativesOf(t *testing.T, b solver.Basis) [][]solver.Fact {
 
 // basisFacts lists a formula's facts, without their forms, as the solver
 // writes them.
-func basisFacts(t *testing.T, f season.Formula) []solver.Fact {
-	var out []solver.Fact
+func basisFacts(t *testing.T, f season.Formula) []season.Fact {
+	var out []season.Fact
 	for _, fact := range f.Facts() {
 		out = append(out, solverFact(t, fact))
 	}
 	return out
 }
 
-func solverFact(t *testing.T, f season.Fact) solver.Fact {
+func solverFact(t *testing.T, f season.Fact) season.Fact {
 	t.Helper()
-	v, err := pyjson.Parse(f.Value)
-	require.NoError(t, err)
-	return solver.Fact{Resource: f.Resource, Field: f.Field, Value: v}
+	return season.Fact{Resource: f.Resource, Field: f.Field, Value: f.Value}
 }
 
-func carry(facts []solver.Fact) season.Carried {
+func carry(facts []season.Fact) season.Carried {
 	c := season.Carried{}
 	for _, f := range facts {
-		c.Add(f.Resource, f.Field, f.Value)
+		c.AddFact(f)
 	}
 	return c
 }

@@ -42,16 +42,16 @@ type Criterion struct {
 	Reason  string
 	// Basis is what establishes the outcome: for a criterion established
 	// false or undetermined, the facts of the case that decides it, a
-	// member per case where several would each do; the zero Basis when the
+	// member per case where several would each do; the zero Formula when the
 	// outcome follows from another criterion's (no agrément retained, no
 	// entity to read).
-	Basis Basis
+	Basis season.Formula
 	// Against is, for a candidate of a choice (season.Rules.Choice), how
 	// the chosen one stands against it when the statement supplies it or
 	// the track shows it ahead: the rules that exclude the candidate, any
 	// one; or, valid but behind, the terms that show it behind. Zero for
 	// any other criterion. The control task is founded on any one of them.
-	Against Basis
+	Against season.Formula
 	// Compared marks the candidates a choice verdict with a trap is
 	// founded against (founding): those the track's criteria say could
 	// lure an agent from the chosen one (on the purchasing track, supplied,
@@ -60,31 +60,13 @@ type Criterion struct {
 	Compared bool
 }
 
-// Fact is a (resource, JSON pointer, value) the verdict rests on, with the
-// value exactly as the resource serves it.
-type Fact struct {
-	Resource string
-	Field    string
-	Value    pyjson.Value
-}
-
-// place is where the fact is served.
-func (f Fact) place() season.Place { return season.Place{Resource: f.Resource, Field: f.Field} }
-
-// claim is the fact as facts compare.
-func (f Fact) claim() season.Claim { return season.ClaimOf(f.Resource, f.Field, f.Value) }
-
-func (f Fact) String() string {
-	return fmt.Sprintf("%s %s = %s", f.Resource, f.Field, pyjson.Canonical(f.Value))
-}
-
 // Result is the solver's answer to one task.
 type Result struct {
 	Task     string
 	Verdict  Verdict
 	Criteria []Criterion
-	Calls    []string // canonical paths fetched, in order, each once
-	Facts    []Fact
+	Calls    []string      // canonical paths fetched, in order, each once
+	Facts    []season.Fact // each value in canonical form
 }
 
 // Solve answers a task statement by its track's criteria, fetching every
@@ -185,19 +167,19 @@ func (s *Walker) Body(path string) pyjson.Object { return s.bodies[path] }
 
 // Fact reads a fact from a fetched body; the pointer must name a value the
 // solver has just read.
-func (s *Walker) Fact(path, pointer string) Fact {
+func (s *Walker) Fact(path, pointer string) season.Fact {
 	v, ok := pyjson.Lookup(s.bodies[path], pointer)
 	if !ok {
 		panic(fmt.Sprintf("solver: %s has no value at %s", path, pointer))
 	}
-	return Fact{Resource: path, Field: pointer, Value: v}
+	return season.Fact{Resource: path, Field: pointer, Value: pyjson.Canonical(v)}
 }
 
 // Rest records facts the verdict rests on, each once.
-func (s *Walker) Rest(facts ...Fact) {
+func (s *Walker) Rest(facts ...season.Fact) {
 	for _, f := range facts {
-		if !s.noted[f.place()] {
-			s.noted[f.place()] = true
+		if !s.noted[f.Place()] {
+			s.noted[f.Place()] = true
 			s.Result.Facts = append(s.Result.Facts, f)
 		}
 	}

@@ -39,7 +39,7 @@ func solve(task season.Task, fetch season.Fetcher, full bool) (*solver.Result, e
 			s.Result.Criteria = append(s.Result.Criteria, solver.Criterion{Code: c.code, Outcome: solver.Skipped, Reason: "an earlier criterion failed"})
 			continue
 		}
-		s.basis = solver.Basis{}
+		s.basis = season.Formula{}
 		outcome, reason, err := c.check()
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", task.ID, c.code, err)
@@ -71,7 +71,7 @@ type examination struct {
 	solver.Walker
 	task  season.Task
 	st    *Statement
-	basis solver.Basis // what the criterion being checked rests on
+	basis season.Formula // what the criterion being checked rests on
 
 	// From /referentiel.
 	required      []string // attestation types the activity requires
@@ -81,7 +81,7 @@ type examination struct {
 	// From the walk so far.
 	entityDoc    pyjson.Object // nil when the entity answers existe: false
 	retained     string        // the agrément R2 retained, "" if none
-	retainedLink solver.Fact   // the entity's link to it
+	retainedLink season.Fact   // the entity's link to it
 }
 
 func (s *examination) readReferentiel() error {
@@ -116,7 +116,7 @@ func (s *examination) entity() (solver.Outcome, string, error) {
 	}
 	if !exists {
 		s.Rest(s.Fact(s.st.Entity, "/existe"))
-		s.basis = solver.FactsBasis(s.Fact(s.st.Entity, "/existe"))
+		s.basis = season.AllFacts(s.Fact(s.st.Entity, "/existe"))
 		return solver.Undetermined, "the entity answers existe: false", nil
 	}
 	s.entityDoc = doc
@@ -125,7 +125,7 @@ func (s *examination) entity() (solver.Outcome, string, error) {
 		return "", "", err
 	}
 	s.Rest(s.Fact(s.st.Entity, "/statut"))
-	s.basis = solver.FactsBasis(s.Fact(s.st.Entity, "/statut"))
+	s.basis = season.AllFacts(s.Fact(s.st.Entity, "/statut"))
 	if status != "active" {
 		return solver.Failed, fmt.Sprintf("statut is %q, not active", status), nil
 	}
@@ -136,7 +136,7 @@ func (s *examination) entity() (solver.Outcome, string, error) {
 // link (a fact), or cited by the statement (no link).
 type candidate struct {
 	path string
-	link *solver.Fact
+	link *season.Fact
 }
 
 // candidates lists the resources of a collection the entity lists in field,
@@ -162,10 +162,10 @@ func (s *examination) candidates(field, collection string) ([]candidate, error) 
 }
 
 // absent records that a candidate answers existe: false.
-func (s *examination) absent(c candidate) []solver.Fact {
-	facts := []solver.Fact{s.Fact(c.path, "/existe")}
+func (s *examination) absent(c candidate) []season.Fact {
+	facts := []season.Fact{s.Fact(c.path, "/existe")}
 	if c.link != nil {
-		facts = append([]solver.Fact{*c.link}, facts...)
+		facts = append([]season.Fact{*c.link}, facts...)
 	}
 	return facts
 }
@@ -184,8 +184,8 @@ func (s *examination) licence() (solver.Outcome, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	var missing, against []solver.Fact
-	var missingBases, againstBases []solver.Basis
+	var missing, against []season.Fact
+	var missingBases, againstBases []season.Formula
 	for _, c := range candidates {
 		doc, exists, err := s.Get(c.path)
 		if err != nil {
@@ -193,7 +193,7 @@ func (s *examination) licence() (solver.Outcome, string, error) {
 		}
 		if !exists {
 			missing = append(missing, s.absent(c)...)
-			missingBases = append(missingBases, solver.FactsBasis(s.absent(c)...))
+			missingBases = append(missingBases, season.AllFacts(s.absent(c)...))
 			continue
 		}
 		if c.link == nil {
@@ -203,46 +203,46 @@ func (s *examination) licence() (solver.Outcome, string, error) {
 		if err != nil {
 			return "", "", err
 		}
-		var reasons []solver.Basis
+		var reasons []season.Formula
 		if f["activite"] != s.st.Activity {
 			against = append(against, s.Fact(c.path, "/activite"))
-			againstBases = append(againstBases, solver.AllOf(solver.FactsBasis(*c.link), solver.FactsBasis(s.Fact(c.path, "/activite"))))
+			againstBases = append(againstBases, season.AllOf(season.AllFacts(*c.link), season.AllFacts(s.Fact(c.path, "/activite"))))
 			continue
 		}
 		valid := f["statut"] == "actif" && f["date_debut"] <= s.st.ExaminationDate && s.st.ExaminationDate <= f["date_fin_validite"]
 		if valid {
 			s.retained, s.retainedLink = c.path, *c.link
-			met := []solver.Fact{*c.link, s.Fact(c.path, "/activite"), s.Fact(c.path, "/statut"),
+			met := []season.Fact{*c.link, s.Fact(c.path, "/activite"), s.Fact(c.path, "/statut"),
 				s.Fact(c.path, "/date_debut"), s.Fact(c.path, "/date_fin_validite")}
 			s.Rest(met...)
-			s.basis = solver.FactsBasis(met...)
+			s.basis = season.AllFacts(met...)
 			return solver.Met, c.path + " is valid for the activity at the date", nil
 		}
 		against = append(against, s.Fact(c.path, "/activite"), s.Fact(c.path, "/statut"))
 		if f["statut"] != "actif" {
-			reasons = append(reasons, solver.FactsBasis(s.Fact(c.path, "/statut")))
+			reasons = append(reasons, season.AllFacts(s.Fact(c.path, "/statut")))
 		}
 		if f["date_debut"] > s.st.ExaminationDate {
 			against = append(against, s.Fact(c.path, "/date_debut"))
-			reasons = append(reasons, solver.FactsBasis(s.Fact(c.path, "/date_debut")))
+			reasons = append(reasons, season.AllFacts(s.Fact(c.path, "/date_debut")))
 		}
 		if f["date_fin_validite"] < s.st.ExaminationDate {
 			against = append(against, s.Fact(c.path, "/date_fin_validite"))
-			reasons = append(reasons, solver.FactsBasis(s.Fact(c.path, "/date_fin_validite")))
+			reasons = append(reasons, season.AllFacts(s.Fact(c.path, "/date_fin_validite")))
 		}
-		againstBases = append(againstBases, solver.AllOf(solver.FactsBasis(*c.link), solver.AnyOf(reasons...)))
+		againstBases = append(againstBases, season.AllOf(season.AllFacts(*c.link), season.AnyOf(reasons...)))
 	}
 	if len(missing) > 0 {
 		s.Rest(missing...)
-		s.basis = solver.AllOf(append(missingBases, againstBases...)...)
+		s.basis = season.AllOf(append(missingBases, againstBases...)...)
 		return solver.Undetermined, "an agrément answers existe: false and none is valid for the activity", nil
 	}
 	s.Rest(s.Fact(s.st.Entity, "/agrements"))
 	s.Rest(against...)
 	if len(againstBases) == 0 {
-		s.basis = solver.FactsBasis(s.Fact(s.st.Entity, "/agrements")) // the entity lists none
+		s.basis = season.AllFacts(s.Fact(s.st.Entity, "/agrements")) // the entity lists none
 	} else {
-		s.basis = solver.AllOf(againstBases...)
+		s.basis = season.AllOf(againstBases...)
 	}
 	return solver.Failed, "no agrément the entity lists is for the activity, actif and in force at the date", nil
 }
@@ -273,15 +273,15 @@ func (s *examination) publicList() (solver.Outcome, string, error) {
 			if licence != s.retained {
 				continue
 			}
-			entry := []solver.Fact{s.Fact(page, at+"/agrement"), s.Fact(page, at+"/statut")}
+			entry := []season.Fact{s.Fact(page, at+"/agrement"), s.Fact(page, at+"/statut")}
 			s.Rest(entry...)
 			if status == "actif" {
 				found, reason = solver.Met, fmt.Sprintf("%s lists %s as actif", page, licence)
-				s.basis = solver.FactsBasis(entry...)
+				s.basis = season.AllFacts(entry...)
 			} else {
 				found, reason = solver.Undetermined, fmt.Sprintf("%s lists %s as %q while the agrément says actif: two sources of the same rank disagree", page, licence, status)
 				// The two sources: the agrément the entity lists, and the entry.
-				s.basis = solver.FactsBasis(append([]solver.Fact{s.retainedLink, s.Fact(s.retained, "/statut")}, entry...)...)
+				s.basis = season.AllFacts(append([]season.Fact{s.retainedLink, s.Fact(s.retained, "/statut")}, entry...)...)
 			}
 			return true, nil
 		}
@@ -289,7 +289,7 @@ func (s *examination) publicList() (solver.Outcome, string, error) {
 	})
 	switch {
 	case errors.Is(err, solver.ErrAbsentPage):
-		s.basis = solver.FactsBasis(s.Fact(s.AbsentPage, "/existe"))
+		s.basis = season.AllFacts(s.Fact(s.AbsentPage, "/existe"))
 		return solver.Undetermined, err.Error(), nil
 	case err != nil:
 		return "", "", err
@@ -306,8 +306,8 @@ func (s *examination) publicList() (solver.Outcome, string, error) {
 // that fails, any one of the reasons it does.
 type coverage struct {
 	outcome solver.Outcome
-	facts   []solver.Fact
-	basis   solver.Basis
+	facts   []season.Fact
+	basis   season.Formula
 }
 
 // R4: for each type the activity requires, the entity lists an attestation
@@ -322,7 +322,7 @@ func (s *examination) attestations() (solver.Outcome, string, error) {
 		return "", "", err
 	}
 	var undetermined, failedTypes []string
-	var met, unknownBases, failedBases []solver.Basis
+	var met, unknownBases, failedBases []season.Formula
 	for _, typ := range s.required {
 		outcome, basis, err := s.cover(typ, candidates)
 		if err != nil {
@@ -345,13 +345,13 @@ func (s *examination) attestations() (solver.Outcome, string, error) {
 	}
 	switch {
 	case len(failedTypes) > 0:
-		s.basis = solver.AnyOf(failedBases...)
+		s.basis = season.AnyOf(failedBases...)
 		return solver.Failed, fmt.Sprintf("no attestation of type %v covers the activity at the date", failedTypes), nil
 	case len(undetermined) > 0:
-		s.basis = solver.AnyOf(unknownBases...)
+		s.basis = season.AnyOf(unknownBases...)
 		return solver.Undetermined, fmt.Sprintf("the cover of %v cannot be established", undetermined), nil
 	}
-	s.basis = solver.AllOf(met...)
+	s.basis = season.AllOf(met...)
 	return solver.Met, fmt.Sprintf("every required type %v is covered", s.required), nil
 }
 
@@ -361,17 +361,17 @@ func (s *examination) attestations() (solver.Outcome, string, error) {
 // fails. Not covered, it rests on every candidate of the type (or of no
 // known type) that does not cover it; when the entity lists none of the
 // type, on the list and each listed attestation's type.
-func (s *examination) cover(typ string, candidates []candidate) (solver.Outcome, solver.Basis, error) {
-	var unknown, against, otherTypes []solver.Fact
-	var unknownBases, againstBases []solver.Basis
+func (s *examination) cover(typ string, candidates []candidate) (solver.Outcome, season.Formula, error) {
+	var unknown, against, otherTypes []season.Fact
+	var unknownBases, againstBases []season.Formula
 	for _, c := range candidates {
 		doc, exists, err := s.Get(c.path)
 		if err != nil {
-			return "", solver.Basis{}, err
+			return "", season.Formula{}, err
 		}
 		if !exists {
 			unknown = append(unknown, s.absent(c)...) // of any type, this one included
-			unknownBases = append(unknownBases, solver.FactsBasis(s.absent(c)...))
+			unknownBases = append(unknownBases, season.AllFacts(s.absent(c)...))
 			continue
 		}
 		if c.link == nil {
@@ -379,7 +379,7 @@ func (s *examination) cover(typ string, candidates []candidate) (solver.Outcome,
 		}
 		t, err := season.StringAt(doc, c.path, "/type")
 		if err != nil {
-			return "", solver.Basis{}, err
+			return "", season.Formula{}, err
 		}
 		if t != typ {
 			otherTypes = append(otherTypes, s.Fact(c.path, "/type"))
@@ -387,7 +387,7 @@ func (s *examination) cover(typ string, candidates []candidate) (solver.Outcome,
 		}
 		cov, err := s.coverOf(c, doc)
 		if err != nil {
-			return "", solver.Basis{}, err
+			return "", season.Formula{}, err
 		}
 		switch cov.outcome {
 		case solver.Met:
@@ -403,14 +403,14 @@ func (s *examination) cover(typ string, candidates []candidate) (solver.Outcome,
 	}
 	if len(unknown) > 0 {
 		s.Rest(unknown...)
-		return solver.Undetermined, solver.AllOf(append(unknownBases, againstBases...)...), nil
+		return solver.Undetermined, season.AllOf(append(unknownBases, againstBases...)...), nil
 	}
 	s.Rest(s.Fact(s.st.Entity, "/attestations"))
 	s.Rest(against...)
 	if len(againstBases) == 0 {
-		return solver.Failed, solver.FactsBasis(append([]solver.Fact{s.Fact(s.st.Entity, "/attestations")}, otherTypes...)...), nil
+		return solver.Failed, season.AllFacts(append([]season.Fact{s.Fact(s.st.Entity, "/attestations")}, otherTypes...)...), nil
 	}
-	return solver.Failed, solver.AllOf(againstBases...), nil
+	return solver.Failed, season.AllOf(againstBases...), nil
 }
 
 // coverOf evaluates one attestation: date_emission <= date <= end, where end
@@ -431,24 +431,24 @@ func (s *examination) coverOf(c candidate, doc pyjson.Object) (coverage, error) 
 	if err != nil {
 		return coverage{}, err
 	}
-	head := []solver.Fact{*c.link, s.Fact(c.path, "/type")}
-	var reasons []solver.Basis
+	head := []season.Fact{*c.link, s.Fact(c.path, "/type")}
+	var reasons []season.Formula
 	if f["date_emission"] > s.st.ExaminationDate {
 		late := append(head, s.Fact(c.path, "/date_emission"))
 		if !s.Full {
-			return coverage{solver.Failed, late, solver.FactsBasis(late...)}, nil
+			return coverage{solver.Failed, late, season.AllFacts(late...)}, nil
 		}
-		reasons = append(reasons, solver.FactsBasis(late...))
+		reasons = append(reasons, season.AllFacts(late...))
 	}
 	amendments, err := season.StringsAt(doc, c.path, "/avenants")
 	if err != nil {
 		return coverage{}, err
 	}
-	end, endFacts := f["date_fin_validite"], []solver.Fact{s.Fact(c.path, "/date_fin_validite")}
+	end, endFacts := f["date_fin_validite"], []season.Fact{s.Fact(c.path, "/date_fin_validite")}
 	endBasis := append(slices.Clone(head), endFacts...)
 	latest := ""
-	var missing, exclusion []solver.Fact
-	var missingBases []solver.Basis
+	var missing, exclusion []season.Fact
+	var missingBases []season.Formula
 	for k, avn := range amendments {
 		link := s.Fact(c.path, season.Pointer("avenants", fmt.Sprint(k)))
 		adoc, exists, err := s.Get(avn)
@@ -457,7 +457,7 @@ func (s *examination) coverOf(c candidate, doc pyjson.Object) (coverage, error) 
 		}
 		if !exists {
 			missing = append(missing, link, s.Fact(avn, "/existe"))
-			missingBases = append(missingBases, solver.FactsBasis(link, s.Fact(avn, "/existe")))
+			missingBases = append(missingBases, season.AllFacts(link, s.Fact(avn, "/existe")))
 			continue
 		}
 		a, err := solver.ReadFields(adoc, avn, "objet", "date_effet")
@@ -475,7 +475,7 @@ func (s *examination) coverOf(c candidate, doc pyjson.Object) (coverage, error) 
 			}
 			if a["date_effet"] >= latest {
 				latest, end = a["date_effet"], p["nouvelle_date_fin"]
-				endFacts = []solver.Fact{link, s.Fact(avn, "/objet"), s.Fact(avn, "/date_effet"), s.Fact(avn, "/nouvelle_date_fin")}
+				endFacts = []season.Fact{link, s.Fact(avn, "/objet"), s.Fact(avn, "/date_effet"), s.Fact(avn, "/nouvelle_date_fin")}
 				endBasis = endFacts
 			}
 		case "exclusion":
@@ -484,8 +484,8 @@ func (s *examination) coverOf(c candidate, doc pyjson.Object) (coverage, error) 
 				return coverage{}, err
 			}
 			if excluded == s.st.Activity {
-				facts := []solver.Fact{link, s.Fact(avn, "/objet"), s.Fact(avn, "/date_effet"), s.Fact(avn, "/activite_exclue")}
-				reasons = append(reasons, solver.FactsBasis(facts...))
+				facts := []season.Fact{link, s.Fact(avn, "/objet"), s.Fact(avn, "/date_effet"), s.Fact(avn, "/activite_exclue")}
+				reasons = append(reasons, season.AllFacts(facts...))
 				if exclusion == nil {
 					exclusion = facts
 				}
@@ -496,20 +496,20 @@ func (s *examination) coverOf(c candidate, doc pyjson.Object) (coverage, error) 
 	}
 	expired := missing == nil && end < s.st.ExaminationDate
 	if expired {
-		reasons = append(reasons, solver.FactsBasis(endBasis...))
+		reasons = append(reasons, season.AllFacts(endBasis...))
 	}
 	switch {
 	case f["date_emission"] > s.st.ExaminationDate:
-		return coverage{solver.Failed, append(head, s.Fact(c.path, "/date_emission")), solver.AnyOf(reasons...)}, nil
+		return coverage{solver.Failed, append(head, s.Fact(c.path, "/date_emission")), season.AnyOf(reasons...)}, nil
 	case exclusion != nil:
-		return coverage{solver.Failed, append(head, exclusion...), solver.AnyOf(reasons...)}, nil
+		return coverage{solver.Failed, append(head, exclusion...), season.AnyOf(reasons...)}, nil
 	case missing != nil:
-		return coverage{solver.Undetermined, append(head, missing...), solver.AllOf(missingBases...)}, nil
+		return coverage{solver.Undetermined, append(head, missing...), season.AllOf(missingBases...)}, nil
 	case expired:
-		return coverage{solver.Failed, append(head, endFacts...), solver.AnyOf(reasons...)}, nil
+		return coverage{solver.Failed, append(head, endFacts...), season.AnyOf(reasons...)}, nil
 	}
 	met := append(append(head, s.Fact(c.path, "/date_emission")), endFacts...)
-	return coverage{solver.Met, met, solver.FactsBasis(met...)}, nil
+	return coverage{solver.Met, met, season.AllFacts(met...)}, nil
 }
 
 // R5: the declaration's statut_declaration is complete.
@@ -520,7 +520,7 @@ func (s *examination) declaration() (solver.Outcome, string, error) {
 	first, _ := s.entityDoc.Get("beneficiaires")
 	if first == nil {
 		s.Rest(s.Fact(s.st.Entity, "/beneficiaires"))
-		s.basis = solver.FactsBasis(s.Fact(s.st.Entity, "/beneficiaires"))
+		s.basis = season.AllFacts(s.Fact(s.st.Entity, "/beneficiaires"))
 		return solver.Failed, "the entity has no beneficial-owner declaration", nil
 	}
 	path, ok := first.(string)
@@ -534,7 +534,7 @@ func (s *examination) declaration() (solver.Outcome, string, error) {
 	link := s.Fact(s.st.Entity, "/beneficiaires")
 	if !exists {
 		s.Rest(link, s.Fact(path, "/existe"))
-		s.basis = solver.FactsBasis(link, s.Fact(path, "/existe"))
+		s.basis = season.AllFacts(link, s.Fact(path, "/existe"))
 		return solver.Undetermined, path + " answers existe: false", nil
 	}
 	status, err := season.StringAt(doc, path, "/statut_declaration")
@@ -542,7 +542,7 @@ func (s *examination) declaration() (solver.Outcome, string, error) {
 		return "", "", err
 	}
 	s.Rest(link, s.Fact(path, "/statut_declaration"))
-	s.basis = solver.FactsBasis(link, s.Fact(path, "/statut_declaration"))
+	s.basis = season.AllFacts(link, s.Fact(path, "/statut_declaration"))
 	switch status {
 	case "complete":
 		return solver.Met, "the declaration is complete", nil
@@ -556,8 +556,8 @@ func (s *examination) declaration() (solver.Outcome, string, error) {
 // state them.
 type person struct {
 	nom, prenoms, naissance string
-	facts                   []solver.Fact // nom, prenoms, date_naissance
-	via                     []solver.Fact // how the page is reached from the entity
+	facts                   []season.Fact // nom, prenoms, date_naissance
+	via                     []season.Fact // how the page is reached from the entity
 }
 
 // R6: no beneficial owner, on any page, matches an entry, on any page, of the
@@ -575,24 +575,24 @@ func (s *examination) restrictiveMeasures() (solver.Outcome, string, error) {
 		return solver.Undetermined, "the beneficial owners cannot be read", nil
 	}
 	var owners []person
-	via := []solver.Fact{s.Fact(s.st.Entity, "/beneficiaires")}
+	via := []season.Fact{s.Fact(s.st.Entity, "/beneficiaires")}
 	err := s.WalkPages(firstPage, func(page string, doc pyjson.Object) (bool, error) {
 		people, err := s.people(page, doc, via)
 		owners = append(owners, people...)
 		if next, _ := doc.Get("page_suivante"); next != nil {
-			via = []solver.Fact{s.Fact(page, "/page_suivante")}
+			via = []season.Fact{s.Fact(page, "/page_suivante")}
 		}
 		return false, err
 	})
 	if errors.Is(err, solver.ErrAbsentPage) {
-		s.basis = solver.FactsBasis(s.Fact(s.AbsentPage, "/existe"))
+		s.basis = season.AllFacts(s.Fact(s.AbsentPage, "/existe"))
 		return solver.Undetermined, err.Error(), nil
 	} else if err != nil {
 		return "", "", err
 	}
-	var homonyms []solver.Fact
+	var homonyms []season.Fact
 	var match *[2]person
-	var matches []solver.Basis
+	var matches []season.Formula
 	err = s.WalkPages(s.measuresFirst, func(page string, doc pyjson.Object) (bool, error) {
 		entries, err := s.people(page, doc, nil)
 		if err != nil {
@@ -606,7 +606,7 @@ func (s *examination) restrictiveMeasures() (solver.Outcome, string, error) {
 					if match == nil {
 						match = &[2]person{o, e}
 					}
-					matches = append(matches, solver.FactsBasis(append(slices.Clone(o.facts), e.facts...)...))
+					matches = append(matches, season.AllFacts(append(slices.Clone(o.facts), e.facts...)...))
 					if !s.Full {
 						return true, nil
 					}
@@ -623,24 +623,24 @@ func (s *examination) restrictiveMeasures() (solver.Outcome, string, error) {
 	})
 	switch {
 	case errors.Is(err, solver.ErrAbsentPage) && match == nil:
-		s.basis = solver.FactsBasis(s.Fact(s.AbsentPage, "/existe"))
+		s.basis = season.AllFacts(s.Fact(s.AbsentPage, "/existe"))
 		return solver.Undetermined, err.Error(), nil
 	case err != nil && !errors.Is(err, solver.ErrAbsentPage):
 		return "", "", err
 	case match != nil:
-		s.basis = solver.AnyOf(matches...)
+		s.basis = season.AnyOf(matches...)
 		s.Rest(match[0].via...)
 		s.Rest(match[0].facts...)
 		s.Rest(match[1].facts...)
 		return solver.Failed, fmt.Sprintf("%s %s, born %s, is on the restrictive-measures list", match[0].prenoms, match[0].nom, match[0].naissance), nil
 	}
 	s.Rest(homonyms...)
-	s.basis = solver.FactsBasis(homonyms...)
+	s.basis = season.AllFacts(homonyms...)
 	return solver.Met, fmt.Sprintf("none of %d beneficial owners is on the restrictive-measures list", len(owners)), nil
 }
 
 // people reads the entries of a page of people.
-func (s *examination) people(page string, doc pyjson.Object, via []solver.Fact) ([]person, error) {
+func (s *examination) people(page string, doc pyjson.Object, via []season.Fact) ([]person, error) {
 	entries, err := season.ObjectsAt(doc, page, "/entrees")
 	if err != nil {
 		return nil, err
@@ -654,7 +654,7 @@ func (s *examination) people(page string, doc pyjson.Object, via []solver.Fact) 
 		}
 		out = append(out, person{
 			nom: f["nom"], prenoms: f["prenoms"], naissance: f["date_naissance"],
-			facts: []solver.Fact{s.Fact(page, at+"/nom"), s.Fact(page, at+"/prenoms"), s.Fact(page, at+"/date_naissance")},
+			facts: []season.Fact{s.Fact(page, at+"/nom"), s.Fact(page, at+"/prenoms"), s.Fact(page, at+"/date_naissance")},
 			via:   via,
 		})
 	}

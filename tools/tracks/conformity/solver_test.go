@@ -83,7 +83,7 @@ func TestSolveRules(t *testing.T) {
 		edit      func(w solvertest.World, task *season.Task)
 		want      solver.Verdict
 		outcomes  string   // R1..R6 outcomes, initials: m met, f failed, u undetermined, s skipped
-		wantFacts []string // facts the verdict must rest on, as solver.Fact.String writes them
+		wantFacts []string // facts the verdict must rest on, as season.Fact.String writes them
 	}{
 		{"clean", func(solvertest.World, *season.Task) {}, Compliant, "mmmmmm", nil},
 

@@ -76,9 +76,9 @@ type option struct {
 	rule    string         // the rule that excluded it, "" for a valid option
 	reason  string         // why, in one line
 	total   *big.Rat       // G6's total, for a valid option
-	facts   []solver.Fact  // what the outcome rests on
-	basis   solver.Basis   // a valid option: its total's terms; excluded: any one ruling's facts
-	held    []solver.Fact  // a valid option: the facts of every rule it meets
+	facts   []season.Fact  // what the outcome rests on
+	basis   season.Formula // a valid option: its total's terms; excluded: any one ruling's facts
+	held    []season.Fact  // a valid option: the facts of every rule it meets
 }
 
 // purchaser is the state of one purchasing task's walk.
@@ -151,12 +151,12 @@ func solve(task season.Task, fetch season.Fetcher, full bool) (*solver.Result, e
 // the rules that exclude it, or, valid but dearer in total, the terms that
 // show it dearer; and whether a verdict with a trap must be founded
 // against it.
-func (p *purchaser) against(o option, winner *option) (solver.Basis, bool) {
+func (p *purchaser) against(o option, winner *option) (season.Formula, bool) {
 	supplied := slices.Contains(p.need.References, o.product)
 	listed, isListed := p.listings[o.product]
 	cheaper := isListed && mustDecimal(listed.price).Cmp(mustDecimal(p.listings[winner.product].price)) < 0
 	if !supplied && !cheaper {
-		return solver.Basis{}, false
+		return season.Formula{}, false
 	}
 	// A cheaper candidate the catalogue already shows excluded lures no one.
 	compared := supplied || cheaper && listed.state == inStock && !p.overBudget(listed)
@@ -173,21 +173,28 @@ func (p *purchaser) overBudget(listed listing) bool {
 	return shown.Mul(shown, p.need.quantity).Cmp(p.need.budget) > 0
 }
 
+// text is the string a price fact holds, as the tree writes it ("129.00"):
+// every price the criteria read is one (solver.ReadFields).
+func text(f season.Fact) string {
+	s, _ := f.StringValue()
+	return s
+}
+
 // dearer is what shows a valid option's total above the winner's: the two
 // unit prices, when both pay the same delivery conditions' fees; its unit
 // price and the winner's terms, when that price times the quantity is
 // already above the winner's total; otherwise both totals' terms.
-func (p *purchaser) dearer(o option, winner *option) solver.Basis {
+func (p *purchaser) dearer(o option, winner *option) season.Formula {
 	price, fees := o.facts[0], o.facts[1]
 	winnerPrice, winnerFees := winner.facts[0], winner.facts[1]
-	unit := mustDecimal(price.Value.(string))
+	unit := mustDecimal(text(price))
 	switch {
-	case fees.Resource == winnerFees.Resource && unit.Cmp(mustDecimal(winnerPrice.Value.(string))) > 0:
-		return solver.FactsBasis(price, winnerPrice)
+	case fees.Resource == winnerFees.Resource && unit.Cmp(mustDecimal(text(winnerPrice))) > 0:
+		return season.AllFacts(price, winnerPrice)
 	case new(big.Rat).Mul(unit, p.need.quantity).Cmp(winner.total) > 0:
-		return solver.FactsBasis(price, winnerPrice, winnerFees)
+		return season.AllFacts(price, winnerPrice, winnerFees)
 	}
-	return solver.FactsBasis(price, fees, winnerPrice, winnerFees)
+	return season.AllFacts(price, fees, winnerPrice, winnerFees)
 }
 
 // readCatalogue reads /regles-achat and every page of the category's
@@ -243,17 +250,17 @@ type ruling struct {
 	rule    string
 	outcome solver.Outcome // solver.Failed or solver.Undetermined
 	why     string
-	facts   []solver.Fact
+	facts   []season.Fact
 	// absence says the ruling rests on something missing (no catalogue
 	// entry), which no assertion states: it founds nothing.
 	absence bool
 }
 
-func failed(rule, why string, facts ...solver.Fact) *ruling {
+func failed(rule, why string, facts ...season.Fact) *ruling {
 	return &ruling{rule: rule, outcome: solver.Failed, why: why, facts: facts}
 }
 
-func undetermined(rule, why string, facts ...solver.Fact) *ruling {
+func undetermined(rule, why string, facts ...season.Fact) *ruling {
 	return &ruling{rule: rule, outcome: solver.Undetermined, why: why, facts: facts}
 }
 
@@ -266,20 +273,20 @@ var linkFields = []string{"/fournisseur", "/tarif", "/disponibilite", "/conditio
 // task's graph, so the links that reach them are left out, but for a
 // resource that answers existe: false, which names no product: only its
 // link makes it the candidate's.
-func (r *ruling) basis() solver.Basis {
+func (r *ruling) basis() season.Formula {
 	if r.absence {
-		return solver.Basis{}
+		return season.Formula{}
 	}
-	if slices.ContainsFunc(r.facts, func(f solver.Fact) bool { return f.Field == "/existe" }) {
-		return solver.FactsBasis(r.facts...)
+	if slices.ContainsFunc(r.facts, func(f season.Fact) bool { return f.Field == "/existe" }) {
+		return season.AllFacts(r.facts...)
 	}
-	var facts []solver.Fact
+	var facts []season.Fact
 	for _, f := range r.facts {
 		if !slices.Contains(linkFields, f.Field) {
 			facts = append(facts, f)
 		}
 	}
-	return solver.FactsBasis(facts...)
+	return season.AllFacts(facts...)
 }
 
 // evaluate applies the rules to one candidate.
@@ -292,18 +299,18 @@ func (p *purchaser) evaluate(product string) (option, error) {
 	if len(c.rulings) > 0 {
 		first := c.rulings[0]
 		o.outcome, o.rule, o.reason, o.facts = first.outcome, first.rule, first.why, first.facts
-		bases := make([]solver.Basis, len(c.rulings))
+		bases := make([]season.Formula, len(c.rulings))
 		for i, r := range c.rulings {
 			bases[i] = r.basis()
 			if r.outcome == solver.Failed {
 				o.outcome = solver.Failed // a rule established false outweighs one not established
 			}
 		}
-		o.basis = solver.AnyOf(bases...)
+		o.basis = season.AnyOf(bases...)
 		return o, nil
 	}
-	o.outcome, o.total, o.facts, o.basis, o.held = solver.Met, c.total, c.terms, solver.FactsBasis(c.terms...), c.held
-	o.reason = fmt.Sprintf("a valid option, total %s × %s + %s = %s", c.terms[0].Value, p.need.Quantity, c.terms[1].Value, corpus.FormatAmount(c.total))
+	o.outcome, o.total, o.facts, o.basis, o.held = solver.Met, c.total, c.terms, season.AllFacts(c.terms...), c.held
+	o.reason = fmt.Sprintf("a valid option, total %s × %s + %s = %s", text(c.terms[0]), p.need.Quantity, text(c.terms[1]), corpus.FormatAmount(c.total))
 	return o, nil
 }
 
@@ -317,14 +324,14 @@ type candidate struct {
 	isListed bool
 	fields   map[string]string // the product's categorie and links, once read
 	supplier map[string]string // the supplier's statut and conditions_livraison; nil when it answers existe: false
-	met      []solver.Fact     // the hard constraints the product meets
+	met      []season.Fact     // the hard constraints the product meets
 	price    *big.Rat          // G3's unit price, once the tarif is read
 	fees     *big.Rat          // G5's fees, once the delivery conditions are read
 
 	rulings []*ruling     // every ruling that excludes it, in the order found
-	held    []solver.Fact // the facts of every rule it meets
+	held    []season.Fact // the facts of every rule it meets
 	total   *big.Rat      // G6's total, once weighed
-	terms   []solver.Fact // the facts the total adds up: the unit price, then the fees
+	terms   []season.Fact // the facts the total adds up: the unit price, then the fees
 }
 
 // rules applies G1..G6 to a candidate, in link order: what its catalogue
@@ -471,7 +478,7 @@ func (c *candidate) checkDelivery() (bool, error) {
 	c.fees = fees
 	c.held = append(c.held, delivered...)
 	for _, r := range rulings {
-		r.facts = append([]solver.Fact{link}, r.facts...)
+		r.facts = append([]season.Fact{link}, r.facts...)
 		if c.exclude(r) {
 			return true, nil
 		}
@@ -537,10 +544,10 @@ func (c *candidate) checkBudget() (bool, error) {
 	p := c.p
 	c.total = new(big.Rat).Mul(c.price, p.need.quantity)
 	c.total.Add(c.total, c.fees)
-	c.terms = []solver.Fact{p.Fact(c.fields["tarif"], "/prix_unitaire_ttc"), p.Fact(c.supplier["conditions_livraison"], "/frais_ttc")}
+	c.terms = []season.Fact{p.Fact(c.fields["tarif"], "/prix_unitaire_ttc"), p.Fact(c.supplier["conditions_livraison"], "/frais_ttc")}
 	if c.total.Cmp(p.need.budget) > 0 {
-		return c.exclude(failed("G6", fmt.Sprintf("total %s × %s + %s = %s is over the budget %s", c.terms[0].Value, p.need.Quantity,
-			c.terms[1].Value, corpus.FormatAmount(c.total), p.need.MaxBudgetInclTax), c.terms...)), nil
+		return c.exclude(failed("G6", fmt.Sprintf("total %s × %s + %s = %s is over the budget %s", text(c.terms[0]), p.need.Quantity,
+			text(c.terms[1]), corpus.FormatAmount(c.total), p.need.MaxBudgetInclTax), c.terms...)), nil
 	}
 	return false, nil
 }
@@ -571,7 +578,7 @@ func constraintHolds(doc pyjson.Object, at string, c Constraint) (bool, string) 
 // delivery applies G5 to a supplier's conditions and their annex, and
 // returns the fees (when the conditions can be read) and every ruling that
 // excludes the candidate; Solve's walk stops at the first.
-func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []solver.Fact, []*ruling, error) {
+func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []season.Fact, []*ruling, error) {
 	link := p.Fact(supplier, "/conditions_livraison")
 	doc, exists, err := p.Get(conditions)
 	if err != nil {
@@ -597,7 +604,7 @@ func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []solver.Fa
 		rulings = append(rulings, r)
 		return !p.Full
 	}
-	facts := []solver.Fact{link}
+	facts := []season.Fact{link}
 	if i := slices.Index(zones, p.need.Zone); i < 0 {
 		if exclude(failed("G5", conditions+" does not deliver "+p.need.Zone, link, p.Fact(conditions, "/zones"))) {
 			return fees, nil, rulings, nil
@@ -622,7 +629,7 @@ func (p *purchaser) delivery(supplier, conditions string) (*big.Rat, []solver.Fa
 			return nil, nil, nil, err
 		}
 		for _, r := range annexRulings {
-			r.facts = append([]solver.Fact{link, p.Fact(conditions, "/annexe")}, r.facts...)
+			r.facts = append([]season.Fact{link, p.Fact(conditions, "/annexe")}, r.facts...)
 			if exclude(r) {
 				return fees, nil, rulings, nil
 			}

@@ -97,19 +97,20 @@ func examine(task season.Task, fetch season.Fetcher, full bool) (*solver.Result,
 	if err != nil {
 		return nil, err
 	}
-	var facts []solver.Fact // what the outcome rests on
+	var facts []season.Fact // what the outcome rests on
 	state, _ := doc.Get("etat")
 	switch {
 	case !exists:
 		w.Result.Verdict, c.Outcome, c.Reason = indeterminable, solver.Undetermined, "the toy answers existe: false"
-		facts = []solver.Fact{w.Fact(path, "/existe")}
+		facts = []season.Fact{w.Fact(path, "/existe")}
 	case state != "neuf":
 		w.Result.Verdict, c.Outcome, c.Reason = nonCompliant, solver.Failed, fmt.Sprintf("the toy is %v", state)
-		facts = []solver.Fact{w.Fact(path, "/etat")}
+		facts = []season.Fact{w.Fact(path, "/etat")}
 		w.Rest(w.Fact(path, "/existe"))
 	default:
 		link := w.Fact(path, "/boite")
-		box, boxed, err := w.Get(link.Value.(string))
+		boxPath, _ := link.StringValue()
+		box, boxed, err := w.Get(boxPath)
 		if err != nil {
 			return nil, err
 		}
@@ -117,15 +118,15 @@ func examine(task season.Task, fetch season.Fetcher, full bool) (*solver.Result,
 		switch {
 		case !boxed:
 			w.Result.Verdict, c.Outcome, c.Reason = indeterminable, solver.Undetermined, "the box answers existe: false"
-			facts = []solver.Fact{link, w.Fact(link.Value.(string), "/existe")}
+			facts = []season.Fact{link, w.Fact(boxPath, "/existe")}
 		case boxState != "intacte":
 			w.Result.Verdict, c.Outcome, c.Reason = nonCompliant, solver.Failed, fmt.Sprintf("the box is %v", boxState)
-			facts = []solver.Fact{link, w.Fact(link.Value.(string), "/etat")}
+			facts = []season.Fact{link, w.Fact(boxPath, "/etat")}
 		default:
-			facts = []solver.Fact{w.Fact(path, "/etat"), link, w.Fact(link.Value.(string), "/etat")}
+			facts = []season.Fact{w.Fact(path, "/etat"), link, w.Fact(boxPath, "/etat")}
 		}
 	}
-	c.Basis = solver.FactsBasis(facts...)
+	c.Basis = season.AllFacts(facts...)
 	w.Rest(facts...)
 	w.Result.Criteria = []solver.Criterion{c}
 	return w.Result, nil
