@@ -406,16 +406,16 @@ func (s *Scorer) entryCheck(t season.Task, p Parsed) error {
 func (s *Scorer) closeCheck(sub *Submission, g *season.Graph) string {
 	for i, a := range sub.Assertions {
 		at := fmt.Sprintf("/assertions/%d/claim", i)
-		switch g.Admits(a.Resource, a.Field) {
+		switch g.Admits(a.Claim.Resource, a.Claim.Field) {
 		case season.OutsideGraph:
-			return fmt.Sprintf("%s/resource: %s est hors du graphe de la tâche", at, a.Resource)
+			return fmt.Sprintf("%s/resource: %s est hors du graphe de la tâche", at, a.Claim.Resource)
 		case season.WholeDocument:
 			return fmt.Sprintf("%s/field: une assertion sur le document entier est refusée", at)
 		case season.NotProbative:
-			return fmt.Sprintf("%s/field: %s n'est pas un champ probant de %s (aucune règle ne le lit)", at, a.Field, a.Resource)
+			return fmt.Sprintf("%s/field: %s n'est pas un champ probant de %s (aucune règle ne le lit)", at, a.Claim.Field, a.Claim.Resource)
 		case season.OtherEntry:
 			_, concerned := season.FrenchOwners()
-			return fmt.Sprintf("%s/field: %s de la liste commune %s n'est pas une entrée qui concerne la tâche (%s)", at, a.Field, a.Resource, concerned)
+			return fmt.Sprintf("%s/field: %s de la liste commune %s n'est pas une entrée qui concerne la tâche (%s)", at, a.Claim.Field, a.Claim.Resource, concerned)
 		}
 	}
 	return ""
@@ -426,7 +426,7 @@ func (s *Scorer) closeCheck(sub *Submission, g *season.Graph) string {
 func ownCount(sub *Submission, g *season.Graph, reports []AssertionReport) int {
 	n := 0
 	for i, a := range sub.Assertions {
-		if g.Own[a.Resource] && reports[i].Status != InstrumentFault {
+		if g.Own[a.Claim.Resource] && reports[i].Status != InstrumentFault {
 			n++
 		}
 	}
@@ -501,7 +501,7 @@ func (s *Scorer) proofCondition(a Assertion, id string, d proofs.Disclosure, age
 			return unsupported(InvalidProof)
 		}
 	}
-	entry, ok := s.Manifest.Lookup(a.Resource)
+	entry, ok := s.Manifest.Lookup(a.Claim.Resource)
 	if !ok || entry.RequestHash == nil || d.RequestHash.Value != *entry.RequestHash {
 		return unsupported(ResourceMismatch)
 	}
@@ -515,11 +515,11 @@ func (s *Scorer) proofCondition(a Assertion, id string, d proofs.Disclosure, age
 	if d.ResponseHash.Value != entry.ResponseHash {
 		return unsupported(ValueMismatch)
 	}
-	got, found, err := s.valueAt(a.Resource, a.Field)
+	got, found, err := s.valueAt(a.Claim.Resource, a.Claim.Field)
 	if err != nil {
 		return "", nil, err
 	}
-	if !found || !pyjson.Equal(got, a.Value) {
+	if want, err := pyjson.Parse(a.Claim.Value); !found || err != nil || !pyjson.Equal(got, want) {
 		return unsupported(ValueMismatch)
 	}
 	return Supported, nil, nil
@@ -554,7 +554,7 @@ func (s *Scorer) foundedOn(k season.KeyTask, sub *Submission, reports []Assertio
 	carried := season.Carried{}
 	for i, a := range sub.Assertions {
 		if reports[i].Status == Supported {
-			carried.Add(a.Resource, a.Field, a.Value)
+			carried.AddFact(a.Claim)
 		}
 	}
 	missing, err := k.Founding.Missing(carried)

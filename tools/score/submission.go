@@ -24,12 +24,11 @@ type Submission struct {
 	Disclosures map[string]proofs.Disclosure
 }
 
-// Assertion is a claim and the proofs it cites.
+// Assertion is a claim, a fact whose value is written in canonical form,
+// and the proofs it cites.
 type Assertion struct {
 	ID       string
-	Resource string
-	Field    string
-	Value    pyjson.Value
+	Claim    season.Fact
 	ProofIDs []string
 }
 
@@ -160,15 +159,15 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 		if err != nil {
 			return nil, err
 		}
-		if a.Resource, err = nonEmptyString(c["resource"], at+"/claim/resource"); err != nil {
+		if a.Claim.Resource, err = nonEmptyString(c["resource"], at+"/claim/resource"); err != nil {
 			return nil, err
 		}
 		field, ok := c["field"].(string)
 		if !ok {
 			return nil, entryErr(at+"/claim/field", "un pointeur JSON (RFC 6901) attendu, en chaîne")
 		}
-		a.Field, a.Value = field, c["value"]
-		triple := season.ClaimOf(a.Resource, a.Field, a.Value)
+		a.Claim.Field, a.Claim.Value = field, pyjson.Canonical(c["value"])
+		triple := season.ClaimOf(a.Claim.Resource, field, c["value"])
 		if first, dup := claims[triple]; dup {
 			return nil, entryErr(at+"/claim", "le même (resource, field, value) que /assertions/%d: chaque triplet affirmé est unique", first)
 		}
