@@ -36,6 +36,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
+	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
 )
@@ -278,17 +279,9 @@ type Submission struct {
 	TaskID      string                       `json:"task_id"`
 	AgentDID    string                       `json:"agent_did"`
 	Verdict     string                       `json:"verdict"`
-	Assertions  []Assertion                  `json:"assertions"`
+	Assertions  []score.Assertion            `json:"assertions"`
 	Disclosures map[string]proofs.Disclosure `json:"disclosures"`
 	Narrative   string                       `json:"narrative"`
-}
-
-// Assertion is a claim, a (resource, JSON pointer, value) triple, and the
-// proofs it cites.
-type Assertion struct {
-	ID       string      `json:"id"`
-	Claim    season.Fact `json:"claim"`
-	ProofIDs []string    `json:"proof_ids"`
 }
 
 // Answer walks one task through the relay with the reference solver and
@@ -336,7 +329,7 @@ func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Re
 		if !ok {
 			return nil, fmt.Errorf("%s: the body served has no value at %s", f.Resource, f.Field)
 		}
-		sub.Assertions = append(sub.Assertions, Assertion{
+		sub.Assertions = append(sub.Assertions, score.Assertion{
 			ID:       fmt.Sprintf("a%d", i+1),
 			Claim:    season.Fact{Resource: f.Resource, Field: f.Field, Value: pyjson.Canonical(v)},
 			ProofIDs: []string{p.ID},

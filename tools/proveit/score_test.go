@@ -301,7 +301,7 @@ func (c *chain) alterations(t *testing.T) []alteration {
 		}, statut: score.Rendered, want: score.InstrumentFault},
 		{name: "assertion past the ceiling", at: tr.ceiling, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
 			for _, f := range tr.ceiling.extra {
-				sub.Assertions = append(sub.Assertions, participant.Assertion{ID: fmt.Sprintf("a%d", len(sub.Assertions)+1),
+				sub.Assertions = append(sub.Assertions, score.Assertion{ID: fmt.Sprintf("a%d", len(sub.Assertions)+1),
 					Claim: f, ProofIDs: []string{proofOf(sub, 0)}})
 			}
 			require.Len(t, sub.Assertions, ceiling+1, "the extra assertions pass the ceiling by one")

@@ -27,9 +27,9 @@ type Submission struct {
 // Assertion is a claim, a fact whose value is written in canonical form,
 // and the proofs it cites.
 type Assertion struct {
-	ID       string
-	Claim    season.Fact
-	ProofIDs []string
+	ID       string      `json:"id"`
+	Claim    season.Fact `json:"claim"`
+	ProofIDs []string    `json:"proof_ids"`
 }
 
 // entryError is why a submission is rejected at entry: the JSON pointer
