@@ -45,7 +45,8 @@ func runHash(args []string, stdout io.Writer) error {
 		}
 		origin, rawTarget = target[:scheme+3+slash], target[scheme+3+slash:]
 	}
-	track := trackOf(rawTarget, tracks)
+	owner, where := ownerOf(rawTarget)
+	track := chooseTrack(owner, tracks)
 	file := *manifestPath
 	if file == "" {
 		file = filepath.Join("manifest", manifest.FileName(track))
@@ -56,11 +57,7 @@ func runHash(args []string, stdout io.Writer) error {
 	}
 	// A path of one track looked up in the other's manifest would be
 	// answered as an absent reference: the wrong answer, with its hashes.
-	if owner, ok := corpus.TrackOf(rawTarget); ok {
-		where := "a path of the track " + owner.Name
-		if ref, isRef := corpus.ParseReference(rawTarget); isRef {
-			where = fmt.Sprintf("in the collection %s of the track %s", ref.Collection(), owner.Name)
-		}
+	if owner != nil {
 		switch {
 		case owner != track:
 			return badInput(fmt.Errorf("%s is %s, not of -track %s", rawTarget, where, track.Name))
@@ -90,17 +87,29 @@ func runHash(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// trackOf is the track whose manifest answers a raw target: -track's, or
-// the track the path belongs to. A path of no track is answered with a fixed
+// chooseTrack is the track whose manifest answers a raw target: -track's, or
+// the track the path belongs to (owner). A path of no track is answered with a fixed
 // body, which every manifest lists.
-func trackOf(rawTarget string, named []*corpus.Track) *corpus.Track {
-	if len(named) == 1 {
+func chooseTrack(owner *corpus.Track, named []*corpus.Track) *corpus.Track {
+	switch {
+	case len(named) == 1:
 		return named[0]
-	}
-	if t, ok := corpus.TrackOf(rawTarget); ok {
-		return t
+	case owner != nil:
+		return owner
 	}
 	return corpus.Tracks[0]
+}
+
+// ownerOf returns the track a raw target's path belongs to, nil for none,
+// and how messages place the path in it.
+func ownerOf(rawTarget string) (*corpus.Track, string) {
+	if ref, ok := corpus.ParseReference(rawTarget); ok {
+		return ref.Track(), fmt.Sprintf("in the collection %s of the track %s", ref.Collection(), ref.Track().Name)
+	}
+	if t, ok := corpus.TrackOf(rawTarget); ok {
+		return t, "a path of the track " + t.Name
+	}
+	return nil, ""
 }
 
 // answerFor returns the manifest entry of the body the server answers a
