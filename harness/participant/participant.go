@@ -272,18 +272,6 @@ func nonce() string {
 	return hex.EncodeToString(b)
 }
 
-// Submission is a task's submission in the format of docs/contract.md, section 6 (spec §4).
-type Submission struct {
-	Season      int                          `json:"season"`
-	Track       string                       `json:"track"`
-	TaskID      string                       `json:"task_id"`
-	AgentDID    string                       `json:"agent_did"`
-	Verdict     string                       `json:"verdict"`
-	Assertions  []score.Assertion            `json:"assertions"`
-	Disclosures map[string]proofs.Disclosure `json:"disclosures"`
-	Narrative   string                       `json:"narrative"`
-}
-
 // Answer walks one task through the relay with the reference solver and
 // writes its submission. It asserts solver.FoundingClaims: the smallest
 // set of facts that founds the key's formula, filled up to the task's
@@ -292,7 +280,7 @@ type Submission struct {
 // back, with the proof of that call. The solver walks every criterion
 // (solver.Derive), so that whichever alternative founds, its resources
 // were called. The solver's verdict must be the key's.
-func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Relay, agentDID string) (*Submission, error) {
+func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Relay, agentDID string) (*score.Submission, error) {
 	if relay.TrustLayer != nil && relay.TrustLayer.AgentDID != agentDID {
 		return nil, fmt.Errorf("%s: the proofs commit to %q, the submission would name %q", task.ID, relay.TrustLayer.AgentDID, agentDID)
 	}
@@ -303,16 +291,15 @@ func Answer(tasks *season.Tasks, task season.Task, key season.KeyTask, relay *Re
 	if string(res.Verdict) != key.Verdict {
 		return nil, fmt.Errorf("%s: the solver answers %s over HTTP, the key %s", task.ID, res.Verdict, key.Verdict)
 	}
-	seasonNumber, err := strconv.Atoi(tasks.Season)
-	if err != nil {
+	if _, err := strconv.Atoi(tasks.Season); err != nil {
 		return nil, fmt.Errorf("saison %q is not an integer", tasks.Season)
 	}
 	claims, err := solver.FoundingClaims(task, key, relay.Fetch)
 	if err != nil {
 		return nil, err
 	}
-	sub := &Submission{
-		Season: seasonNumber, Track: tasks.Track, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),
+	sub := &score.Submission{
+		Season: json.Number(tasks.Season), Track: tasks.Track, TaskID: task.ID, AgentDID: agentDID, Verdict: string(res.Verdict),
 		Disclosures: map[string]proofs.Disclosure{},
 		Narrative:   fmt.Sprintf("Reference solver, %d calls.", len(res.Calls)),
 	}

@@ -110,7 +110,7 @@ const referenceDID = "did:key:z6MkReferenceParticipant"
 type chain struct {
 	track    chainTrack
 	tasks    *season.Tasks
-	subs     map[string]*participant.Submission
+	subs     map[string]*score.Submission
 	outcomes map[string]proofs.Outcome
 	origin   string
 	refused  *participant.Proof // a call relayed without the secret
@@ -128,7 +128,7 @@ func walkChain(t *testing.T, client *probe.Client, secret string, tr chainTrack)
 	key, err := season.ReadKey(tr.keyPath())
 	require.NoError(t, err)
 
-	c := &chain{track: tr, tasks: tasks, subs: map[string]*participant.Submission{}, outcomes: map[string]proofs.Outcome{}, origin: m.Origin,
+	c := &chain{track: tr, tasks: tasks, subs: map[string]*score.Submission{}, outcomes: map[string]proofs.Outcome{}, origin: m.Origin,
 		sealed: sealTrack(t, tr.track)}
 	for i, task := range tasks.Tasks {
 		relay := participant.NewRelay(client, secret, m.Origin, "prf_"+strings.ReplaceAll(task.ID, "-", ""))
@@ -155,11 +155,11 @@ func verified(d proofs.Disclosure) proofs.Outcome {
 }
 
 // clone deep-copies the chain's submissions and proofs, for one alteration.
-func (c *chain) clone(t *testing.T) (map[string]*participant.Submission, map[string]proofs.Outcome) {
+func (c *chain) clone(t *testing.T) (map[string]*score.Submission, map[string]proofs.Outcome) {
 	t.Helper()
 	data, err := json.Marshal(c.subs)
 	require.NoError(t, err)
-	var subs map[string]*participant.Submission
+	var subs map[string]*score.Submission
 	require.NoError(t, json.Unmarshal(data, &subs))
 	outcomes := make(map[string]proofs.Outcome, len(c.outcomes))
 	for k, v := range c.outcomes {
@@ -178,7 +178,7 @@ func (c *chain) bounds(t *testing.T, id string) (min, max int) {
 
 // score writes submissions and proofs to files and runs proveit score on
 // the track, its files by default, against the record sealed for the test.
-func (c *chain) score(t *testing.T, subs map[string]*participant.Submission, outcomes map[string]proofs.Outcome) *score.Report {
+func (c *chain) score(t *testing.T, subs map[string]*score.Submission, outcomes map[string]proofs.Outcome) *score.Report {
 	t.Helper()
 	code, out, errOut := c.run(t, subs, outcomes, "-record", c.sealed.record, "-salt", c.sealed.salt)
 	require.Equal(t, 0, code, errOut)
@@ -190,7 +190,7 @@ func (c *chain) score(t *testing.T, subs map[string]*participant.Submission, out
 
 // run writes submissions and proofs to files and runs proveit score on the
 // track with the flags given.
-func (c *chain) run(t *testing.T, subs map[string]*participant.Submission, outcomes map[string]proofs.Outcome, flags ...string) (int, string, string) {
+func (c *chain) run(t *testing.T, subs map[string]*score.Submission, outcomes map[string]proofs.Outcome, flags ...string) (int, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	args := append([]string{"score", "-track", c.track.track.Name}, flags...)
@@ -227,7 +227,7 @@ func taskReport(t *testing.T, r *score.Report, id string) score.TaskReport {
 
 // renameProofID gives a submission's proof another id, in its assertions
 // and its disclosures.
-func renameProofID(sub *participant.Submission, from, to string) {
+func renameProofID(sub *score.Submission, from, to string) {
 	for i := range sub.Assertions {
 		for j, id := range sub.Assertions[i].ProofIDs {
 			if id == from {
@@ -240,7 +240,7 @@ func renameProofID(sub *participant.Submission, from, to string) {
 }
 
 // proofOf returns the proof an assertion cites.
-func proofOf(sub *participant.Submission, assertion int) string {
+func proofOf(sub *score.Submission, assertion int) string {
 	return sub.Assertions[assertion].ProofIDs[0]
 }
 
@@ -249,7 +249,7 @@ func proofOf(sub *participant.Submission, assertion int) string {
 type alteration struct {
 	name   string
 	at     edit
-	alter  func(sub *participant.Submission, outcomes map[string]proofs.Outcome)
+	alter  func(sub *score.Submission, outcomes map[string]proofs.Outcome)
 	statut score.Status
 	motif  string // part of the motif
 	// For a rendered task: the outcome of the altered assertion.
@@ -263,16 +263,16 @@ func (c *chain) alterations(t *testing.T) []alteration {
 	tr := c.track
 	_, ceiling := c.bounds(t, tr.ceiling.task)
 	floor, _ := c.bounds(t, tr.belowMin.task)
-	proofOutcome := func(change func(*proofs.Outcome)) func(*participant.Submission, map[string]proofs.Outcome) {
-		return func(sub *participant.Submission, outcomes map[string]proofs.Outcome) {
+	proofOutcome := func(change func(*proofs.Outcome)) func(*score.Submission, map[string]proofs.Outcome) {
+		return func(sub *score.Submission, outcomes map[string]proofs.Outcome) {
 			id := proofOf(sub, tr.proof.assertion)
 			o := outcomes[id]
 			change(&o)
 			outcomes[id] = o
 		}
 	}
-	disclosed := func(change func(*proofs.Disclosure)) func(*participant.Submission, map[string]proofs.Outcome) {
-		return func(sub *participant.Submission, _ map[string]proofs.Outcome) {
+	disclosed := func(change func(*proofs.Disclosure)) func(*score.Submission, map[string]proofs.Outcome) {
+		return func(sub *score.Submission, _ map[string]proofs.Outcome) {
 			id := proofOf(sub, tr.proof.assertion)
 			d := sub.Disclosures[id]
 			change(&d)
@@ -280,11 +280,11 @@ func (c *chain) alterations(t *testing.T) []alteration {
 		}
 	}
 	return []alteration{
-		{name: "value changed", at: tr.changed, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
+		{name: "value changed", at: tr.changed, alter: func(sub *score.Submission, _ map[string]proofs.Outcome) {
 			sub.Assertions[tr.changed.assertion].Claim.Value = tr.changed.value
 		}, statut: score.Rendered, want: score.Unsupported, cause: score.ValueMismatch},
 		// A proof of a call to another resource, as the verifier opens it.
-		{name: "request hash of another resource", at: tr.other, alter: func(sub *participant.Submission, outcomes map[string]proofs.Outcome) {
+		{name: "request hash of another resource", at: tr.other, alter: func(sub *score.Submission, outcomes map[string]proofs.Outcome) {
 			id := proofOf(sub, tr.other.assertion)
 			d := sub.Disclosures[id]
 			d.RequestHash.Value = anchor.RequestHash(c.origin + tr.other.resource)
@@ -292,31 +292,31 @@ func (c *chain) alterations(t *testing.T) []alteration {
 			outcomes[id] = verified(d)
 		}, statut: score.Rendered, want: score.Unsupported, cause: score.ResourceMismatch},
 		// A proof of a call the proxy relayed without the secret.
-		{name: "response hash of the 403 body", at: tr.refused, alter: func(sub *participant.Submission, outcomes map[string]proofs.Outcome) {
+		{name: "response hash of the 403 body", at: tr.refused, alter: func(sub *score.Submission, outcomes map[string]proofs.Outcome) {
 			id := proofOf(sub, tr.refused.assertion)
 			d := sub.Disclosures[id]
 			d.ResponseHash = c.refused.Disclosure.ResponseHash
 			sub.Disclosures[id] = d
 			outcomes[id] = verified(d)
 		}, statut: score.Rendered, want: score.InstrumentFault},
-		{name: "assertion past the ceiling", at: tr.ceiling, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
+		{name: "assertion past the ceiling", at: tr.ceiling, alter: func(sub *score.Submission, _ map[string]proofs.Outcome) {
 			for _, f := range tr.ceiling.extra {
 				sub.Assertions = append(sub.Assertions, score.Assertion{ID: fmt.Sprintf("a%d", len(sub.Assertions)+1),
 					Claim: f, ProofIDs: []string{proofOf(sub, 0)}})
 			}
 			require.Len(t, sub.Assertions, ceiling+1, "the extra assertions pass the ceiling by one")
 		}, statut: score.RejectedEntry, motif: fmt.Sprintf("au-delà du plafond de %d", ceiling)},
-		{name: "field outside the probative table", at: tr.field, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
+		{name: "field outside the probative table", at: tr.field, alter: func(sub *score.Submission, _ map[string]proofs.Outcome) {
 			a := &sub.Assertions[tr.field.assertion]
 			a.Claim.Field, a.Claim.Value = tr.field.field, tr.field.value
 		}, statut: score.RejectedAtClose, motif: fmt.Sprintf("/assertions/%d/claim/field: %s n'est pas un champ probant", tr.field.assertion, tr.field.field)},
-		{name: "resource outside the task's graph", at: tr.outsider, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
+		{name: "resource outside the task's graph", at: tr.outsider, alter: func(sub *score.Submission, _ map[string]proofs.Outcome) {
 			sub.Assertions[tr.outsider.assertion].Claim.Resource = tr.outsider.resource
 		}, statut: score.RejectedAtClose, motif: tr.outsider.resource + " est hors du graphe de la tâche"},
-		{name: "missing disclosure", at: tr.missing, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
+		{name: "missing disclosure", at: tr.missing, alter: func(sub *score.Submission, _ map[string]proofs.Outcome) {
 			delete(sub.Disclosures, proofOf(sub, tr.missing.assertion))
 		}, statut: score.RejectedEntry, motif: fmt.Sprintf("/assertions/%d/proof_ids/0: la preuve", tr.missing.assertion)},
-		{name: "below the minimum", at: tr.belowMin, alter: func(sub *participant.Submission, _ map[string]proofs.Outcome) {
+		{name: "below the minimum", at: tr.belowMin, alter: func(sub *score.Submission, _ map[string]proofs.Outcome) {
 			sub.Assertions = sub.Assertions[:2]
 			sub.Disclosures = map[string]proofs.Disclosure{proofOf(sub, 0): sub.Disclosures[proofOf(sub, 0)], proofOf(sub, 1): sub.Disclosures[proofOf(sub, 1)]}
 			require.Less(t, len(sub.Assertions), floor)

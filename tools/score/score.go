@@ -388,7 +388,7 @@ func (s *Scorer) entryCheck(t season.Task, p Parsed) error {
 	}
 	sub := p.Submission
 	switch {
-	case sub.Season != s.Tasks.Season:
+	case string(sub.Season) != s.Tasks.Season:
 		return entryErr("/season", "saison %s, attendue %s", sub.Season, s.Tasks.Season)
 	case sub.Track != s.Tasks.Track:
 		return entryErr("/track", "piste %q, attendue %q", sub.Track, s.Tasks.Track)

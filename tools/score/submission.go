@@ -1,6 +1,7 @@
 package score
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,17 +12,19 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// Submission is one task's submission in the format of docs/contract.md, section 6 (spec §4),
-// read as Python reads JSON.
+// Submission is one task's submission in the format of docs/contract.md,
+// section 6 (spec §4): read as Python reads JSON (ParseSubmission), and
+// written by encoding/json in that format.
 type Submission struct {
-	File        string // where it was read from, for messages
-	Season      string // the integer literal of "season"
-	Track       string
-	TaskID      string
-	AgentDID    string
-	Verdict     string
-	Assertions  []Assertion
-	Disclosures map[string]proofs.Disclosure
+	File        string                       `json:"-"`      // where it was read from, for messages
+	Season      json.Number                  `json:"season"` // the integer literal, as written
+	Track       string                       `json:"track"`
+	TaskID      string                       `json:"task_id"`
+	AgentDID    string                       `json:"agent_did"`
+	Verdict     string                       `json:"verdict"`
+	Assertions  []Assertion                  `json:"assertions"`
+	Disclosures map[string]proofs.Disclosure `json:"disclosures"`
+	Narrative   string                       `json:"narrative"` // published, never scored
 }
 
 // Assertion is a claim, a fact whose value is written in canonical form,
@@ -75,7 +78,7 @@ func ParseSubmission(file string, data []byte) (*Submission, error) {
 	if !ok || strings.Trim(string(season), "0123456789") != "" || (len(season) > 1 && season[0] == '0') {
 		return s, entryErr("/season", "la saison attendue en entier, tel que 1")
 	}
-	s.Season = string(season)
+	s.Season = json.Number(season)
 	for _, f := range []struct {
 		name string
 		into *string
@@ -85,7 +88,8 @@ func ParseSubmission(file string, data []byte) (*Submission, error) {
 		}
 	}
 	if n, ok := fields["narrative"]; ok {
-		if _, isString := n.(string); !isString {
+		var isString bool
+		if s.Narrative, isString = n.(string); !isString {
 			return s, entryErr("/narrative", "une chaîne attendue (publiée, jamais notée)")
 		}
 	}
