@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/arkforge/proveit-corpus/tools/atomicfile"
 )
 
 // Mode is the permission of every file this package writes.
@@ -61,29 +63,7 @@ func writeTemp(path string, data []byte) (string, error) {
 	if err := CheckOutsideWorkTrees(path); err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return "", err
-	}
-	fail := func(err error) (string, error) {
-		f.Close()
-		os.Remove(f.Name())
-		return "", err
-	}
-	if err := f.Chmod(Mode); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
+	return atomicfile.Temp(path, data, Mode)
 }
 
 // workTreeOf reports the work tree holding dir, if any: a folder at or

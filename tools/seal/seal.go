@@ -21,12 +21,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/tools/atomicfile"
 	"github.com/arkforge/proveit-corpus/tools/privatefile"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -222,7 +222,7 @@ func Seal(recordFile, saltFile, track, season string, window proofs.Window, f Fi
 	if err != nil {
 		return Record{}, err
 	}
-	return r, writeAtomically(recordFile, append(data, '\n'))
+	return r, atomicfile.Replace(recordFile, append(data, '\n'), 0o644) // a public file
 }
 
 // WriteSalt writes a salt, in hex on one line, to a new private file.
@@ -247,25 +247,4 @@ func ReadSalt(path string) ([]byte, error) {
 		return nil, fmt.Errorf("salt file %s: %d bytes, want %d", path, len(salt), saltSize)
 	}
 	return salt, nil
-}
-
-// writeAtomically writes a public file whole or not at all.
-func writeAtomically(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after the rename, a no-op
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

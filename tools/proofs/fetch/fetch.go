@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arkforge/proveit-corpus/tools/atomicfile"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 )
 
@@ -35,6 +36,10 @@ const (
 
 // maxAnswer bounds one answer read into memory: 50 views or one entry.
 const maxAnswer = BatchSize*proofs.MaxViewSize + 4096
+
+// publicFile is the permission of the views and entries written: public
+// material, which anyone replaying the scoring reads.
+const publicFile os.FileMode = 0o644
 
 // Fetcher reads views and entries into Dir.
 type Fetcher struct {
@@ -161,7 +166,7 @@ func (f *Fetcher) keepView(id string, raw json.RawMessage) (*proofs.View, error)
 	if v.ProofID != id {
 		return nil, fmt.Errorf("%s: Trust Layer answered the view of %q", id, v.ProofID)
 	}
-	return v, writeFile(proofs.ViewFile(f.Dir, id), raw)
+	return v, atomicfile.Replace(proofs.ViewFile(f.Dir, id), raw, publicFile)
 }
 
 // keepEntry reads one Rekor entry and writes it as Rekor served it.
@@ -177,7 +182,7 @@ func (f *Fetcher) keepEntry(ctx context.Context, uuid string) error {
 	if got != uuid {
 		return fmt.Errorf("Rekor answered the entry %s", got)
 	}
-	return writeFile(proofs.EntryFile(f.Dir, uuid), data)
+	return atomicfile.Replace(proofs.EntryFile(f.Dir, uuid), data, publicFile)
 }
 
 // do sends one request, tried again on a network error, a 429 or a 5xx,
@@ -237,22 +242,4 @@ func (f *Fetcher) once(ctx context.Context, method, url string, body []byte) (da
 		return nil, false, fmt.Errorf("%s %s: %s", method, req.URL.Path, resp.Status)
 	}
 	return data, false, nil
-}
-
-// writeFile writes data whole or not at all: a folder never holds half a
-// view.
-func writeFile(name string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".fetch-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
 }
