@@ -8,10 +8,12 @@
 // track, and a statement carries exactly the fields of its track, no more
 // and no fewer.
 //
-// It also holds what every track's rules are written with: the task graph
-// and its walk (graph.go), what an assertion on the graph may claim
-// (admissible.go), the founding formula's algebra (formula.go), and the
-// strict decoder every season file and verifier input is read with
+// It also holds what every track's rules are written with: the one fact
+// type (Fact, where it is served, Place, and how facts compare, Claim),
+// read alike by the solver, the key, the scorer and a participant; the
+// task graph and its walk (graph.go), what an assertion on the graph may
+// claim (admissible.go), the formula facts combine into (formula.go), and
+// the strict decoder every season file and verifier input is read with
 // (strict.go).
 package season
 
