@@ -104,12 +104,13 @@ func isAlnum(c byte) bool {
 
 // Reference is a parsed /<collection>/<id> path: a known collection and an
 // id in IDGrammar. Only such paths can answer "existe": false. It holds the
-// path it was parsed from, so that it is comparable, usable as a map key,
-// and gives its path back without building it. The zero Reference is no
-// reference.
+// path it was parsed from and the track the parse found, so that it is
+// comparable, usable as a map key, and gives its path and track back
+// without another look. The zero Reference is no reference.
 type Reference struct {
 	path  string
-	slash int // the index in path of the slash before the id
+	slash int    // the index in path of the slash before the id
+	track *Track // the track whose collection it points into
 }
 
 // ParseReference parses path as /<collection>/<id>, for a collection of a
@@ -119,11 +120,13 @@ func ParseReference(path string) (ref Reference, ok bool) {
 	if !found {
 		return Reference{}, false
 	}
-	for _, c := range Collections {
-		// "<collection>/" matched without building it for each candidate.
-		if len(rest) > len(c) && rest[len(c)] == '/' && strings.HasPrefix(rest, c) {
-			if ValidID(rest[len(c)+1:]) {
-				return Reference{path: path, slash: 1 + len(c)}, true
+	for _, t := range Tracks {
+		for _, c := range t.Collections {
+			// "<collection>/" matched without building it for each candidate.
+			if len(rest) > len(c) && rest[len(c)] == '/' && strings.HasPrefix(rest, c) {
+				if ValidID(rest[len(c)+1:]) {
+					return Reference{path: path, slash: 1 + len(c), track: t}, true
+				}
 			}
 		}
 	}
@@ -157,15 +160,7 @@ func (r Reference) isValid() bool { return r.path != "" }
 
 // Track is the track whose collection the reference points into; nil for
 // the zero Reference.
-func (r Reference) Track() *Track {
-	c := r.Collection()
-	for _, t := range Tracks {
-		if slices.Contains(t.Collections, c) {
-			return t
-		}
-	}
-	return nil
-}
+func (r Reference) Track() *Track { return r.track }
 
 // CollectionOf returns the collection path points into, or "" when path is
 // not a reference: for the many callers that ask only that.
