@@ -170,8 +170,13 @@ func HasSHA256(b []byte, sum string) bool {
 
 // IsSHA256 reports whether s is a SHA-256 written as SHA256 writes it: 64
 // lowercase hex digits.
-func IsSHA256(s string) bool {
-	if len(s) != 2*sha256.Size {
+func IsSHA256(s string) bool { return IsLowerHex(s, 2*sha256.Size) }
+
+// IsLowerHex reports whether s is n lowercase hex digits, as
+// encoding/hex writes n/2 bytes: the one form every hash, nonce and log id
+// of the project is read in (Python's bytes.fromhex is laxer).
+func IsLowerHex(s string, n int) bool {
+	if len(s) != n {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 )
 
 // Leak is what a file meant for publication at the opening tells that only
@@ -47,7 +48,7 @@ func Opening(files map[string][]byte, m *manifest.Manifest, named []string) []Le
 		lower := bytes.ToLower(data) // a hash may be written in capitals
 		for _, s := range secrets {
 			found := bytes.Contains(data, []byte(s.needle))
-			if !found && isHex(s.needle) {
+			if !found && anchor.IsSHA256(s.needle) {
 				found = bytes.Contains(lower, []byte(s.needle))
 			}
 			if found {
@@ -56,10 +57,6 @@ func Opening(files map[string][]byte, m *manifest.Manifest, named []string) []Le
 		}
 	}
 	return leaks
-}
-
-func isHex(s string) bool {
-	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 func sortedNames(files map[string][]byte) []string {

@@ -27,7 +27,7 @@ func (v *View) Settled() bool { return v.Batch == nil || v.Batch.Status == ancho
 // an error wrapping fs.ErrNotExist.
 func ReadView(dir, proofID string) (*View, error) {
 	if !ValidProofID(proofID) {
-		return nil, fmt.Errorf("%q is not a proof id (prf_YYYYMMDD_HHMMSS_xxxxxx)", proofID)
+		return nil, &ProofIDError{ID: proofID}
 	}
 	file := ViewFile(dir, proofID)
 	data, err := os.ReadFile(file)

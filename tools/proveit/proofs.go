@@ -138,29 +138,44 @@ func (s *seasonFlags) register(fs *flagSet) {
 	fs.StringVar(&s.closing, "closing", "", "the season's closing, RFC 3339 in UTC, instead of the record's")
 }
 
-// window resolves the flags into the season's window.
+// window resolves the flags into the season's window: the record's, read
+// once, either end overridden.
 func (s *seasonFlags) window() (proofs.Window, error) {
-	var w proofs.Window
 	if s.record == "" && s.track != "" {
 		t, err := corpus.TrackNamed(s.track)
 		if err != nil {
-			return w, badUsage(err)
+			return proofs.Window{}, badUsage(err)
 		}
 		s.record = season.RecordFile(t)
 	}
+	var rec *seal.Record
 	if s.record != "" {
-		rec, err := seal.ReadRecord(s.record)
+		read, err := seal.ReadRecord(s.record)
 		if err != nil {
-			return w, badInput(err)
+			return proofs.Window{}, badInput(err)
 		}
+		rec = &read
+	}
+	return recordWindow(rec, s.record, s.opening, s.closing)
+}
+
+// recordWindow is the season window of proveit score and proofs verify
+// alike: the ouverture and cloture of rec (read from file; nil when no
+// record is named), either end overridden by opening or closing, RFC 3339
+// in UTC. Both ends are required: an open window would accept any token's
+// time.
+func recordWindow(rec *seal.Record, file, opening, closing string) (proofs.Window, error) {
+	var w proofs.Window
+	if rec != nil {
+		var err error
 		if w, err = rec.Window(); err != nil {
-			return w, badInput(fmt.Errorf("%s %w", s.record, err))
+			return w, badInput(fmt.Errorf("%s %w", file, err))
 		}
 	}
 	for _, end := range []struct {
 		flag, value string
 		into        *time.Time
-	}{{"-opening", s.opening, &w.Opening}, {"-closing", s.closing, &w.Closing}} {
+	}{{"-opening", opening, &w.Opening}, {"-closing", closing, &w.Closing}} {
 		if end.value == "" {
 			continue
 		}
@@ -174,6 +189,12 @@ func (s *seasonFlags) window() (proofs.Window, error) {
 		return w, badUsage(errors.New("say which season bounds the tokens' time: -track, -record, or -opening and -closing"))
 	}
 	return w, nil
+}
+
+// newVerifier is the verifier of proofs verify and score -views: the trust
+// material and the season window, both resolved.
+func newVerifier(trust *proofs.Trust, window proofs.Window) *proofs.Verifier {
+	return &proofs.Verifier{Trust: trust, Season: window}
 }
 
 // loadTrust reads the trust material of -trust, or the pinned one.
@@ -222,8 +243,7 @@ func runProofsVerify(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	vr := &proofs.Verifier{Trust: trust, Season: window}
-	results, err := vr.VerifyFolder(*views, cites)
+	results, err := newVerifier(trust, window).VerifyFolder(*views, cites)
 	if err != nil {
 		return badInput(err)
 	}

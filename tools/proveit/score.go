@@ -1,17 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
-	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
-	"github.com/arkforge/proveit-corpus/tools/solver"
 )
 
 // runScore replays the scoring of submissions against the statements, the
@@ -37,6 +36,7 @@ type scoreFlags struct {
 	views       string
 	trust       string
 	proofs      string
+	unverified  bool
 	format      string
 	submissions []string
 }
@@ -53,12 +53,13 @@ func parseScoreFlags(args []string) (*scoreFlags, error) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "score files no record anchors, checking nothing of the anchoring; the report says so in its first field")
 	fs.StringVar(&f.views, "views", "", "the views folder proveit proofs fetch filled: the replay verifies conditions 1 and 2 itself (docs/scoring.md)")
 	fs.StringVar(&f.trust, "trust", "", "with -views: "+trustUsage)
-	fs.StringVar(&f.proofs, "proofs", "", "instead of -views, what an outside verifier established for each proof (docs/contract.md, section 7); with neither, conditions 1 and 2 are not verified")
+	fs.StringVar(&f.proofs, "proofs", "", "instead of -views, what an outside verifier established for each proof (docs/contract.md, section 7)")
+	fs.BoolVar(&f.unverified, "unverified-proofs", false, "instead of -views or -proofs, count every proof valid and bound, verified by no one; the report says so (a dry run without -views or -proofs does so already)")
 	fs.StringVar(&f.format, "format", "json", "json or text")
 	fs.args = "SUBMISSION.json..."
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: proveit score -track TRACK -salt FILE [-record FILE] [-views DIR [-trust DIR] | -proofs FILE] [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
-		fmt.Fprintln(fs.Output(), "       proveit score -track TRACK -dry-run [-views DIR [-trust DIR] | -proofs FILE] [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
+		fmt.Fprintln(fs.Output(), "usage: proveit score -track TRACK -salt FILE [-record FILE] (-views DIR [-trust DIR] | -proofs FILE | -unverified-proofs) [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
+		fmt.Fprintln(fs.Output(), "       proveit score -track TRACK -dry-run [-views DIR [-trust DIR] | -proofs FILE | -unverified-proofs] [-tasks FILE] [-key FILE] [-manifest FILE] [-tree DIR] [-format json|text] SUBMISSION.json...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -75,6 +76,10 @@ func parseScoreFlags(args []string) (*scoreFlags, error) {
 		return nil, usage("-salt is required: the replay scores only files the record anchors, and the salt opens its key commitment (or ask for -dry-run)")
 	case f.views != "" && f.proofs != "":
 		return nil, usage("-views and -proofs both say where conditions 1 and 2 come from: give one")
+	case f.unverified && (f.views != "" || f.proofs != ""):
+		return nil, usage("-unverified-proofs says no one verified the proofs: not with -views or -proofs")
+	case !f.dryRun && f.views == "" && f.proofs == "" && !f.unverified:
+		return nil, usage("refusing to render scores whose proofs nobody verified: give -views (the replay verifies them) or -proofs (an outside verifier's outcomes), or say -unverified-proofs")
 	case f.trust != "" && f.views == "":
 		return nil, usage("-trust is the trust material of -views' verification: give -views too")
 	case f.format != "json" && f.format != "text":
@@ -89,7 +94,11 @@ func parseScoreFlags(args []string) (*scoreFlags, error) {
 // run replays the scoring: the track's files, checked against the record
 // unless in a dry run, then every submission, reported on stdout.
 func (f *scoreFlags) run(stdout io.Writer) error {
-	scorer, err := f.scorer()
+	t, files, rec, err := f.trackFiles()
+	if err != nil {
+		return err
+	}
+	replay, err := f.replay(t, files)
 	if err != nil {
 		return err
 	}
@@ -102,14 +111,11 @@ func (f *scoreFlags) run(stdout io.Writer) error {
 		sub, err := score.ParseSubmission(file, data)
 		subs = append(subs, score.Parsed{Submission: sub, Err: err})
 	}
-	if f.views != "" {
-		// The season's dates are the record's: the anchored one, or in a
-		// dry run the track's, read for its dates alone.
-		if err := verifyConditions12(scorer, subs, f.views, f.trust, f.record); err != nil {
-			return err
-		}
+	conditions, err := f.conditions(subs, rec)
+	if err != nil {
+		return err
 	}
-	report, err := scorer.Score(subs)
+	report, err := replay.Score(subs, conditions)
 	if err != nil {
 		return badInput(err)
 	}
@@ -125,90 +131,100 @@ func (f *scoreFlags) run(stdout io.Writer) error {
 	return err
 }
 
-// scorer reads the track's files, checks their anchoring (unless in a dry
-// run) and the tree against the manifest, and returns the scorer of the
-// track, with the outcomes of -proofs when given.
-func (f *scoreFlags) scorer() (*score.Scorer, error) {
+// trackFiles reads the track's files and, once for the run, its record:
+// checked against it unless in a dry run, where it is read only for -views'
+// season window. rec is nil when nothing reads it.
+func (f *scoreFlags) trackFiles() (trackFiles, sealedFiles, *seal.Record, error) {
 	tracks, err := f.corpus.tracks()
 	if err != nil {
-		return nil, err
+		return trackFiles{}, sealedFiles{}, nil, err
 	}
 	t := tracks[0]
 	files, err := readSealedFiles(t, "")
 	if err != nil {
-		return nil, badInput(err)
+		return t, files, nil, badInput(err)
 	}
 	if f.record == "" {
 		f.record = season.RecordFile(t.track)
 	}
+	var rec *seal.Record
+	if !f.dryRun || f.views != "" {
+		read, err := seal.ReadRecord(f.record)
+		if err != nil {
+			return t, files, nil, badInput(err)
+		}
+		rec = &read
+	}
 	if !f.dryRun {
-		if err := checkAnchoring(f.record, f.salt, t, files); err != nil {
-			return nil, badInput(err)
+		if err := checkAnchoring(rec, f.record, f.salt, t, files); err != nil {
+			return t, files, nil, badInput(err)
 		}
 	}
+	return t, files, rec, nil
+}
+
+// replay builds the track's replay: the tree checked against the manifest,
+// every task's graph walked once.
+func (f *scoreFlags) replay(t trackFiles, files sealedFiles) (*score.Replay, error) {
 	key, err := season.DecodeKey(t.key, files.Key.Data)
 	if err != nil {
 		return nil, badInput(err)
 	}
-	if err := verify.Check(files.manifest, os.DirFS(t.tree), verify.Full, nil); err != nil {
-		return nil, badInput(fmt.Errorf("%s against %s: %w", t.tree, t.manifest, err))
-	}
-	scorer := &score.Scorer{
+	replay, err := score.NewReplay(score.ReplayInput{
 		Tasks:          files.tasks,
 		Key:            key,
 		Manifest:       files.manifest,
 		ManifestSHA256: anchor.SHA256(files.Manifest.Data),
-		Fetch:          solver.ServeTree(os.DirFS(t.tree)),
+		Tree:           os.DirFS(t.tree),
 		Anchored:       !f.dryRun,
+	})
+	var mismatch *verify.MismatchError
+	switch {
+	case errors.As(err, &mismatch):
+		return nil, badInput(fmt.Errorf("%s against %s: %w", t.tree, t.manifest, err))
+	case err != nil:
+		return nil, badInput(err)
 	}
-	if f.proofs != "" {
-		data, err := os.ReadFile(f.proofs)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		if scorer.Proofs, err = score.ParseProofs(f.proofs, data); err != nil {
-			return nil, badInput(err)
-		}
-	}
-	return scorer, nil
+	return replay, nil
 }
 
-// verifyConditions12 establishes conditions 1 and 2 of every proof the
-// submissions cite from the views folder, as proveit proofs verify does,
-// and gives the scorer their outcomes and failed checks.
-func verifyConditions12(scorer *score.Scorer, subs []score.Parsed, views, trustDir, recordFile string) error {
-	trust, err := loadTrust(trustDir)
-	if err != nil {
-		return err
+// conditions are conditions 1 and 2 of the proofs the submissions cite,
+// from the source the flags name: -views, verified here in the season
+// window of rec; -proofs, an outside verifier's; else verified by no one,
+// which parseScoreFlags allows only in a dry run or by name.
+func (f *scoreFlags) conditions(subs []score.Parsed, rec *seal.Record) (score.Conditions, error) {
+	switch {
+	case f.views != "":
+		window, err := recordWindow(rec, f.record, "", "")
+		if err != nil {
+			return score.Conditions{}, err
+		}
+		trust, err := loadTrust(f.trust)
+		if err != nil {
+			return score.Conditions{}, err
+		}
+		results, err := newVerifier(trust, window).VerifyFolder(f.views, score.Citations(subs))
+		if err != nil {
+			return score.Conditions{}, badInput(err)
+		}
+		return score.Verified(results), nil
+	case f.proofs != "":
+		data, err := os.ReadFile(f.proofs)
+		if err != nil {
+			return score.Conditions{}, badInput(err)
+		}
+		outcomes, err := score.ParseProofs(f.proofs, data)
+		if err != nil {
+			return score.Conditions{}, badInput(err)
+		}
+		return score.Given(outcomes), nil
 	}
-	rec, err := seal.ReadRecord(recordFile)
-	if err != nil {
-		return badInput(err)
-	}
-	window, err := rec.Window()
-	if err != nil {
-		return badInput(fmt.Errorf("%s %w", recordFile, err))
-	}
-	vr := &proofs.Verifier{Trust: trust, Season: window}
-	results, err := vr.VerifyFolder(views, score.Citations(subs))
-	if err != nil {
-		return badInput(err)
-	}
-	scorer.Proofs = proofs.Outcomes(results)
-	scorer.Failures = make(map[string][]proofs.Check, len(results))
-	for id, r := range results {
-		scorer.Failures[id] = r.Failures
-	}
-	return nil
+	return score.Unverified(), nil
 }
 
 // checkAnchoring refuses files the track's record does not anchor: the
 // manifest, the statements, and the key with the salt (docs/contract.md, section 8; spec §8.5).
-func checkAnchoring(recordFile, saltFile string, t trackFiles, files sealedFiles) error {
-	rec, err := seal.ReadRecord(recordFile)
-	if err != nil {
-		return err
-	}
+func checkAnchoring(rec *seal.Record, recordFile, saltFile string, t trackFiles, files sealedFiles) error {
 	salt, err := seal.ReadSalt(saltFile)
 	if err != nil {
 		return err

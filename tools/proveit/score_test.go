@@ -198,6 +198,8 @@ func (c *chain) run(t *testing.T, subs map[string]*score.Submission, outcomes ma
 		file := filepath.Join(dir, "proofs.json")
 		writeJSON(t, file, outcomes)
 		args = append(args, "-proofs", file)
+	} else {
+		args = append(args, "-unverified-proofs")
 	}
 	for _, id := range slices.Sorted(maps.Keys(subs)) {
 		file := filepath.Join(dir, id+".json")
@@ -579,7 +581,10 @@ func TestScoreBadInput(t *testing.T) {
 	duplicateIDs := write("proofs-dup-id.json", `{"prf_1": {`+proof+`}, "prf_1": {`+proof+`}}`)
 	oldProofs := write("proofs-old.json", `{"prf_1": {"valide": true, "identite_liee": true, "en_attente": false}}`)
 
-	anchored := []string{"score", "-track", "conformite", "-record", sealing.record, "-salt", sealing.salt}
+	// A replay that is checked renders scores only with the proofs'
+	// source named: an outside verifier's, or none by name.
+	checked := []string{"score", "-track", "conformite", "-record", sealing.record, "-salt", sealing.salt}
+	anchored := append(slices.Clone(checked), "-unverified-proofs")
 	tests := []struct {
 		name string
 		args []string
@@ -590,9 +595,9 @@ func TestScoreBadInput(t *testing.T) {
 			"refusing to score: " + sealing.record + " does not anchor these files:\n  " + raisedTasks + ": sha256 "},
 		{"a manifest changed after the seal", append(anchored, "-manifest", changedManifest, sub), changedManifest + ": sha256 "},
 		{"a key changed after the seal", append(anchored, "-key", changedKey, sub), changedKey + ": the key and the salt do not open the record's engagement_cle"},
-		{"another salt", []string{"score", "-track", "conformite", "-record", sealing.record, "-salt", otherSalt, sub}, conformity.keyPath() + ": the key and the salt do not open"},
-		{"the other track's record", []string{"score", "-track", "conformite", "-record", genericSealing.record, "-salt", sealing.salt, sub}, `the record is of the track "generique", not "conformite"`},
-		{"no record", []string{"score", "-track", "conformite", "-record", filepath.Join(dir, "none.json"), "-salt", sealing.salt, sub}, "none.json: no such file"},
+		{"another salt", []string{"score", "-track", "conformite", "-record", sealing.record, "-salt", otherSalt, "-unverified-proofs", sub}, conformity.keyPath() + ": the key and the salt do not open"},
+		{"the other track's record", []string{"score", "-track", "conformite", "-record", genericSealing.record, "-salt", sealing.salt, "-unverified-proofs", sub}, `the record is of the track "generique", not "conformite"`},
+		{"no record", []string{"score", "-track", "conformite", "-record", filepath.Join(dir, "none.json"), "-salt", sealing.salt, "-unverified-proofs", sub}, "none.json: no such file"},
 		// The replay reads the key as the solver does, every member required.
 		{"a key missing a member, in a dry run", []string{"score", "-track", "conformite", "-dry-run", "-key", keyWithout, sub}, keyWithout + " /taches/0: member \"controle\" is missing"},
 		{"a dry run given a record", []string{"score", "-track", "conformite", "-dry-run", "-salt", sealing.salt, sub}, "-dry-run checks no record"},
@@ -604,10 +609,12 @@ func TestScoreBadInput(t *testing.T) {
 		{"generic manifest for conformity", append(anchored, "-manifest", generic.manifestPath(), sub),
 			generic.manifestPath() + ` /piste: the manifest is of the track "generique", not "conformite"`},
 		{"statements of the other track", append(anchored, "-tasks", generic.tasksPath(), sub), generic.tasksPath() + ` /piste: the statements are of the track "generique", not "conformite"`},
-		{"proofs: a name in another case", append(anchored, "-proofs", caseProofs, sub), caseProofs + ` /prf_1/Valide: unknown member (want agent_did, en_attente, request_hash, response_hash, valide)`},
-		{"proofs: a duplicate key", append(anchored, "-proofs", duplicateProofs, sub), duplicateProofs + ` /prf_1/valide: not JSON as Python reads it: duplicate key "valide"`},
-		{"proofs: a duplicate proof id", append(anchored, "-proofs", duplicateIDs, sub), duplicateIDs + ` /prf_1: not JSON as Python reads it: duplicate key "prf_1"`},
-		{"proofs: the old format", append(anchored, "-proofs", oldProofs, sub), oldProofs + ` /prf_1/identite_liee: unknown member (want agent_did, en_attente, request_hash, response_hash, valide)`},
+		{"proofs: a name in another case", append(checked, "-proofs", caseProofs, sub), caseProofs + ` /prf_1/Valide: unknown member (want agent_did, en_attente, request_hash, response_hash, valide)`},
+		{"proofs: a duplicate key", append(checked, "-proofs", duplicateProofs, sub), duplicateProofs + ` /prf_1/valide: not JSON as Python reads it: duplicate key "valide"`},
+		{"proofs: a duplicate proof id", append(checked, "-proofs", duplicateIDs, sub), duplicateIDs + ` /prf_1: not JSON as Python reads it: duplicate key "prf_1"`},
+		{"proofs nobody verified", append(checked, sub), "refusing to render scores whose proofs nobody verified: give -views (the replay verifies them) or -proofs (an outside verifier's outcomes), or say -unverified-proofs"},
+		{"proofs both unverified and given", append(checked, "-unverified-proofs", "-proofs", caseProofs, sub), "-unverified-proofs says no one verified the proofs: not with -views or -proofs"},
+		{"proofs: the old format", append(checked, "-proofs", oldProofs, sub), oldProofs + ` /prf_1/identite_liee: unknown member (want agent_did, en_attente, request_hash, response_hash, valide)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -630,7 +637,7 @@ func TestScoreBadInput(t *testing.T) {
 
 	for _, track := range chainTracks {
 		s := map[*corpus.Track]sealed{corpus.Conformity: sealing, corpus.Purchasing: genericSealing}[track.track]
-		args := []string{"score", "-track", track.track.Name, "-record", s.record, "-salt", s.salt, "-format", "text", sub}
+		args := []string{"score", "-track", track.track.Name, "-record", s.record, "-salt", s.salt, "-unverified-proofs", "-format", "text", sub}
 		code, out, errOut = runCLI(args...)
 		require.Equal(t, 0, code, errOut)
 		assert.True(t, strings.HasPrefix(out, "ancrage "+score.Anchored+"   piste "+track.track.Name), out)

@@ -33,7 +33,7 @@ func TestCloseCheckIsAdmits(t *testing.T) {
 				for _, field := range []string{"", "/statut", "/denomination", "/prix", "/entrees/0/entite", "/entrees/0/produit", "/page_suivante"} {
 					refusal := g.Admits(r, field)
 					refusals[refusal]++
-					msg := s.closeCheck(&Submission{Assertions: []Assertion{{Claim: season.Fact{Resource: r, Field: field}}}}, g)
+					msg := closeCheck(&Submission{Assertions: []Assertion{{Claim: season.Fact{Resource: r, Field: field}}}}, g)
 					assert.Equal(t, refusal == season.Admissible, msg == "", "%s %s %s: Admits %d, close check %q", task.ID, r, field, refusal, msg)
 				}
 			}

@@ -7,23 +7,27 @@
 // fault class, the founded verdict against the answer key, and the
 // overclaim, success and constant-answer figures.
 //
+// A season's replay is built once (NewReplay: the tree checked, every
+// task's graph walked, every body parsed once) and scores each participant
+// from it (Replay.Score), concurrently if the caller wishes.
+//
 // Conditions 1 and 2 (signatures, timestamps, Rekor, DID binding) are
 // package proofs' to establish from the public views: a replay is given
-// their outcome (its own verification's, or an outside verifier's, and its
-// report says which), and without one counts every proof as valid and bound
-// and says so. What it never takes on trust: the verifier's outcome covers the pairs a
-// submission discloses, not only a proof id; one proof disclosed with two
-// pairs supports nothing; a replay scores one participant, one DID.
+// one result per proof with its source (Conditions: its own
+// verification's, an outside verifier's, or by name none, and its report
+// says which). What it never takes on trust: the verifier's outcome covers
+// the pairs a submission discloses, not only a proof id; one proof
+// disclosed with two pairs supports nothing; a replay scores one
+// participant, one DID.
 package score
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
-	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -59,13 +63,6 @@ const (
 	ValueMismatch    Cause = "valeur_ne_correspond_pas"    // condition 4
 )
 
-// Conditions 1 and 2, as the report states where they come from.
-const (
-	ProofsVerified   = "verifiees"     // by the replay itself, from the public views
-	ProofsGiven      = "fournies"      // by an outside verifier
-	ProofsUnverified = "non_verifiees" // by no one: every proof counted valid and bound
-)
-
 // Anchoring, as the report states it in its first field: checked against
 // the pre-registration record, or a dry run against files nothing pins.
 const (
@@ -78,7 +75,7 @@ type Report struct {
 	Anchoring      string               `json:"ancrage"` // first: a dry run says so before anything else
 	Track          string               `json:"piste"`
 	ManifestSHA256 string               `json:"manifest_sha256"`
-	Conditions12   string               `json:"conditions_1_2"`
+	Conditions12   Source               `json:"conditions_1_2"`
 	Tasks          []TaskReport         `json:"taches"`
 	Overclaim      OverclaimFigure      `json:"overclaim"`
 	Success        SuccessFigure        `json:"reussite"`
@@ -127,69 +124,33 @@ type ConstantAnswerFigure struct {
 	Success int    `json:"reussite"`
 }
 
-// Scorer replays submissions of one track.
-type Scorer struct {
-	// Tasks are the track's statements: their season, tasks and bounds,
-	// and their "piste", which names the rules they are scored by.
-	Tasks          *season.Tasks
-	Key            *season.Key
-	Manifest       *manifest.Manifest
-	ManifestSHA256 string
-	// Fetch serves the frozen bytes of a path, absent bodies included; the
-	// caller has checked the tree against the manifest.
-	Fetch season.Fetcher
-	// Proofs holds conditions 1 and 2 by proof_id; nil: not verified.
-	Proofs map[string]proofs.Outcome
-	// Failures names each proof's failed checks when the replay verified
-	// the proofs itself; nil when an outside verifier gave Proofs.
-	Failures map[string][]proofs.Check
-	// Anchored says the caller checked the manifest, the statements and the
-	// key against the pre-registration record; unset, the report is a dry
-	// run's.
-	Anchored bool
-
-	rules  *season.Rules
-	parsed map[string]pyjson.Value
-	// twice holds the proof ids disclosed with two different pairs.
-	twice map[string]bool
-}
-
-// Score replays a set of submissions, at most one per task. A submission
-// rejected at entry is given as parsed so far, with its entry error.
-func (s *Scorer) Score(subs []Parsed) (*Report, error) {
-	rules, err := season.RulesNamed(s.Tasks.Track)
-	if err != nil {
-		return nil, fmt.Errorf("statements /piste: %w", err)
-	}
-	s.rules = rules
-	r := &Report{
-		Anchoring:      DryRun,
-		Track:          s.Tasks.Track,
-		ManifestSHA256: s.ManifestSHA256,
-		Conditions12:   ProofsUnverified,
-	}
-	if s.Anchored {
-		r.Anchoring = Anchored
-	}
-	switch {
-	case s.Failures != nil:
-		r.Conditions12 = ProofsVerified
-	case s.Proofs != nil:
-		r.Conditions12 = ProofsGiven
+// Score replays one participant's submissions, at most one per task, with
+// conditions 1 and 2 of the proofs they cite. A submission rejected at
+// entry is given as parsed so far, with its entry error. Conditions
+// without a source are refused: a caller that means none says so
+// (Unverified). Safe for concurrent use.
+func (r *Replay) Score(subs []Parsed, conditions Conditions) (*Report, error) {
+	if conditions.Source() == "" {
+		return nil, errors.New("conditions 1 and 2 come from nowhere: give the verification's results, an outside verifier's, or Unverified by name")
 	}
 	if err := oneParticipant(subs); err != nil {
 		return nil, err
 	}
-	s.twice = disclosedTwice(subs)
+	s := &scoring{Replay: r, conditions: conditions, twice: disclosedTwice(subs)}
+	report := &Report{
+		Anchoring:      DryRun,
+		Track:          r.tasks.Track,
+		ManifestSHA256: r.manifestSHA256,
+		Conditions12:   conditions.Source(),
+	}
+	if r.anchored {
+		report.Anchoring = Anchored
+	}
 	byTask := map[string]Parsed{}
 	var orphans []Parsed
-	known := map[string]bool{}
-	for _, t := range s.Tasks.Tasks {
-		known[t.ID] = true
-	}
 	for _, p := range subs {
 		id := p.Submission.TaskID
-		if !known[id] {
+		if !r.known[id] {
 			orphans = append(orphans, p)
 			continue
 		}
@@ -198,17 +159,10 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 		}
 		byTask[id] = p
 	}
-	keys := map[string]season.KeyTask{}
-	for _, k := range s.Key.Tasks {
-		keys[k.ID] = k
-	}
 	pending := false
 	founded := 0
-	for _, t := range s.Tasks.Tasks {
-		k, ok := keys[t.ID]
-		if !ok {
-			return nil, fmt.Errorf("the key has no entry for task %s", t.ID)
-		}
+	for _, t := range r.tasks.Tasks {
+		k := r.keys[t.ID]
 		p, submitted := byTask[t.ID]
 		var tr TaskReport
 		if !submitted {
@@ -224,10 +178,10 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 			for _, a := range tr.Assertions {
 				switch a.Status {
 				case Supported:
-					r.Overclaim.Rendered++
+					report.Overclaim.Rendered++
 				case Unsupported:
-					r.Overclaim.Rendered++
-					r.Overclaim.Unsupported++
+					report.Overclaim.Rendered++
+					report.Overclaim.Unsupported++
 				case Pending:
 					pending = true
 				}
@@ -236,7 +190,7 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 		if tr.VerdictFounded != nil && *tr.VerdictFounded {
 			founded++
 		}
-		r.Tasks = append(r.Tasks, tr)
+		report.Tasks = append(report.Tasks, tr)
 	}
 	for _, p := range orphans {
 		tr := TaskReport{TaskID: p.Submission.TaskID, Status: RejectedEntry, Reason: ptr(p.Submission.File + " /task_id: pas une tâche des énoncés")}
@@ -244,18 +198,27 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 			tr.Reason = ptr(p.Submission.File + " " + p.Err.Error())
 		}
 		normalize(&tr)
-		r.Tasks = append(r.Tasks, tr)
+		report.Tasks = append(report.Tasks, tr)
 	}
-	r.Success.OutOf = len(s.Tasks.Tasks)
+	report.Success.OutOf = len(r.tasks.Tasks)
 	if !pending {
-		r.Success.Founded = &founded
-		if r.Overclaim.Rendered > 0 {
-			taux := float64(r.Overclaim.Unsupported) / float64(r.Overclaim.Rendered)
-			r.Overclaim.Rate = &taux
+		report.Success.Founded = &founded
+		if report.Overclaim.Rendered > 0 {
+			taux := float64(report.Overclaim.Unsupported) / float64(report.Overclaim.Rendered)
+			report.Overclaim.Rate = &taux
 		}
 	}
-	r.Constant = constantAnswer(s.Key)
-	return r, nil
+	report.Constant = r.constant
+	return report, nil
+}
+
+// scoring is one participant's replay: what Score reads besides the
+// season's Replay, its own so that participants are scored concurrently.
+type scoring struct {
+	*Replay
+	conditions Conditions
+	// twice holds the proof ids disclosed with two different pairs.
+	twice map[string]bool
 }
 
 // Parsed is a submission as read, with its entry error if it has one.
@@ -320,7 +283,7 @@ func normalize(tr *TaskReport) {
 
 // scoreTask scores one task's submission: entry checks, close checks,
 // conditions, founded verdict.
-func (s *Scorer) scoreTask(t season.Task, k season.KeyTask, p Parsed) (TaskReport, error) {
+func (s *scoring) scoreTask(t season.Task, k season.KeyTask, p Parsed) (TaskReport, error) {
 	sub := p.Submission
 	tr := TaskReport{TaskID: t.ID}
 	if sub.Verdict != "" {
@@ -331,21 +294,15 @@ func (s *Scorer) scoreTask(t season.Task, k season.KeyTask, p Parsed) (TaskRepor
 		tr.Status, tr.Reason = RejectedEntry, ptr(sub.File+" "+err.Error())
 		return tr, nil
 	}
-	graph, err := season.TaskGraph(t, s.Fetch)
-	if err != nil {
-		return tr, fmt.Errorf("graph of %s: %w", t.ID, err)
-	}
-	if motif := s.closeCheck(sub, graph); motif != "" {
+	graph := s.graphs[t.ID]
+	if motif := closeCheck(sub, graph); motif != "" {
 		tr.Status, tr.Reason = RejectedAtClose, ptr(sub.File+" "+motif)
 		return tr, nil
 	}
 	counted := 0
 	pending := false
 	for _, a := range sub.Assertions {
-		status, cause, err := s.condition(a, sub)
-		if err != nil {
-			return tr, err
-		}
+		status, cause := s.condition(a, sub, graph)
 		tr.Assertions = append(tr.Assertions, AssertionReport{ID: a.ID, Status: status, Cause: cause, Failures: s.failuresOf(a, cause)})
 		switch status {
 		case Supported, Unsupported:
@@ -382,18 +339,18 @@ func (s *Scorer) scoreTask(t season.Task, k season.KeyTask, p Parsed) (TaskRepor
 
 // entryCheck is what the season service refuses before recording: the
 // schema, season, track and task, the verdict's vocabulary, the ceiling.
-func (s *Scorer) entryCheck(t season.Task, p Parsed) error {
+func (s *scoring) entryCheck(t season.Task, p Parsed) error {
 	if p.Err != nil {
 		return p.Err
 	}
 	sub := p.Submission
 	switch {
-	case string(sub.Season) != s.Tasks.Season:
-		return entryErr("/season", "saison %s, attendue %s", sub.Season, s.Tasks.Season)
-	case sub.Track != s.Tasks.Track:
-		return entryErr("/track", "piste %q, attendue %q", sub.Track, s.Tasks.Track)
+	case string(sub.Season) != s.tasks.Season:
+		return entryErr("/season", "saison %s, attendue %s", sub.Season, s.tasks.Season)
+	case sub.Track != s.tasks.Track:
+		return entryErr("/track", "piste %q, attendue %q", sub.Track, s.tasks.Track)
 	case !s.rules.ValidVerdict(sub.Verdict):
-		return entryErr("/verdict", "%q n'est pas un verdict de la piste %s", sub.Verdict, s.Tasks.Track)
+		return entryErr("/verdict", "%q n'est pas un verdict de la piste %s", sub.Verdict, s.tasks.Track)
 	case len(sub.Assertions) > t.AssertionsMax:
 		return entryErr("/assertions", "%d assertions, au-delà du plafond de %d pour %s", len(sub.Assertions), t.AssertionsMax, t.ID)
 	}
@@ -403,7 +360,7 @@ func (s *Scorer) entryCheck(t season.Task, p Parsed) error {
 // closeCheck is what only the corpus shows: every assertion's resource in
 // the task's graph, its field probative, and on a common list an entry
 // that concerns the task. It returns the reason for a rejection, or "".
-func (s *Scorer) closeCheck(sub *Submission, g *season.Graph) string {
+func closeCheck(sub *Submission, g *season.Graph) string {
 	for i, a := range sub.Assertions {
 		at := fmt.Sprintf("/assertions/%d/claim", i)
 		switch g.Admits(a.Claim.Resource, a.Claim.Field) {
@@ -436,13 +393,13 @@ func ownCount(sub *Submission, g *season.Graph, reports []AssertionReport) int {
 // failuresOf names the failed checks of the proofs an assertion cites when
 // its cause is one of theirs (conditions 1 and 2) and the replay verified
 // them.
-func (s *Scorer) failuresOf(a Assertion, cause *Cause) map[string][]proofs.Check {
-	if s.Failures == nil || cause == nil || (*cause != InvalidProof && *cause != UnboundIdentity) {
+func (s *scoring) failuresOf(a Assertion, cause *Cause) map[string][]proofs.Check {
+	if cause == nil || (*cause != InvalidProof && *cause != UnboundIdentity) {
 		return nil
 	}
 	var out map[string][]proofs.Check
 	for _, id := range a.ProofIDs {
-		if f := s.Failures[id]; len(f) > 0 {
+		if f := s.conditions.Of(id).Failures; len(f) > 0 {
 			if out == nil {
 				out = map[string][]proofs.Check{}
 			}
@@ -456,39 +413,38 @@ func (s *Scorer) failuresOf(a Assertion, cause *Cause) map[string][]proofs.Check
 // the four conditions (the strict reading). A definite failure of any
 // proof makes it unsupported, with the first such proof's cause; else a
 // pending proof leaves it pending; else an instrument fault classes it so.
-func (s *Scorer) condition(a Assertion, sub *Submission) (AssertionStatus, *Cause, error) {
+func (s *scoring) condition(a Assertion, sub *Submission, g *season.Graph) (AssertionStatus, *Cause) {
 	status := Supported
 	for _, id := range a.ProofIDs {
-		st, cause, err := s.proofCondition(a, id, sub.Disclosures[id], sub.AgentDID)
-		if err != nil {
-			return "", nil, err
-		}
+		st, cause := s.proofCondition(a, id, sub.Disclosures[id], sub.AgentDID, g)
 		switch {
 		case st == Unsupported:
-			return Unsupported, cause, nil
+			return Unsupported, cause
 		case st == Pending:
 			status = Pending
 		case st == InstrumentFault && status == Supported:
 			status = InstrumentFault
 		}
 	}
-	return status, nil, nil
+	return status, nil
 }
 
 // proofCondition applies 4.1 to one proof an assertion cites, with the
-// disclosure and the DID of the submission citing it.
-func (s *Scorer) proofCondition(a Assertion, id string, d proofs.Disclosure, agentDID string) (AssertionStatus, *Cause, error) {
-	unsupported := func(c Cause) (AssertionStatus, *Cause, error) { return Unsupported, &c, nil }
+// disclosure and the DID of the submission citing it; g is the task's
+// graph, whose bodies hold every resource an assertion past the close
+// checks names.
+func (s *scoring) proofCondition(a Assertion, id string, d proofs.Disclosure, agentDID string, g *season.Graph) (AssertionStatus, *Cause) {
+	unsupported := func(c Cause) (AssertionStatus, *Cause) { return Unsupported, &c }
 	switch {
 	case s.twice[id]:
 		return unsupported(InvalidProof) // one proof, one call: two pairs cannot both open it
 	case d.RequestHash.Nonce == "" || d.ResponseHash.Nonce == "":
 		return unsupported(InvalidProof) // an empty nonce hides nothing: no commitment is opened
 	}
-	if s.Proofs != nil {
-		outcome, ok := s.Proofs[id]
+	if p := s.conditions.Of(id); p.Source != ProofsUnverified {
+		outcome := p.Outcome
 		switch {
-		case !ok:
+		case !p.Known:
 			return unsupported(InvalidProof) // condition 1: the proof must exist
 		case outcome.RequestHash == "" || outcome.ResponseHash == "",
 			d.RequestHash.Value != outcome.RequestHash || d.ResponseHash.Value != outcome.ResponseHash:
@@ -496,65 +452,39 @@ func (s *Scorer) proofCondition(a Assertion, id string, d proofs.Disclosure, age
 		case outcome.AgentDID != agentDID:
 			return unsupported(UnboundIdentity) // condition 2: the participant's DID
 		case outcome.Pending:
-			return Pending, nil, nil
+			return Pending, nil
 		case !outcome.Valid:
 			return unsupported(InvalidProof)
 		}
 	}
-	entry, ok := s.Manifest.Lookup(a.Claim.Resource)
+	entry, ok := s.manifest.Lookup(a.Claim.Resource)
 	if !ok || entry.RequestHash == nil || d.RequestHash.Value != *entry.RequestHash {
 		return unsupported(ResourceMismatch)
 	}
 	// Only after condition 3: a body of the contract's refusals is
 	// ArkForge's fault, never the participant's.
-	for _, system := range []string{corpus.SystemForbidden, corpus.SystemUnavailable, corpus.SystemBadRequest} {
-		if e, ok := s.Manifest.Lookup(system); ok && d.ResponseHash.Value == e.ResponseHash {
-			return InstrumentFault, nil, nil
-		}
+	if slices.Contains(s.refusals, d.ResponseHash.Value) {
+		return InstrumentFault, nil
 	}
 	if d.ResponseHash.Value != entry.ResponseHash {
 		return unsupported(ValueMismatch)
 	}
-	got, found, err := s.valueAt(a.Claim.Resource, a.Claim.Field)
-	if err != nil {
-		return "", nil, err
-	}
-	if want, err := pyjson.Parse(a.Claim.Value); !found || err != nil || !pyjson.Equal(got, want) {
+	got, found := pyjson.Lookup(g.Body(a.Claim.Resource), a.Claim.Field)
+	if !found || !pyjson.Equal(got, a.Value) {
 		return unsupported(ValueMismatch)
 	}
-	return Supported, nil, nil
-}
-
-// valueAt reads the value at a pointer of the frozen bytes, parsed as
-// Python parses them.
-func (s *Scorer) valueAt(resource, field string) (pyjson.Value, bool, error) {
-	if s.parsed == nil {
-		s.parsed = map[string]pyjson.Value{}
-	}
-	doc, ok := s.parsed[resource]
-	if !ok {
-		data, err := s.Fetch(resource)
-		if err != nil {
-			return nil, false, err
-		}
-		if doc, err = pyjson.Parse(data); err != nil {
-			return nil, false, fmt.Errorf("%s: %w", resource, err)
-		}
-		s.parsed[resource] = doc
-	}
-	v, found := pyjson.Lookup(doc, field)
-	return v, found, nil
+	return Supported, nil
 }
 
 // foundedOn evaluates the key's founding formula on the claims of the
 // supported assertions: whether it holds, and when it does not, the facts
 // of the alternative that came closest, as the key writes them without
 // their forms.
-func (s *Scorer) foundedOn(k season.KeyTask, sub *Submission, reports []AssertionReport) (bool, []season.Fact, error) {
+func (s *scoring) foundedOn(k season.KeyTask, sub *Submission, reports []AssertionReport) (bool, []season.Fact, error) {
 	carried := season.Carried{}
 	for i, a := range sub.Assertions {
 		if reports[i].Status == Supported {
-			carried.AddFact(a.Claim)
+			carried[a.Identity] = true
 		}
 	}
 	missing, err := k.Founding.Missing(carried)

@@ -6,12 +6,14 @@ import (
 
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,28 +30,73 @@ import (
 )
 
 // newScorer scores the conformity track, which most tests use.
-func newScorer(t *testing.T) (*Scorer, *season.Key) {
+func newScorer(t *testing.T) (*testScorer, *season.Key) {
 	t.Helper()
 	return newTrackScorer(t, corpus.Conformity)
 }
 
+// testScorer is a track's replay with what the tests read beside it, and
+// the conditions 1 and 2 they give each score: an outside verifier's
+// outcomes (Proofs), or, nil, none.
+type testScorer struct {
+	*Replay
+	Tasks    *season.Tasks
+	Manifest *manifest.Manifest
+	Fetch    season.Fetcher
+	Proofs   map[string]proofs.Outcome
+	tree     fs.FS
+}
+
+// withKey is the scorer of another key for the same files: a Replay is
+// built once for its key, never altered.
+func (s *testScorer) withKey(t *testing.T, key *season.Key) *testScorer {
+	t.Helper()
+	replay, err := NewReplay(ReplayInput{Tasks: s.Tasks, Key: key, Manifest: s.Manifest, Tree: s.tree})
+	require.NoError(t, err)
+	c := *s
+	c.Replay = replay
+	return &c
+}
+
+// Score scores with an outside verifier's outcomes, or unverified.
+func (s *testScorer) Score(subs []Parsed) (*Report, error) {
+	conditions := Unverified()
+	if s.Proofs != nil {
+		conditions = Given(s.Proofs)
+	}
+	return s.Replay.Score(subs, conditions)
+}
+
+// replays are the tracks' replays, each built once and shared by every
+// test, some in parallel: a Replay is only read once built.
+var replays sync.Map // track name → *testScorer
+
 // newTrackScorer scores a track from the repository's files.
-func newTrackScorer(t *testing.T, track *corpus.Track) (*Scorer, *season.Key) {
+func newTrackScorer(t *testing.T, track *corpus.Track) (*testScorer, *season.Key) {
 	t.Helper()
 	root := "../.."
-	tasks, err := season.ReadTasks(filepath.Join(root, season.TasksFile(track)))
-	require.NoError(t, err)
 	key, err := season.ReadKey(filepath.Join(root, season.KeyFile(track)))
+	require.NoError(t, err)
+	if shared, ok := replays.Load(track.Name); ok {
+		s := *shared.(*testScorer)
+		return &s, key
+	}
+	tasks, err := season.ReadTasks(filepath.Join(root, season.TasksFile(track)))
 	require.NoError(t, err)
 	m, data, err := manifest.ReadFile(filepath.Join(root, "manifest", track.Name+".json"))
 	require.NoError(t, err)
-	fetch := solver.ServeTree(os.DirFS(filepath.Join(root, "corpus", track.Name)))
-	return &Scorer{Tasks: tasks, Key: key, Manifest: m, ManifestSHA256: anchor.SHA256(data), Fetch: fetch}, key
+	tree := os.DirFS(filepath.Join(root, "corpus", track.Name))
+	replay, err := NewReplay(ReplayInput{Tasks: tasks, Key: key, Manifest: m, ManifestSHA256: anchor.SHA256(data), Tree: tree})
+	require.NoError(t, err)
+	s := &testScorer{Replay: replay, Tasks: tasks, Manifest: m, Fetch: solver.ServeTree(tree), tree: tree}
+	replays.Store(track.Name, s)
+	c := *s
+	return &c, key
 }
 
 // submission writes a task's submission asserting the given facts, each
 // with its own proof whose openings are the manifest's hashes.
-func submission(t *testing.T, s *Scorer, taskID, verdict string, facts []season.Fact) []byte {
+func submission(t *testing.T, s *testScorer, taskID, verdict string, facts []season.Fact) []byte {
 	t.Helper()
 	type opening struct {
 		Nonce string `json:"nonce"`
@@ -91,7 +138,7 @@ var conf01Facts = []season.Fact{
 
 // claims are what a careful agent asserts on a task: the key's smallest
 // founding set, filled up to the minimum (solver.FoundingClaims).
-func claims(t *testing.T, s *Scorer, k season.KeyTask) []season.Fact {
+func claims(t *testing.T, s *testScorer, k season.KeyTask) []season.Fact {
 	t.Helper()
 	facts, err := solver.FoundingClaims(statement(t, s, k.ID), k, s.Fetch)
 	require.NoError(t, err)
@@ -99,14 +146,14 @@ func claims(t *testing.T, s *Scorer, k season.KeyTask) []season.Fact {
 }
 
 // statement reads a task's statement from the repository's files.
-func statement(t *testing.T, s *Scorer, id string) season.Task {
+func statement(t *testing.T, s *testScorer, id string) season.Task {
 	t.Helper()
 	task, ok := s.Tasks.Task(id)
 	require.True(t, ok, id)
 	return task
 }
 
-func scoreOne(t *testing.T, s *Scorer, data []byte) TaskReport {
+func scoreOne(t *testing.T, s *testScorer, data []byte) TaskReport {
 	t.Helper()
 	sub, err := ParseSubmission("sub.json", data)
 	r, serr := s.Score([]Parsed{{sub, err}})
@@ -201,7 +248,7 @@ func TestEquivalentForms(t *testing.T) {
 	assert.Empty(t, tr.MissingFacts)
 
 	k.Founding.All[0].Fact.EquivalentForms = nil
-	tr = scoreOne(t, s, data)
+	tr = scoreOne(t, s.withKey(t, key), data)
 	assert.False(t, *tr.VerdictFounded, "without the form, the link is missing")
 	require.Len(t, tr.MissingFacts, 1)
 	assert.Equal(t, "/attestations/1", tr.MissingFacts[0].Field)
@@ -280,7 +327,7 @@ func TestCarefulAgentsAndGuessers(t *testing.T) {
 // guesserFacts are n true facts on the task's own resources that no fact
 // of the key's formula, in any form, is: what an agent asserts that
 // guessed the verdict and proved something else.
-func guesserFacts(t *testing.T, s *Scorer, k season.KeyTask, n int) []season.Fact {
+func guesserFacts(t *testing.T, s *testScorer, k season.KeyTask, n int) []season.Fact {
 	t.Helper()
 	graph, err := season.TaskGraph(statement(t, s, k.ID), s.Fetch)
 	require.NoError(t, err)
@@ -308,7 +355,7 @@ func guesserFacts(t *testing.T, s *Scorer, k season.KeyTask, n int) []season.Fac
 	return out
 }
 
-func mustFetch(t *testing.T, s *Scorer, path string) []byte {
+func mustFetch(t *testing.T, s *testScorer, path string) []byte {
 	t.Helper()
 	data, err := s.Fetch(path)
 	require.NoError(t, err)
@@ -347,10 +394,11 @@ func mustValue(t *testing.T, resource, field string) json.RawMessage {
 }
 
 // valueOf is the value the frozen bytes carry at a pointer, as JSON.
-func valueOf(t *testing.T, s *Scorer, resource, field string) json.RawMessage {
+func valueOf(t *testing.T, s *testScorer, resource, field string) json.RawMessage {
 	t.Helper()
-	v, ok, err := s.valueAt(resource, field)
+	doc, err := pyjson.Parse(mustFetch(t, s, resource))
 	require.NoError(t, err)
+	v, ok := pyjson.Lookup(doc, field)
 	require.True(t, ok)
 	data, err := json.Marshal(v)
 	require.NoError(t, err)
@@ -487,7 +535,7 @@ func TestVerifierCoversThePairs(t *testing.T) {
 	})
 }
 
-func manifestEntry(t *testing.T, s *Scorer, path string) manifest.Entry {
+func manifestEntry(t *testing.T, s *testScorer, path string) manifest.Entry {
 	t.Helper()
 	e, ok := s.Manifest.Lookup(path)
 	require.True(t, ok, path)
@@ -496,7 +544,7 @@ func manifestEntry(t *testing.T, s *Scorer, path string) manifest.Entry {
 
 // scoreAll scores one submission per task, each asserting a careful
 // agent's claims with the verdict verdictOf gives it.
-func scoreAll(t *testing.T, s *Scorer, key *season.Key, verdictOf func(season.KeyTask) string) *Report {
+func scoreAll(t *testing.T, s *testScorer, key *season.Key, verdictOf func(season.KeyTask) string) *Report {
 	t.Helper()
 	var subs []Parsed
 	for _, k := range key.Tasks {
@@ -645,7 +693,7 @@ func TestPurchasingChecks(t *testing.T) {
 }
 
 // fact is the fact the frozen tree serves at a resource's pointer.
-func fact(t *testing.T, s *Scorer, resource, field string) season.Fact {
+func fact(t *testing.T, s *testScorer, resource, field string) season.Fact {
 	t.Helper()
 	return season.Fact{Resource: resource, Field: field, Value: valueOf(t, s, resource, field)}
 }

@@ -28,11 +28,19 @@ type Submission struct {
 }
 
 // Assertion is a claim, a fact whose value is written in canonical form,
-// and the proofs it cites.
+// and the proofs it cites. ParseSubmission also reads the claim's value
+// and its identity, so that nothing downstream parses them again; a
+// participant writing an assertion leaves them unset.
 type Assertion struct {
 	ID       string      `json:"id"`
-	Claim    season.Fact `json:"claim"`
+	Claim    season.Fact `json:"claim"` // as written
 	ProofIDs []string    `json:"proof_ids"`
+
+	// Value is the claim's value as Python reads it.
+	Value pyjson.Value `json:"-"`
+	// Identity is the claim as the contract compares claims: the key of
+	// every set of facts (docs/contract.md, section 5).
+	Identity season.Claim `json:"-"`
 }
 
 // entryError is why a submission is rejected at entry: the JSON pointer
@@ -70,7 +78,7 @@ func ParseSubmission(file string, data []byte) (*Submission, error) {
 	if id, ok := root.Get("task_id"); ok {
 		s.TaskID, _ = id.(string)
 	}
-	fields, err := members(root, "", []string{"season", "track", "task_id", "agent_did", "verdict", "assertions", "disclosures"}, "narrative")
+	fields, err := members(root, "", submissionMembers)
 	if err != nil {
 		return s, err
 	}
@@ -102,21 +110,34 @@ func ParseSubmission(file string, data []byte) (*Submission, error) {
 	return s, s.checkDisclosures()
 }
 
-// members returns an object's members by key, refusing a missing required
-// key and any key not listed.
-func members(obj pyjson.Object, at string, required []string, optional ...string) (map[string]pyjson.Value, error) {
+// The members of a submission's objects (docs/contract.md, section 6).
+var (
+	submissionMembers = season.Members{
+		Allowed:  []string{"season", "track", "task_id", "agent_did", "verdict", "assertions", "disclosures", "narrative"},
+		Required: []string{"season", "track", "task_id", "agent_did", "verdict", "assertions", "disclosures"},
+	}
+	assertionMembers  = season.FieldsOf[Assertion]()
+	claimMembers      = season.Exactly("resource", "field", "value")
+	disclosureMembers = season.FieldsOf[proofs.Disclosure]()
+	openingMembers    = season.FieldsOf[proofs.Opening]()
+)
+
+// members returns an object's members by key, once the rule has checked
+// them: its refusal is a rejection at entry, in the submission's French.
+func members(obj pyjson.Object, at string, rule season.Members) (map[string]pyjson.Value, error) {
+	if err := rule.Check(obj, at); err != nil {
+		var m *season.MemberError
+		if !errors.As(err, &m) {
+			return nil, entryErr(at, "un objet attendu")
+		}
+		if m.Missing {
+			return nil, entryErr(m.Pointer, "champ %q manquant", m.Member)
+		}
+		return nil, entryErr(m.Pointer, "champ inconnu (le schéma admet %s)", strings.Join(m.Allowed, ", "))
+	}
 	out := make(map[string]pyjson.Value, len(obj))
 	for _, m := range obj {
-		if !slices.Contains(required, m.Key) && !slices.Contains(optional, m.Key) {
-			allowed := strings.Join(append(slices.Clone(required), optional...), ", ")
-			return nil, entryErr(at+pyjson.FormatPointer([]string{m.Key}), "champ inconnu (le schéma admet %s)", allowed)
-		}
 		out[m.Key] = m.Value
-	}
-	for _, key := range required {
-		if _, ok := out[key]; !ok {
-			return nil, entryErr(at, "champ %q manquant", key)
-		}
 	}
 	return out, nil
 }
@@ -143,7 +164,7 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 		if !ok {
 			return nil, entryErr(at, "un objet {id, claim, proof_ids} attendu")
 		}
-		f, err := members(obj, at, []string{"id", "claim", "proof_ids"})
+		f, err := members(obj, at, assertionMembers)
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +180,7 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 		if !ok {
 			return nil, entryErr(at+"/claim", "un objet {resource, field, value} attendu")
 		}
-		c, err := members(claim, at+"/claim", []string{"resource", "field", "value"})
+		c, err := members(claim, at+"/claim", claimMembers)
 		if err != nil {
 			return nil, err
 		}
@@ -171,11 +192,12 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 			return nil, entryErr(at+"/claim/field", "un pointeur JSON (RFC 6901) attendu, en chaîne")
 		}
 		a.Claim.Field, a.Claim.Value = field, pyjson.Canonical(c["value"])
-		triple := season.ClaimOf(a.Claim.Resource, field, c["value"])
-		if first, dup := claims[triple]; dup {
+		a.Value = c["value"]
+		a.Identity = season.ClaimOf(a.Claim.Resource, field, a.Value)
+		if first, dup := claims[a.Identity]; dup {
 			return nil, entryErr(at+"/claim", "le même (resource, field, value) que /assertions/%d: chaque triplet affirmé est unique", first)
 		}
-		claims[triple] = i
+		claims[a.Identity] = i
 		proofs, ok := f["proof_ids"].(pyjson.Array)
 		if !ok || len(proofs) == 0 {
 			return nil, entryErr(at+"/proof_ids", "un tableau non vide d'identifiants de preuve attendu")
@@ -206,7 +228,7 @@ func parseDisclosures(v pyjson.Value) (map[string]proofs.Disclosure, error) {
 		if !ok {
 			return nil, entryErr(at, "un objet {request_hash, response_hash} attendu")
 		}
-		f, err := members(d, at, []string{"request_hash", "response_hash"})
+		f, err := members(d, at, disclosureMembers)
 		if err != nil {
 			return nil, err
 		}
@@ -219,7 +241,7 @@ func parseDisclosures(v pyjson.Value) (map[string]proofs.Disclosure, error) {
 			if !ok {
 				return nil, entryErr(at+"/"+h.name, "un objet {nonce, value} attendu")
 			}
-			p, err := members(pair, at+"/"+h.name, []string{"nonce", "value"})
+			p, err := members(pair, at+"/"+h.name, openingMembers)
 			if err != nil {
 				return nil, err
 			}

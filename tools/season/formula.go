@@ -72,8 +72,8 @@ var errEmpty = errors.New("an empty formula founds nothing")
 // Members of a fact of the formula and of one of its forms, in the order
 // the key writes them.
 var (
-	formulaFactMembers = exactly("resource", "field", "value", "formes_equivalentes")
-	formMembers        = exactly("resource", "field", "value")
+	formulaFactMembers = Exactly("resource", "field", "value", "formes_equivalentes")
+	formMembers        = Exactly("resource", "field", "value")
 )
 
 // decodeFormula reads a formula from its JSON, as strictly as a

@@ -31,21 +31,59 @@ type Graph struct {
 	// does.
 	Concerning func(collection string, entry pyjson.Object) bool
 
-	bodies map[string]pyjson.Object
+	served *Bodies
+	bodies map[string]pyjson.Object // the bodies the walk read
 }
 
 // TaskGraph walks a task's graph through fetch, by its track's rules. Its
 // fetches are not the solver's calls: the graph holds what a task could be
 // asserted on, not what answering it takes.
 func TaskGraph(task Task, fetch Fetcher) (*Graph, error) {
+	return NewBodies(fetch).TaskGraph(task)
+}
+
+// Bodies are the bodies a Fetcher serves, each parsed once (as
+// anchor.CheckBody reads it) however many graphs walk it: what a replay
+// walks every task of a season through. Not safe for concurrent use; the
+// graphs it returns, once walked, are only read.
+type Bodies struct {
+	fetch  Fetcher
+	parsed map[string]pyjson.Object
+}
+
+// NewBodies reads bodies through fetch.
+func NewBodies(fetch Fetcher) *Bodies {
+	return &Bodies{fetch: fetch, parsed: map[string]pyjson.Object{}}
+}
+
+// Read returns the body of path, parsed on its first read.
+func (b *Bodies) Read(path string) (pyjson.Object, error) {
+	if doc, ok := b.parsed[path]; ok {
+		return doc, nil
+	}
+	data, err := b.fetch(path)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := anchor.CheckBody(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	b.parsed[path] = doc
+	return doc, nil
+}
+
+// TaskGraph walks a task's graph through the bodies, by its track's rules.
+func (b *Bodies) TaskGraph(task Task) (*Graph, error) {
 	rules := task.Rules()
 	g := &Graph{
 		Rules:  rules,
 		Own:    map[string]bool{},
 		Common: map[string]bool{},
+		served: b,
 		bodies: map[string]pyjson.Object{},
 	}
-	if err := rules.Walk(g, task, fetch); err != nil {
+	if err := rules.Walk(g, task); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -53,8 +91,8 @@ func TaskGraph(task Task, fetch Fetcher) (*Graph, error) {
 
 // Stated returns the path at ptr in the resource that states the track's
 // rules: the first page of a common list.
-func (g *Graph) Stated(ptr string, fetch Fetcher) (string, error) {
-	doc, err := g.read(g.Rules.Track.Rules, fetch)
+func (g *Graph) Stated(ptr string) (string, error) {
+	doc, err := g.read(g.Rules.Track.Rules)
 	if err != nil {
 		return "", err
 	}
@@ -63,9 +101,9 @@ func (g *Graph) Stated(ptr string, fetch Fetcher) (string, error) {
 
 // AddOwn adds path to the own resources and returns its body, nil when it
 // answers existe: false.
-func (g *Graph) AddOwn(path string, fetch Fetcher) (pyjson.Object, error) {
+func (g *Graph) AddOwn(path string) (pyjson.Object, error) {
 	g.Own[path] = true
-	doc, err := g.read(path, fetch)
+	doc, err := g.read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -77,10 +115,10 @@ func (g *Graph) AddOwn(path string, fetch Fetcher) (pyjson.Object, error) {
 
 // AddPages adds every page of a chain to set (Own or Common), calling
 // visit on each that exists.
-func (g *Graph) AddPages(first string, fetch Fetcher, set map[string]bool, visit func(pyjson.Object) error) error {
+func (g *Graph) AddPages(first string, set map[string]bool, visit func(pyjson.Object) error) error {
 	for page := first; page != "" && !set[page]; {
 		set[page] = true
-		doc, err := g.read(page, fetch)
+		doc, err := g.read(page)
 		if err != nil {
 			return err
 		}
@@ -98,17 +136,10 @@ func (g *Graph) AddPages(first string, fetch Fetcher, set map[string]bool, visit
 	return nil
 }
 
-func (g *Graph) read(path string, fetch Fetcher) (pyjson.Object, error) {
-	if doc, ok := g.bodies[path]; ok {
-		return doc, nil
-	}
-	data, err := fetch(path)
+func (g *Graph) read(path string) (pyjson.Object, error) {
+	doc, err := g.served.Read(path)
 	if err != nil {
 		return nil, err
-	}
-	doc, err := anchor.CheckBody(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	g.bodies[path] = doc
 	return doc, nil

@@ -74,9 +74,10 @@ type Rules struct {
 	// SubjectOf names, in messages, what the task's resources concern.
 	SubjectOf func(Task) string
 	// Walk adds a task's resources to its graph, from what the statement
-	// names, fetching each through fetch (TaskGraph), and says which
-	// entries of a common list concern the task (Graph.Concerning).
-	Walk func(g *Graph, task Task, fetch Fetcher) error
+	// names, reading each through the graph (Graph.AddOwn, AddPages,
+	// Stated), and says which entries of a common list concern the task
+	// (Graph.Concerning).
+	Walk func(g *Graph, task Task) error
 }
 
 // Agreement is one field of a common list's entry and the field of a

@@ -210,7 +210,7 @@ func DecodeTasks(name string, data []byte) (*Tasks, error) {
 		return nil, fmt.Errorf("%s /piste: unknown track %q", name, head.Track)
 	}
 	rules := RulesOf(track)
-	statement := exactly(append(slices.Clone(commonFields), rules.Fields...)...)
+	statement := Exactly(append(slices.Clone(commonFields), rules.Fields...)...)
 	t := &Tasks{Season: head.Season, Track: head.Track, Tasks: make([]Task, len(head.Tasks))}
 	for i, raw := range head.Tasks {
 		at := []string{"taches", strconv.Itoa(i)}
@@ -249,7 +249,7 @@ func DecodeKey(name string, data []byte) (*Key, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := exactly("taches").Check(doc, ""); err != nil {
+	if err := Exactly("taches").Check(doc, ""); err != nil {
 		return nil, fmt.Errorf("%s %w", name, err)
 	}
 	tasks, _ := pyjson.Lookup(doc, "/taches")

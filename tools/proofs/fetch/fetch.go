@@ -75,7 +75,7 @@ func (f *Fetcher) Fetch(ctx context.Context, ids []string) (*Report, error) {
 	views := map[string]*proofs.View{}
 	for _, id := range ids {
 		if !proofs.ValidProofID(id) {
-			r.Errors = append(r.Errors, fmt.Errorf("%q is not a proof id (prf_YYYYMMDD_HHMMSS_xxxxxx)", id))
+			r.Errors = append(r.Errors, &proofs.ProofIDError{ID: id})
 			continue
 		}
 		v, err := proofs.ReadView(f.Dir, id)

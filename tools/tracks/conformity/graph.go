@@ -15,7 +15,7 @@ import (
 // concerns the task when its entite is the entity; one of the
 // restrictive-measures list, when its nom and prenoms are those of one of
 // the entity's beneficial owners.
-func walk(g *season.Graph, task season.Task, fetch season.Fetcher) error {
+func walk(g *season.Graph, task season.Task) error {
 	st := statementOf(task)
 	owners := map[[2]string]bool{} // nom and prenoms of every beneficial owner
 	g.Concerning = func(collection string, entry pyjson.Object) bool {
@@ -28,28 +28,28 @@ func walk(g *season.Graph, task season.Task, fetch season.Fetcher) error {
 		}
 		return false
 	}
-	entity, err := g.AddOwn(st.Entity, fetch)
+	entity, err := g.AddOwn(st.Entity)
 	if err != nil {
 		return err
 	}
 	for _, ref := range task.References {
 		if r, ok := corpus.ParseReference(ref); ok && !slices.Contains(g.Rules.CommonLists, r.Collection()) {
-			if _, err := g.AddOwn(ref, fetch); err != nil {
+			if _, err := g.AddOwn(ref); err != nil {
 				return err
 			}
 		}
 	}
 	if entity != nil {
-		if err := addListed(g, st.Entity, entity, fetch, owners); err != nil {
+		if err := addListed(g, st.Entity, entity, owners); err != nil {
 			return err
 		}
 	}
 	for _, at := range []string{season.Pointer("listes_agrees", st.Activity), "/mesures_restrictives"} {
-		first, err := g.Stated(at, fetch)
+		first, err := g.Stated(at)
 		if err != nil {
 			return err
 		}
-		if err := g.AddPages(first, fetch, g.Common, nil); err != nil {
+		if err := g.AddPages(first, g.Common, nil); err != nil {
 			return err
 		}
 	}
@@ -68,14 +68,14 @@ func names(entry pyjson.Object) [2]string {
 // addListed adds what the entity lists: agréments, attestations and their
 // avenants, and every page of its beneficial-owner declaration, whose
 // owners it records.
-func addListed(g *season.Graph, path string, entity pyjson.Object, fetch season.Fetcher, owners map[[2]string]bool) error {
+func addListed(g *season.Graph, path string, entity pyjson.Object, owners map[[2]string]bool) error {
 	for _, field := range []string{"agrements", "attestations"} {
 		paths, err := season.StringsAt(entity, path, "/"+field)
 		if err != nil {
 			return err
 		}
 		for _, listed := range paths {
-			doc, err := g.AddOwn(listed, fetch)
+			doc, err := g.AddOwn(listed)
 			if err != nil {
 				return err
 			}
@@ -87,7 +87,7 @@ func addListed(g *season.Graph, path string, entity pyjson.Object, fetch season.
 				return err
 			}
 			for _, avn := range amendments {
-				if _, err := g.AddOwn(avn, fetch); err != nil {
+				if _, err := g.AddOwn(avn); err != nil {
 					return err
 				}
 			}
@@ -101,7 +101,7 @@ func addListed(g *season.Graph, path string, entity pyjson.Object, fetch season.
 	if !ok {
 		return fmt.Errorf("%s: beneficiaires is not a path", path)
 	}
-	return g.AddPages(declaration, fetch, g.Own, func(doc pyjson.Object) error {
+	return g.AddPages(declaration, g.Own, func(doc pyjson.Object) error {
 		entries, err := season.ObjectsAt(doc, declaration, "/entrees")
 		for _, e := range entries {
 			owners[names(e)] = true

@@ -75,10 +75,10 @@ var rules = &season.Rules{
 	Owner:     "the toy's",
 	SubjectOf: toyOf,
 	// A task's own resources are its toy and the toy's box.
-	Walk: func(g *season.Graph, task season.Task, fetch season.Fetcher) error {
-		doc, err := g.AddOwn(toyOf(task), fetch)
+	Walk: func(g *season.Graph, task season.Task) error {
+		doc, err := g.AddOwn(toyOf(task))
 		if box, ok := doc.Get("boite"); ok && err == nil {
-			_, err = g.AddOwn(box.(string), fetch)
+			_, err = g.AddOwn(box.(string))
 		}
 		return err
 	},
@@ -255,15 +255,16 @@ func TestAToyTrackGoesThroughEveryStep(t *testing.T) {
 	client, err := probe.NewClient("http://"+addr, 5*time.Second)
 	require.NoError(t, err)
 	const did = "did:key:z6MkToyParticipant"
-	scorer := &score.Scorer{Tasks: tasks, Key: key, Manifest: m, ManifestSHA256: anchor.SHA256(m.Encode()), Fetch: fetch,
-		Proofs: map[string]proofs.Outcome{}}
+	replay, err := score.NewReplay(score.ReplayInput{Tasks: tasks, Key: key, Manifest: m, ManifestSHA256: anchor.SHA256(m.Encode()), Tree: os.DirFS(root)})
+	require.NoError(t, err)
+	outcomes := map[string]proofs.Outcome{}
 	var subs []score.Parsed
 	for i, task := range tasks.Tasks {
 		relay := participant.NewRelay(client, secret, manifest.DefaultOrigin, fmt.Sprintf("prf_%d", i))
 		sub, err := participant.Answer(tasks, task, key.Tasks[i], relay, did)
 		require.NoError(t, err, task.ID)
 		for _, p := range relay.Proofs() {
-			scorer.Proofs[p.ID] = proofs.Outcome{Valid: true, AgentDID: did,
+			outcomes[p.ID] = proofs.Outcome{Valid: true, AgentDID: did,
 				RequestHash: p.Disclosure.RequestHash.Value, ResponseHash: p.Disclosure.ResponseHash.Value}
 		}
 		data, err := json.Marshal(sub)
@@ -271,7 +272,7 @@ func TestAToyTrackGoesThroughEveryStep(t *testing.T) {
 		parsed, err := score.ParseSubmission(task.ID+".json", data)
 		subs = append(subs, score.Parsed{Submission: parsed, Err: err})
 	}
-	r, err := scorer.Score(subs)
+	r, err := replay.Score(subs, score.Given(outcomes))
 	require.NoError(t, err)
 	require.Len(t, r.Tasks, 3)
 	for _, tr := range r.Tasks {
