@@ -33,7 +33,10 @@ func TestCloseCheckIsAdmits(t *testing.T) {
 				for _, field := range []string{"", "/statut", "/denomination", "/prix", "/entrees/0/entite", "/entrees/0/produit", "/page_suivante"} {
 					refusal := g.Admits(r, field)
 					refusals[refusal]++
-					msg := closeCheck(&Submission{Assertions: []Assertion{{Claim: season.Fact{Resource: r, Field: field}}}}, g)
+					// As ParseSubmission reads a claim: its reference and pointer with it.
+					ref, _ := corpus.ParseReference(r)
+					a := Assertion{Claim: season.Fact{Resource: r, Field: field}, Reference: ref, Pointer: season.Tokens(field)}
+					msg := closeCheck(&Submission{Assertions: []Assertion{a}}, g)
 					assert.Equal(t, refusal == season.Admissible, msg == "", "%s %s %s: Admits %d, close check %q", task.ID, r, field, refusal, msg)
 				}
 			}

@@ -151,8 +151,9 @@ func TestNewReplayRefuses(t *testing.T) {
 	assert.Error(t, err, "no manifest, no tree")
 }
 
-// A submission is read once into typed values: each claim's value as
-// Python reads it and its comparable identity, beside the claim as written.
+// A submission is read once into typed values: each claim's reference,
+// pointer, value as Python reads it and comparable identity, beside the
+// claim as written.
 func TestSubmissionReadOnce(t *testing.T) {
 	s, _ := newScorer(t)
 	facts := append(conf01Facts[:1:1], season.Fact{Resource: "/entites/ENT-1102", Field: "/agrements", Value: json.RawMessage(`[ "/agrements/AGR-4417" ]`)})
@@ -162,6 +163,9 @@ func TestSubmissionReadOnce(t *testing.T) {
 	a := sub.Assertions[1]
 	assert.Equal(t, json.RawMessage(`["/agrements/AGR-4417"]`), a.Claim.Value, "the claim as written, its value canonical")
 	assert.Equal(t, pyjson.Array{"/agrements/AGR-4417"}, a.Value)
+	assert.Equal(t, "entites", a.Reference.Collection())
+	assert.Equal(t, "/entites/ENT-1102", a.Reference.Path())
+	assert.Equal(t, []string{"", "agrements"}, a.Pointer)
 	assert.Equal(t, season.ClaimOf("/entites/ENT-1102", "/agrements", pyjson.Array{"/agrements/AGR-4417"}), a.Identity)
 	assert.Equal(t, season.Claim{Place: season.Place{Resource: "/entites/ENT-1102", Field: "/statut"}, Value: `"active"`}, sub.Assertions[0].Identity)
 }

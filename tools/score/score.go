@@ -363,7 +363,7 @@ func (s *scoring) entryCheck(t season.Task, p Parsed) error {
 func closeCheck(sub *Submission, g *season.Graph) string {
 	for i, a := range sub.Assertions {
 		at := fmt.Sprintf("/assertions/%d/claim", i)
-		switch g.Admits(a.Claim.Resource, a.Claim.Field) {
+		switch g.AdmitsAt(a.Reference, a.Pointer) {
 		case season.OutsideGraph:
 			return fmt.Sprintf("%s/resource: %s est hors du graphe de la tâche", at, a.Claim.Resource)
 		case season.WholeDocument:

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -28,14 +29,19 @@ type Submission struct {
 }
 
 // Assertion is a claim, a fact whose value is written in canonical form,
-// and the proofs it cites. ParseSubmission also reads the claim's value
-// and its identity, so that nothing downstream parses them again; a
-// participant writing an assertion leaves them unset.
+// and the proofs it cites. ParseSubmission also reads the claim's
+// reference, pointer, value and identity, so that nothing downstream
+// parses them again; a participant writing an assertion leaves them unset.
 type Assertion struct {
 	ID       string      `json:"id"`
 	Claim    season.Fact `json:"claim"` // as written
 	ProofIDs []string    `json:"proof_ids"`
 
+	// Reference is the claim's resource parsed; the zero Reference when it
+	// is none, outside every task's graph.
+	Reference corpus.Reference `json:"-"`
+	// Pointer is the claim's field split at each "/" (season.Tokens).
+	Pointer []string `json:"-"`
 	// Value is the claim's value as Python reads it.
 	Value pyjson.Value `json:"-"`
 	// Identity is the claim as the contract compares claims: the key of
@@ -192,6 +198,8 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 			return nil, entryErr(at+"/claim/field", "un pointeur JSON (RFC 6901) attendu, en chaîne")
 		}
 		a.Claim.Field, a.Claim.Value = field, pyjson.Canonical(c["value"])
+		a.Reference, _ = corpus.ParseReference(a.Claim.Resource)
+		a.Pointer = season.Tokens(field)
 		a.Value = c["value"]
 		a.Identity = season.ClaimOf(a.Claim.Resource, field, a.Value)
 		if first, dup := claims[a.Identity]; dup {

@@ -158,14 +158,19 @@ func (g *Graph) Contains(resource string) bool {
 // concerns the task (docs/contract.md, section 6; spec §5.2 and 6.6), as
 // its track's walk says (Concerning).
 func (g *Graph) Concerns(resource, field string) bool {
-	collection := corpus.CollectionOf(resource)
-	tokens := strings.Split(field, "/")
+	ref, _ := corpus.ParseReference(resource)
+	return g.concerns(ref, Tokens(field))
+}
+
+// concerns is Concerns of a resource already parsed and a field already
+// split (Tokens).
+func (g *Graph) concerns(ref corpus.Reference, tokens []string) bool {
 	if len(tokens) < 3 || tokens[1] != "entrees" || g.Concerning == nil {
 		return false
 	}
-	v, _ := pyjson.Lookup(g.bodies[resource], "/entrees/"+tokens[2])
+	v, _ := pyjson.Lookup(g.bodies[ref.Path()], "/entrees/"+tokens[2])
 	entry, ok := v.(pyjson.Object)
-	return ok && g.Concerning(collection, entry)
+	return ok && g.Concerning(ref.Collection(), entry)
 }
 
 // Agreeing returns the places of the task's

@@ -266,10 +266,20 @@ func (r *Rules) Subject(task Task) string { return r.SubjectOf(task) }
 // belongs to. The rules resources and the fixed bodies have none.
 func Probative(resource, field string) bool {
 	ref, ok := corpus.ParseReference(resource)
-	if !ok {
+	return ok && ProbativeAt(ref, Tokens(field))
+}
+
+// Tokens splits a JSON pointer at each "/", as the probative table's
+// patterns are written: the first token is the empty one before the
+// leading slash, and each is left escaped.
+func Tokens(field string) []string { return strings.Split(field, "/") }
+
+// ProbativeAt is Probative of a resource already parsed and a field
+// already split (Tokens): what a reader that parsed them once asks.
+func ProbativeAt(ref corpus.Reference, got []string) bool {
+	if ref.Track() == nil {
 		return false
 	}
-	got := strings.Split(field, "/")
 	for _, pattern := range RulesOf(ref.Track()).Probative[ref.Collection()] {
 		want := strings.Split(pattern, "/")
 		if len(want) == len(got) && slices.EqualFunc(want, got, tokenMatches) {
