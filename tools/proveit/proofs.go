@@ -185,8 +185,11 @@ func recordWindow(rec *seal.Record, file, opening, closing string) (proofs.Windo
 		}
 		*end.into = t
 	}
-	if w.Opening.IsZero() || w.Closing.IsZero() {
+	switch {
+	case w.Opening.IsZero() || w.Closing.IsZero():
 		return w, badUsage(errors.New("say which season bounds the tokens' time: -track, -record, or -opening and -closing"))
+	case w.Closing.Before(w.Opening):
+		return w, badUsage(errors.New("the season closes before it opens: -opening or -closing"))
 	}
 	return w, nil
 }

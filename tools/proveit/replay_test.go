@@ -160,6 +160,7 @@ func TestProofsCommandLine(t *testing.T) {
 		{"verify without -views", []string{"proofs", "verify", gelID}, 2, "-views is required"},
 		{"verify without a season", []string{"proofs", "verify", "-views", views, gelID}, 2, "say which season bounds the tokens' time"},
 		{"verify with an opening not in UTC", []string{"proofs", "verify", "-views", views, "-track", "conformite", "-opening", "2026-09-01", gelID}, 2, `-opening "2026-09-01": want an RFC 3339 time in UTC`},
+		{"verify with a season that closes before it opens", []string{"proofs", "verify", "-views", views, "-track", "conformite", "-opening", "2027-01-01T00:00:00Z", gelID}, 2, "the season closes before it opens"},
 		{"fetch without -views", []string{"proofs", "fetch", gelID}, 2, "-views is required"},
 		{"a submission that cannot be read", []string{"proofs", "verify", "-views", views, "-track", "conformite", "none.json"}, 2, "none.json"},
 		{"a view that is not one", []string{"proofs", "verify", "-views", views, "-track", "conformite", "prf_20260101_000000_000000"}, 2, bad + " /batch_anchor: want an object or null"},
