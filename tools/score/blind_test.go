@@ -61,7 +61,7 @@ func TestBlindAgentsAreFounded(t *testing.T) {
 
 // scoreAgent scores every submission of one blind agent with the proofs
 // its verifier file establishes.
-func scoreAgent(t *testing.T, s *testScorer, dir string) *Report {
+func scoreAgent(t testing.TB, s *testScorer, dir string) *Report {
 	t.Helper()
 	proofsFile := filepath.Join(dir, "proofs.json")
 	data, err := os.ReadFile(proofsFile)
@@ -112,7 +112,7 @@ func TestGuessersOfTheSubjectsSheetAreNotFounded(t *testing.T) {
 }
 
 // subjectSheet is the resource a guesser asserts on.
-func subjectSheet(t *testing.T, s *testScorer, task season.Task, k season.KeyTask) string {
+func subjectSheet(t testing.TB, s *testScorer, task season.Task, k season.KeyTask) string {
 	t.Helper()
 	if cites := task.Rules().Cites; cites != nil {
 		return cites(task)[0] // the entity

@@ -169,3 +169,28 @@ func TestSubmissionReadOnce(t *testing.T) {
 	assert.Equal(t, season.ClaimOf("/entites/ENT-1102", "/agrements", pyjson.Array{"/agrements/AGR-4417"}), a.Identity)
 	assert.Equal(t, season.Claim{Place: season.Place{Resource: "/entites/ENT-1102", Field: "/statut"}, Value: `"active"`}, sub.Assertions[0].Identity)
 }
+
+// BenchmarkReplay measures what a season's Index pays: the replay built
+// once, then each participant scored from it (a careful agent's ten
+// submissions, unverified).
+func BenchmarkReplay(b *testing.B) {
+	s, key := newTrackScorer(b, corpus.Conformity)
+	var subs []Parsed
+	for _, k := range key.Tasks {
+		sub, err := ParseSubmission(k.ID+".json", submission(b, s, k.ID, k.Verdict, claims(b, s, k)))
+		require.NoError(b, err)
+		subs = append(subs, Parsed{Submission: sub})
+	}
+	b.Run("NewReplay", func(b *testing.B) {
+		for b.Loop() {
+			_, err := NewReplay(ReplayInput{Tasks: s.Tasks, Key: key, Manifest: s.Manifest, Tree: s.tree})
+			require.NoError(b, err)
+		}
+	})
+	b.Run("Score", func(b *testing.B) {
+		for b.Loop() {
+			_, err := s.Replay.Score(subs, Unverified())
+			require.NoError(b, err)
+		}
+	})
+}

@@ -30,7 +30,7 @@ import (
 )
 
 // newScorer scores the conformity track, which most tests use.
-func newScorer(t *testing.T) (*testScorer, *season.Key) {
+func newScorer(t testing.TB) (*testScorer, *season.Key) {
 	t.Helper()
 	return newTrackScorer(t, corpus.Conformity)
 }
@@ -49,7 +49,7 @@ type testScorer struct {
 
 // withKey is the scorer of another key for the same files: a Replay is
 // built once for its key, never altered.
-func (s *testScorer) withKey(t *testing.T, key *season.Key) *testScorer {
+func (s *testScorer) withKey(t testing.TB, key *season.Key) *testScorer {
 	t.Helper()
 	replay, err := NewReplay(ReplayInput{Tasks: s.Tasks, Key: key, Manifest: s.Manifest, Tree: s.tree})
 	require.NoError(t, err)
@@ -72,7 +72,7 @@ func (s *testScorer) Score(subs []Parsed) (*Report, error) {
 var replays sync.Map // track name → *testScorer
 
 // newTrackScorer scores a track from the repository's files.
-func newTrackScorer(t *testing.T, track *corpus.Track) (*testScorer, *season.Key) {
+func newTrackScorer(t testing.TB, track *corpus.Track) (*testScorer, *season.Key) {
 	t.Helper()
 	root := "../.."
 	key, err := season.ReadKey(filepath.Join(root, season.KeyFile(track)))
@@ -96,7 +96,7 @@ func newTrackScorer(t *testing.T, track *corpus.Track) (*testScorer, *season.Key
 
 // submission writes a task's submission asserting the given facts, each
 // with its own proof whose openings are the manifest's hashes.
-func submission(t *testing.T, s *testScorer, taskID, verdict string, facts []season.Fact) []byte {
+func submission(t testing.TB, s *testScorer, taskID, verdict string, facts []season.Fact) []byte {
 	t.Helper()
 	type opening struct {
 		Nonce string `json:"nonce"`
@@ -138,7 +138,7 @@ var conf01Facts = []season.Fact{
 
 // claims are what a careful agent asserts on a task: the key's smallest
 // founding set, filled up to the minimum (solver.FoundingClaims).
-func claims(t *testing.T, s *testScorer, k season.KeyTask) []season.Fact {
+func claims(t testing.TB, s *testScorer, k season.KeyTask) []season.Fact {
 	t.Helper()
 	facts, err := solver.FoundingClaims(statement(t, s, k.ID), k, s.Fetch)
 	require.NoError(t, err)
@@ -146,14 +146,14 @@ func claims(t *testing.T, s *testScorer, k season.KeyTask) []season.Fact {
 }
 
 // statement reads a task's statement from the repository's files.
-func statement(t *testing.T, s *testScorer, id string) season.Task {
+func statement(t testing.TB, s *testScorer, id string) season.Task {
 	t.Helper()
 	task, ok := s.Tasks.Task(id)
 	require.True(t, ok, id)
 	return task
 }
 
-func scoreOne(t *testing.T, s *testScorer, data []byte) TaskReport {
+func scoreOne(t testing.TB, s *testScorer, data []byte) TaskReport {
 	t.Helper()
 	sub, err := ParseSubmission("sub.json", data)
 	r, serr := s.Score([]Parsed{{sub, err}})
@@ -327,7 +327,7 @@ func TestCarefulAgentsAndGuessers(t *testing.T) {
 // guesserFacts are n true facts on the task's own resources that no fact
 // of the key's formula, in any form, is: what an agent asserts that
 // guessed the verdict and proved something else.
-func guesserFacts(t *testing.T, s *testScorer, k season.KeyTask, n int) []season.Fact {
+func guesserFacts(t testing.TB, s *testScorer, k season.KeyTask, n int) []season.Fact {
 	t.Helper()
 	graph, err := season.TaskGraph(statement(t, s, k.ID), s.Fetch)
 	require.NoError(t, err)
@@ -355,7 +355,7 @@ func guesserFacts(t *testing.T, s *testScorer, k season.KeyTask, n int) []season
 	return out
 }
 
-func mustFetch(t *testing.T, s *testScorer, path string) []byte {
+func mustFetch(t testing.TB, s *testScorer, path string) []byte {
 	t.Helper()
 	data, err := s.Fetch(path)
 	require.NoError(t, err)
@@ -387,14 +387,14 @@ func TestCloseChecks(t *testing.T) {
 	})
 }
 
-func mustValue(t *testing.T, resource, field string) json.RawMessage {
+func mustValue(t testing.TB, resource, field string) json.RawMessage {
 	t.Helper()
 	s, _ := newScorer(t)
 	return valueOf(t, s, resource, field)
 }
 
 // valueOf is the value the frozen bytes carry at a pointer, as JSON.
-func valueOf(t *testing.T, s *testScorer, resource, field string) json.RawMessage {
+func valueOf(t testing.TB, s *testScorer, resource, field string) json.RawMessage {
 	t.Helper()
 	doc, err := pyjson.Parse(mustFetch(t, s, resource))
 	require.NoError(t, err)
@@ -411,7 +411,7 @@ const testDID = "did:key:z6MkTest"
 // verifierOf is what a verifier establishes for the proofs of submissions
 // made by submission: each valid, bound to testDID, opening the pairs they
 // disclose.
-func verifierOf(t *testing.T, docs ...[]byte) map[string]proofs.Outcome {
+func verifierOf(t testing.TB, docs ...[]byte) map[string]proofs.Outcome {
 	t.Helper()
 	outcomes := map[string]proofs.Outcome{}
 	for _, data := range docs {
@@ -535,7 +535,7 @@ func TestVerifierCoversThePairs(t *testing.T) {
 	})
 }
 
-func manifestEntry(t *testing.T, s *testScorer, path string) manifest.Entry {
+func manifestEntry(t testing.TB, s *testScorer, path string) manifest.Entry {
 	t.Helper()
 	e, ok := s.Manifest.Lookup(path)
 	require.True(t, ok, path)
@@ -544,7 +544,7 @@ func manifestEntry(t *testing.T, s *testScorer, path string) manifest.Entry {
 
 // scoreAll scores one submission per task, each asserting a careful
 // agent's claims with the verdict verdictOf gives it.
-func scoreAll(t *testing.T, s *testScorer, key *season.Key, verdictOf func(season.KeyTask) string) *Report {
+func scoreAll(t testing.TB, s *testScorer, key *season.Key, verdictOf func(season.KeyTask) string) *Report {
 	t.Helper()
 	var subs []Parsed
 	for _, k := range key.Tasks {
@@ -693,7 +693,7 @@ func TestPurchasingChecks(t *testing.T) {
 }
 
 // fact is the fact the frozen tree serves at a resource's pointer.
-func fact(t *testing.T, s *testScorer, resource, field string) season.Fact {
+func fact(t testing.TB, s *testScorer, resource, field string) season.Fact {
 	t.Helper()
 	return season.Fact{Resource: resource, Field: field, Value: valueOf(t, s, resource, field)}
 }
