@@ -1,6 +1,7 @@
 package anchor_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,6 +56,36 @@ func TestCheckBody(t *testing.T) {
 				assert.NoError(t, err)
 			} else {
 				assert.ErrorContains(t, err, tt.message)
+			}
+		})
+	}
+}
+
+// Lowercase hex is the one form a hash, a nonce or a log id is read in:
+// the exact length, digits and a to f only.
+func TestIsLowerHex(t *testing.T) {
+	sum := anchor.SHA256([]byte("x"))
+	tests := []struct {
+		name string
+		s    string
+		n    int
+		want bool
+	}{
+		{"a SHA-256", sum, 64, true},
+		{"a Rekor uuid's length", strings.Repeat("0a", 40), 80, true},
+		{"empty, of length 0", "", 0, true},
+		{"one digit short", sum[1:], 64, false},
+		{"one digit long", sum + "0", 64, false},
+		{"uppercase", strings.ToUpper(sum), 64, false},
+		{"a letter past f", "g" + sum[1:], 64, false},
+		{"the sha256: prefix", "sha256:" + sum[7:], 64, false},
+		{"a multibyte character", "é" + sum[2:], 64, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, anchor.IsLowerHex(tt.s, tt.n))
+			if tt.n == 64 {
+				assert.Equal(t, tt.want, anchor.IsSHA256(tt.s), "IsSHA256 is IsLowerHex of 64")
 			}
 		})
 	}
