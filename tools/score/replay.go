@@ -11,7 +11,9 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
-// ReplayInput is what a season's replay of one track is built from.
+// ReplayInput is what a season's replay of one track is built from. The
+// replay keeps the statements, the key and the manifest: none is altered
+// once given.
 type ReplayInput struct {
 	// Tasks are the track's statements: their season, tasks and bounds,
 	// and their "piste", which names the rules they are scored by.
