@@ -1,6 +1,7 @@
 # The corpus server of the PROVE IT challenge.
 #   make run    build everything and serve both embedded corpora on $(CORPUS_LISTEN)
 #   make test   run every test
+#   make demo   play a small season on loopback and build its Index
 
 SHELL := /bin/bash
 GO ?= go
@@ -150,6 +151,16 @@ bench: build $(BIN)/bench
 
 clean:
 	rm -rf $(BIN) $(RUN_DIR)
+
+# A small season of both tracks played end to end on loopback
+# (harness/demoseason): the real server, the Trust Layer stand-in, five
+# enrollments a track, the proofs fetched, the Index built in
+# $(RUN_DIR)/demo/site and re-derived by proveit index -check. About half a
+# minute, most of it waiting for the season's closing. DEMO_FLAGS passes
+# flags to it.
+.PHONY: demo
+demo: build
+	$(GO) run ./harness/demoseason -caddy $(CADDY) -proveit $(PROVEIT) -out $(RUN_DIR)/demo $(DEMO_FLAGS)
 
 # The fault tests of the three topologies (Caddy alone, nginx in front of
 # Caddy, nginx alone; harness/frontal), with their figures written to
