@@ -203,6 +203,13 @@ func (p *Page) Texts(selector string) ([]string, error) {
 		`Array.from(document.querySelectorAll(%s), e => e.innerText)`, quote(selector))))
 }
 
+// TextsIn is, for every element outer finds, the rendered text of each
+// element inner finds within it: a table's headers, table by table.
+func (p *Page) TextsIn(outer, inner string) ([][]string, error) {
+	return chromedp.Run(p.ctx, chromedp.Evaluate[[][]string](fmt.Sprintf(
+		`Array.from(document.querySelectorAll(%s), o => Array.from(o.querySelectorAll(%s), e => e.innerText))`, quote(outer), quote(inner))))
+}
+
 // Text is the rendered text of the first element selector finds; an error
 // when none does.
 func (p *Page) Text(selector string) (string, error) {

@@ -88,7 +88,8 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// Text reads the first match, and says when there is none; a screenshot
+// Text reads the first match, and says when there is none; TextsIn reads
+// element by element; a screenshot
 // is a PNG of the window's width.
 func testTextAndScreenshot(t *testing.T, b *browser.Browser) {
 	p := b.Open(t, "testdata/clean.html")
@@ -98,6 +99,9 @@ func testTextAndScreenshot(t *testing.T, b *browser.Browser) {
 	h1, err := p.Text("h1")
 	require.NoError(t, err)
 	assert.Equal(t, "Classement de démonstration", h1)
+	cells, err := p.TextsIn("tbody tr", "td")
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"Prudente", "did:web:a"}, {"Pressée", "did:web:b"}}, cells)
 	_, err = p.Text("table caption")
 	assert.ErrorContains(t, err, `no element matches "table caption"`)
 	_, err = p.Count("tr[")

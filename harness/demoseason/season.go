@@ -210,8 +210,16 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 			return nil, err
 		}
 	}
-	if strings.Contains(srv.Output(), hex.EncodeToString(secret)) {
-		return nil, errors.New("the corpus server's output holds its secret")
+	logs := srv.Output()
+	for _, file := range []string{srv.TelemetryLog(), srv.AccessLog()} {
+		data, err := os.ReadFile(file)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		logs += string(data)
+	}
+	if strings.Contains(logs, hex.EncodeToString(secret)) {
+		return nil, errors.New("a log of the corpus server holds its secret")
 	}
 	return d, nil
 }
