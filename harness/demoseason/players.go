@@ -31,22 +31,28 @@ const (
 // Enrollment is one entry of a track's inscriptions.json, as the season
 // service exports it (docs/scoring.md, "Publishing the Index").
 type Enrollment struct {
-	ID          string   `json:"id"`
-	Agent       string   `json:"agent"`
-	DID         string   `json:"did"`
-	Key         string   `json:"cle"`
-	DIDHistory  []string `json:"historique_did"`
-	EnrolledAt  string   `json:"inscrit_le"`
-	Board       string   `json:"tableau"`
-	Stack       string   `json:"stack"`
-	ProofsLink  string   `json:"lien_preuves"`
-	Model       string   `json:"modele,omitempty"`
-	Version     string   `json:"version,omitempty"`
-	Framework   string   `json:"framework,omitempty"`
-	Prompt      string   `json:"prompt,omitempty"`
-	apiKey      string
-	strategy    strategy
-	description string
+	ID         string   `json:"id"`
+	Agent      string   `json:"agent"`
+	DID        string   `json:"did"`
+	Key        string   `json:"cle"`
+	DIDHistory []string `json:"historique_did"`
+	EnrolledAt string   `json:"inscrit_le"`
+	Board      string   `json:"tableau"`
+	Stack      string   `json:"stack"`
+	ProofsLink string   `json:"lien_preuves"`
+	Model      string   `json:"modele,omitempty"`
+	Version    string   `json:"version,omitempty"`
+	Framework  string   `json:"framework,omitempty"`
+	Prompt     string   `json:"prompt,omitempty"`
+}
+
+// player is an enrollment and how it plays: the API key its operator
+// presents to Trust Layer, and its strategy.
+type player struct {
+	Enrollment
+	apiKey   string
+	strategy strategy
+	about    string // what it does, for the demo's output
 }
 
 // Enrollments is a track's inscriptions.json.
@@ -70,13 +76,13 @@ type play struct {
 	client *http.Client
 }
 
-// enrollments are the season's players on a track, in enrollment order:
+// players are the season's players on a track, in enrollment order:
 // a reference run, a careful participant, one that hurries, one that
 // guesses, and the careful participant's operator enrolled a second time
 // under another DID bound to the same key (on the conformity track the
 // very same key; on the other, a key whose DID history holds the first
 // DID), which only the first enrollment of the two is ranked for.
-func enrollments(track *corpus.Track) []Enrollment {
+func players(track *corpus.Track) []player {
 	did := func(name string) string { return "did:web:demo.proveit.test:" + track.Name + ":" + name }
 	carefulDID, twinDID := did("prudente"), did("prudente-bis")
 	carefulKey, twinKey := "demo-key-prudente-"+track.Name, "demo-key-prudente-"+track.Name
@@ -85,24 +91,29 @@ func enrollments(track *corpus.Track) []Enrollment {
 		twinKey, carefulHistory = "demo-key-prudente-bis-"+track.Name, []string{carefulDID}
 	}
 	const carefulStack = "agent outillé, relit chaque réponse avant de l'affirmer"
-	list := []Enrollment{
-		{ID: "reference", Agent: "Solveur de référence", DID: did("reference"), Board: ReferenceBoard,
-			Stack: "solveur de référence du dépôt, appels par le proxy de Trust Layer", apiKey: "demo-key-arkforge-" + track.Name,
+	list := []player{
+		{Enrollment: Enrollment{ID: "reference", Agent: "Solveur de référence", DID: did("reference"), Board: ReferenceBoard,
+			Stack: "solveur de référence du dépôt, appels par le proxy de Trust Layer",
 			Model: "solveur de référence (sans modèle de langage)", Version: "saison 1", Framework: "harness/participant",
-			Prompt:   "aucun: le solveur lit chaque tâche et suit les règles publiées",
-			strategy: careful, description: "the reference solver, every fact it founds on asserted with its proof"},
-		{ID: "prudente", Agent: "Prudente", DID: carefulDID, DIDHistory: carefulHistory, Board: CommunityBoard,
-			Stack: carefulStack, apiKey: carefulKey,
-			strategy: careful, description: "careful: every call the rules need, every claim read from its answer"},
-		{ID: "pressee", Agent: "Pressée", DID: did("pressee"), Board: CommunityBoard,
-			Stack: "agent sans relecture, délai court", apiKey: "demo-key-pressee-" + track.Name,
-			strategy: hurried, description: "hurried: three tasks left out, claims assumed rather than read, a disclosure copied wrong"},
-		{ID: "devine", Agent: "Devine", DID: did("devine"), Board: CommunityBoard,
-			Stack: "réponse unique, une seule consultation par tâche", apiKey: "demo-key-devine-" + track.Name,
-			strategy: guesser, description: "guesser: the key's most frequent verdict everywhere, claims on its subject's own sheet only"},
-		{ID: "prudente-bis", Agent: "Prudente (seconde inscription)", DID: twinDID, DIDHistory: twinHistory, Board: CommunityBoard,
-			Stack: carefulStack, apiKey: twinKey,
-			strategy: careful, description: "the careful operator again, another DID bound to the same key"},
+			Prompt: "aucun: le solveur lit chaque tâche et suit les règles publiées"},
+			apiKey: "demo-key-arkforge-" + track.Name, strategy: careful,
+			about: "the reference solver, every fact it founds on asserted with its proof"},
+		{Enrollment: Enrollment{ID: "prudente", Agent: "Prudente", DID: carefulDID, DIDHistory: carefulHistory, Board: CommunityBoard,
+			Stack: carefulStack},
+			apiKey: carefulKey, strategy: careful,
+			about: "careful: every call the rules need, every claim read from its answer"},
+		{Enrollment: Enrollment{ID: "pressee", Agent: "Pressée", DID: did("pressee"), Board: CommunityBoard,
+			Stack: "agent sans relecture, délai court"},
+			apiKey: "demo-key-pressee-" + track.Name, strategy: hurried,
+			about: "hurried: three tasks left out, claims assumed rather than read, a disclosure copied wrong"},
+		{Enrollment: Enrollment{ID: "devine", Agent: "Devine", DID: did("devine"), Board: CommunityBoard,
+			Stack: "réponse unique, une seule consultation par tâche"},
+			apiKey: "demo-key-devine-" + track.Name, strategy: guesser,
+			about: "guesser: the key's most frequent verdict everywhere, claims on its subject's own sheet only"},
+		{Enrollment: Enrollment{ID: "prudente-bis", Agent: "Prudente (seconde inscription)", DID: twinDID, DIDHistory: twinHistory, Board: CommunityBoard,
+			Stack: carefulStack},
+			apiKey: twinKey, strategy: careful,
+			about: "the careful operator again, another DID bound to the same key"},
 	}
 	for i := range list {
 		e := &list[i]
@@ -115,9 +126,9 @@ func enrollments(track *corpus.Track) []Enrollment {
 	return list
 }
 
-// playEnrollment plays an enrollment's strategy on every task and writes
+// playEnrollment plays a player's strategy on every task and writes
 // its submissions to dir/<task_id>.json; it returns the files written.
-func playEnrollment(p *play, e *Enrollment, dir string) ([]string, error) {
+func playEnrollment(p *play, e *player, dir string) ([]string, error) {
 	var files []string
 	for i, task := range p.tasks.Tasks {
 		// A relay per task: a proof is cited by one submission only.
@@ -320,11 +331,11 @@ func mostFrequentVerdict(key *season.Key) string {
 	return best
 }
 
-// describe lists the enrollments of a track for the demo's output.
-func describe(list []Enrollment) string {
+// describe lists a track's players for the demo's output.
+func describe(list []player) string {
 	var b strings.Builder
 	for _, e := range list {
-		fmt.Fprintf(&b, "    %-13s %s\n", e.ID, e.description)
+		fmt.Fprintf(&b, "    %-13s %s\n", e.ID, e.about)
 	}
 	return b.String()
 }

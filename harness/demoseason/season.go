@@ -62,7 +62,7 @@ type demo struct {
 // wrote, and its record's proof.
 type trackPlay struct {
 	track       *corpus.Track
-	enrollments []Enrollment
+	players     []player
 	files       map[string][]string // by enrollment id
 	recordProof string
 	recordURL   string
@@ -152,7 +152,7 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 	d.opening = time.Now().UTC().Truncate(time.Second).Add(3 * time.Second)
 	d.closing = d.opening.Add(cfg.window)
 	for _, track := range corpus.Tracks {
-		tp := &trackPlay{track: track, enrollments: enrollments(track), files: map[string][]string{}}
+		tp := &trackPlay{track: track, players: players(track), files: map[string][]string{}}
 		d.tracks = append(d.tracks, tp)
 		if err := d.sealAndAnchor(tp, tl, records); err != nil {
 			return nil, err
@@ -169,7 +169,7 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 	}
 
 	d.say("The season is open, %s to %s. Playing, on each track:\n%s", seal.FormatUTC(d.opening), seal.FormatUTC(d.closing),
-		strings.TrimSuffix(describe(d.tracks[0].enrollments), "\n"))
+		strings.TrimSuffix(describe(d.tracks[0].players), "\n"))
 	client := &http.Client{Timeout: 30 * time.Second}
 	started := time.Now()
 	// The tracks play side by side, each enrollment after the other.
@@ -189,7 +189,7 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 	if ended := time.Now().UTC().Truncate(time.Second); ended.After(d.closing) {
 		return nil, fmt.Errorf("the play ended at %s, after the season's closing %s: give it a longer -window than %s", seal.FormatUTC(ended), seal.FormatUTC(d.closing), cfg.window)
 	}
-	if err := tl.WriteTrust(filepath.Join(d.season, "trust")); err != nil {
+	if err := d.writeTrust(tl); err != nil {
 		return nil, err
 	}
 	d.say("Every batch is anchored; waiting for the closing, %s.", seal.FormatUTC(d.closing))
@@ -314,11 +314,11 @@ func (d *demo) playTrack(ctx context.Context, tp *trackPlay, client *http.Client
 	if p.key, err = season.ReadKey(filepath.Join(d.cfg.repo, season.KeyFile(tp.track))); err != nil {
 		return err
 	}
-	for i := range tp.enrollments {
+	for i := range tp.players {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		e := &tp.enrollments[i]
+		e := &tp.players[i]
 		e.EnrolledAt = seal.FormatUTC(time.Now())
 		dir := filepath.Join(d.dir(tp), "soumissions", e.ID)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -331,14 +331,32 @@ func (d *demo) playTrack(ctx context.Context, tp *trackPlay, client *http.Client
 	return nil
 }
 
+// writeTrust writes the stand-in's trust material where a verifier of the
+// season reads it, with a note saying what it is.
+func (d *demo) writeTrust(tl *trustlayer.TrustLayer) error {
+	dir := filepath.Join(d.season, "trust")
+	if err := tl.WriteTrust(dir); err != nil {
+		return err
+	}
+	note := "# Trust material of a demo season\n\n" +
+		"The keys of the Trust Layer stand-in (harness/trustlayer), its test TSA and its test Rekor log,\n" +
+		"made up in memory for one run of `make demo` and never ArkForge's, FreeTSA's or Sigstore's:\n" +
+		"they verify this season's proofs and nothing else. The layout is tools/proofs/trust's.\n"
+	return atomicfile.Replace(filepath.Join(dir, "PROVENANCE.md"), []byte(note), 0o644)
+}
+
 // close hands a track over as a season's close does: the enrollment
 // export, and the key and salt revealed.
 func (d *demo) close(tp *trackPlay) error {
-	export, err := json.MarshalIndent(Enrollments{Season: 1, Track: tp.track.Name, Enrollments: tp.enrollments}, "", "  ")
+	export := Enrollments{Season: 1, Track: tp.track.Name}
+	for _, p := range tp.players {
+		export.Enrollments = append(export.Enrollments, p.Enrollment)
+	}
+	data, err := json.MarshalIndent(export, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Replace(filepath.Join(d.dir(tp), "inscriptions.json"), append(export, '\n'), 0o644); err != nil {
+	if err := atomicfile.Replace(filepath.Join(d.dir(tp), "inscriptions.json"), append(data, '\n'), 0o644); err != nil {
 		return err
 	}
 	for _, f := range tp.reveal {
@@ -355,7 +373,7 @@ func (d *demo) fetch(ctx context.Context) error {
 	args := []string{"proofs", "fetch", "-views", filepath.Join(d.season, "views"), "-trust-layer", d.trustLayerURL, "-rekor", d.rekorURL}
 	for _, tp := range d.tracks {
 		args = append(args, tp.recordProof)
-		for _, e := range tp.enrollments {
+		for _, e := range tp.players {
 			args = append(args, tp.files[e.ID]...)
 		}
 	}
@@ -401,8 +419,20 @@ func (d *demo) publish(ctx context.Context) error {
 	if out = strings.TrimSpace(out); out != "" {
 		d.say("%s", out)
 	}
+	d.say("%s", d.tryLines())
 	d.say("The Index: %s", rel(filepath.Join(d.site, "index.html")))
 	return nil
+}
+
+// tryLines are commands of docs/scoring.md run on the demo season: one
+// participant's replay, and the Index re-derived.
+func (d *demo) tryLines() string {
+	tp := d.tracks[0]
+	dir := rel(d.dir(tp))
+	return fmt.Sprintf("Try, from the repository's root:\n"+
+		"  bin/proveit score -track %[1]s -record %[2]s/preenregistrement.json -salt %[2]s/sel -key %[2]s/cle.json -views %[3]s/views -trust %[3]s/trust -format text %[2]s/soumissions/pressee/*.json\n"+
+		"  bin/proveit index -check %[4]s -season %[3]s",
+		tp.track.Name, dir, rel(d.season), rel(d.site))
 }
 
 // proveit runs the toolbox from the repository's root and returns what it
