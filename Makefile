@@ -1,6 +1,7 @@
 # The corpus server of the PROVE IT challenge.
 #   make run    build everything and serve both embedded corpora on $(CORPUS_LISTEN)
 #   make test   run every test
+#   make demo   play a small season on loopback and build its Index
 
 SHELL := /bin/bash
 GO ?= go
@@ -92,7 +93,7 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 
 unit: build
-	CORPUS_CADDY_BIN=$(abspath $(CADDY)) $(GO) test -count=1 ./...
+	CORPUS_CADDY_BIN=$(abspath $(CADDY)) CORPUS_PROVEIT_BIN=$(abspath $(PROVEIT)) $(GO) test -count=1 ./...
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckTarget$$' -fuzztime $(FUZZ_TARGET_EXECS) ./corpus
@@ -150,6 +151,22 @@ bench: build $(BIN)/bench
 
 clean:
 	rm -rf $(BIN) $(RUN_DIR)
+
+# A small season of both tracks played end to end on loopback
+# (harness/demoseason): the real server, the Trust Layer stand-in, five
+# enrollments a track, the proofs fetched, the Index built in
+# $(RUN_DIR)/demo/site and re-derived by proveit index -check. About half a
+# minute, most of it waiting for the season's closing. DEMO_FLAGS passes
+# flags to it.
+.PHONY: demo demo-screenshot
+demo: build
+	$(GO) run ./harness/demoseason -caddy $(CADDY) -proveit $(PROVEIT) -out $(RUN_DIR)/demo $(DEMO_FLAGS)
+
+# The screenshot of the demo season's Index kept in docs/, taken by the
+# test that reads its pages in headless Chromium (harness/demoseason).
+demo-screenshot: build
+	CORPUS_CADDY_BIN=$(abspath $(CADDY)) CORPUS_PROVEIT_BIN=$(abspath $(PROVEIT)) \
+	  $(GO) test -count=1 -run '^TestIndexInBrowser$$' ./harness/demoseason -args -screenshot $(abspath docs/index-demo.png)
 
 # The fault tests of the three topologies (Caddy alone, nginx in front of
 # Caddy, nginx alone; harness/frontal), with their figures written to

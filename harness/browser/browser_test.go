@@ -1,0 +1,119 @@
+package browser_test
+
+import (
+	"bytes"
+	"image/png"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/harness/browser"
+)
+
+func fileURL(t *testing.T, path string) string {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	require.NoError(t, err)
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}
+
+// One browser for the package's tests: it takes seconds to start.
+func TestBrowser(t *testing.T) {
+	b := browser.Start(t, 2*time.Minute)
+	t.Run("pages", func(t *testing.T) { testPages(t, b) })
+	t.Run("text and screenshot", func(t *testing.T) { testTextAndScreenshot(t, b) })
+}
+
+// A page that leaves nothing is read as it renders; one that asks for a
+// stylesheet beside it and an image on another host, writes a console
+// error and throws is caught doing each.
+func testPages(t *testing.T, b *browser.Browser) {
+	tests := []struct {
+		page       string
+		requests   []string
+		errors     []string // each contained in one recorded error, in order
+		headers    []string
+		rows, svgs int
+	}{
+		{page: "testdata/clean.html", headers: []string{"agent", "DID"}, rows: 2, svgs: 1},
+		{
+			page:     "testdata/leaky.html",
+			requests: []string{fileURL(t, "testdata/absent.css"), "http://127.0.0.1:9/ailleurs.png"},
+			errors:   []string{"console.error: une erreur 42", "exception: Uncaught Error: levée exprès"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.page, func(t *testing.T) {
+			p := b.Open(t, tt.page)
+			assert.Equal(t, fileURL(t, tt.page), p.URL)
+			assert.ElementsMatch(t, tt.requests, p.Requests())
+			errs := p.Errors()
+			for _, want := range tt.errors {
+				assert.True(t, containsPart(errs, want), "%q among %q", want, errs)
+			}
+			if len(tt.errors) == 0 {
+				assert.Empty(t, errs)
+			}
+			headers, err := p.Texts("thead th")
+			require.NoError(t, err)
+			assert.Equal(t, tt.headers, nonNil(headers))
+			rows, err := p.Count("tbody tr")
+			require.NoError(t, err)
+			assert.Equal(t, tt.rows, rows)
+			svgs, err := p.Count("svg circle.mark")
+			require.NoError(t, err)
+			assert.Equal(t, tt.svgs*2, svgs)
+		})
+	}
+}
+
+func containsPart(all []string, part string) bool {
+	for _, s := range all {
+		if bytes.Contains([]byte(s), []byte(part)) {
+			return true
+		}
+	}
+	return false
+}
+
+func nonNil(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// Text reads the first match, and says when there is none; TextsIn reads
+// element by element; a screenshot
+// is a PNG of the window's width.
+func testTextAndScreenshot(t *testing.T, b *browser.Browser) {
+	p := b.Open(t, "testdata/clean.html")
+	text, err := p.Text("tbody tr td")
+	require.NoError(t, err)
+	assert.Equal(t, "Prudente", text)
+	h1, err := p.Text("h1")
+	require.NoError(t, err)
+	assert.Equal(t, "Classement de démonstration", h1)
+	cells, err := p.TextsIn("tbody tr", "td")
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"Prudente", "did:web:a"}, {"Pressée", "did:web:b"}}, cells)
+	_, err = p.Text("table caption")
+	assert.ErrorContains(t, err, `no element matches "table caption"`)
+	_, err = p.Count("tr[")
+	assert.Error(t, err, "a selector that is not one is an error, not zero")
+
+	shot := filepath.Join(t.TempDir(), "page.png")
+	require.NoError(t, p.Screenshot(shot))
+	f, err := os.Open(shot)
+	require.NoError(t, err)
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	require.NoError(t, err)
+	assert.Equal(t, 1280, cfg.Width)
+	assert.Positive(t, cfg.Height)
+}

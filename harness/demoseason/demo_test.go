@@ -1,0 +1,408 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/harness/browser"
+	"github.com/arkforge/proveit-corpus/harness/servertest"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
+	"github.com/arkforge/proveit-corpus/tools/score"
+	"github.com/arkforge/proveit-corpus/tools/seal"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// screenshot, when set, is where TestIndexInBrowser writes a PNG of the
+// demo season's Index, the conformity track's page (make demo-screenshot).
+var screenshot = flag.String("screenshot", "", "write a PNG of the demo season's Index to this file")
+
+// workDir holds the demo season the tests share: playing it takes half a
+// minute, most of it waiting for its closing.
+var workDir string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "proveit-demo-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	workDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	demoOnce   sync.Once
+	played     *demo
+	playErr    error
+	playOutput bytes.Buffer
+)
+
+// demoSeason plays the demo season once for the test process, with the
+// real binaries: the server servertest's tests run, the toolbox built from
+// this tree.
+func demoSeason(t *testing.T) *demo {
+	t.Helper()
+	caddy := servertest.Binary(t)
+	toolbox := proveitBinary(t)
+	demoOnce.Do(func() {
+		cfg := config{repo: servertest.RepoRoot(t), out: filepath.Join(workDir, "demo"), caddy: caddy, proveit: toolbox,
+			window: defaultWindow, timeout: 3 * time.Minute, stdout: &playOutput}
+		ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
+		defer cancel()
+		played, playErr = playSeason(ctx, cfg)
+	})
+	require.NoError(t, playErr, playOutput.String())
+	return played
+}
+
+var (
+	buildOnce sync.Once
+	toolbox   string
+	buildErr  error
+)
+
+// proveitBinary is the toolbox: the one CORPUS_PROVEIT_BIN names (make
+// test's), or built once from this tree.
+func proveitBinary(t *testing.T) string {
+	t.Helper()
+	if bin := os.Getenv("CORPUS_PROVEIT_BIN"); bin != "" {
+		return bin
+	}
+	buildOnce.Do(func() {
+		toolbox = filepath.Join(workDir, "proveit")
+		cmd := exec.Command("go", "build", "-o", toolbox, "./tools/proveit")
+		cmd.Dir = servertest.RepoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, buildErr)
+	return toolbox
+}
+
+// The season folder holds what a season's close hands over, as the Index
+// reads it: each track's enrollment export, the submissions of each
+// enrollment, the key and salt that open the record sealed for the
+// season's window, the views with nothing pending, and the trust material
+// that verifies them; and each player's replay, through proveit score on
+// those files alone, is what its strategy earns.
+func TestSeasonFolder(t *testing.T) {
+	d := demoSeason(t)
+	for _, tp := range d.tracks {
+		t.Run(tp.track.Name, func(t *testing.T) {
+			dir := d.dir(tp)
+			tasks, err := season.ReadTasks(filepath.Join(d.cfg.repo, season.TasksFile(tp.track)))
+			require.NoError(t, err)
+
+			// inscriptions.json, strictly.
+			data, err := os.ReadFile(filepath.Join(dir, "inscriptions.json"))
+			require.NoError(t, err)
+			var export Enrollments
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.DisallowUnknownFields()
+			require.NoError(t, dec.Decode(&export))
+			assert.Equal(t, 1, export.Season)
+			assert.Equal(t, tp.track.Name, export.Track)
+			var raw struct {
+				Enrollments []map[string]any `json:"inscriptions"`
+			}
+			require.NoError(t, json.Unmarshal(data, &raw))
+			byID := map[string]Enrollment{}
+			var ids []string
+			for i, e := range export.Enrollments {
+				ids = append(ids, e.ID)
+				byID[e.ID] = e
+				assert.Regexp(t, `^[a-z0-9-]{1,40}$`, e.ID)
+				assert.True(t, anchor.IsSHA256(e.Key), "cle is a SHA-256: %s", e.Key)
+				assert.Contains(t, e.DIDHistory, e.DID)
+				enrolled, err := seal.ParseUTC(e.EnrolledAt)
+				require.NoError(t, err)
+				assert.False(t, enrolled.Before(d.opening) || enrolled.After(d.closing), "%s enrolled within the season", e.ID)
+				reference := e.Board == ReferenceBoard
+				for _, member := range []string{"modele", "version", "framework", "prompt"} {
+					_, present := raw.Enrollments[i][member]
+					assert.Equal(t, reference, present, "%s: %s only on a reference run", e.ID, member)
+				}
+				if !reference {
+					assert.Equal(t, CommunityBoard, e.Board)
+				}
+			}
+			assert.Equal(t, []string{"reference", "prudente", "pressee", "devine", "prudente-bis"}, ids, "in enrollment order")
+			careful, twin := byID["prudente"], byID["prudente-bis"]
+			assert.NotEqual(t, careful.DID, twin.DID)
+			if tp.track == corpus.Conformity {
+				assert.Equal(t, careful.Key, twin.Key, "one key, two DIDs")
+			} else {
+				assert.NotEqual(t, careful.Key, twin.Key)
+				assert.Contains(t, twin.DIDHistory, careful.DID, "the second key was bound to the first DID")
+			}
+
+			// The record, opened by the revealed key and salt, and closed.
+			rec, err := seal.ReadRecord(filepath.Join(dir, "preenregistrement.json"))
+			require.NoError(t, err)
+			assert.Equal(t, seal.FormatUTC(d.opening), rec.Opening)
+			assert.Equal(t, seal.FormatUTC(d.closing), rec.Closing)
+			assert.True(t, time.Now().After(d.closing))
+			key, err := os.ReadFile(filepath.Join(d.cfg.repo, season.KeyFile(tp.track)))
+			require.NoError(t, err)
+			revealed, err := os.ReadFile(filepath.Join(dir, "cle.json"))
+			require.NoError(t, err)
+			assert.Equal(t, key, revealed)
+			_, err = seal.ReadSalt(filepath.Join(dir, "sel"))
+			require.NoError(t, err)
+			out := runProveit(t, d, 0, "seal", "-verify", "-track", tp.track.Name, "-record", filepath.Join(dir, "preenregistrement.json"),
+				"-salt", filepath.Join(dir, "sel"), "-key", filepath.Join(dir, "cle.json"))
+			assert.Contains(t, out, "OK ")
+
+			// The replay of each enrollment from the season's files alone.
+			reports := map[string]*score.Report{}
+			for _, e := range export.Enrollments {
+				files, err := filepath.Glob(filepath.Join(dir, "soumissions", e.ID, "*.json"))
+				require.NoError(t, err)
+				want := len(tasks.Tasks)
+				if e.ID == "pressee" {
+					want -= 3
+				}
+				require.Len(t, files, want, e.ID)
+				for _, f := range files {
+					data, err := os.ReadFile(f)
+					require.NoError(t, err)
+					sub, err := score.ParseSubmission(f, data)
+					require.NoError(t, err)
+					assert.Equal(t, e.DID, sub.AgentDID)
+					assert.Equal(t, strings.TrimSuffix(filepath.Base(f), ".json"), sub.TaskID)
+				}
+				args := append([]string{"score", "-track", tp.track.Name, "-record", filepath.Join(dir, "preenregistrement.json"),
+					"-salt", filepath.Join(dir, "sel"), "-key", filepath.Join(dir, "cle.json"),
+					"-views", filepath.Join(d.season, "views"), "-trust", filepath.Join(d.season, "trust")}, files...)
+				var r score.Report
+				require.NoError(t, json.Unmarshal([]byte(runProveit(t, d, 0, args...)), &r))
+				assert.Equal(t, score.Anchored, r.Anchoring)
+				assert.Equal(t, score.ProofsVerified, r.Conditions12)
+				require.NotNil(t, r.Success.Founded, "%s: no proof is pending", e.ID)
+				reports[e.ID] = &r
+			}
+			for _, id := range []string{"reference", "prudente", "prudente-bis"} {
+				r := reports[id]
+				assert.Equal(t, len(tasks.Tasks), *r.Success.Founded, "%s founds every task", id)
+				assert.Zero(t, r.Overclaim.Unsupported, id)
+				assert.Positive(t, r.Overclaim.Rendered, id)
+			}
+
+			hurried := reports["pressee"]
+			assert.Less(t, *hurried.Success.Founded, len(tasks.Tasks)-3)
+			assert.Positive(t, hurried.Overclaim.Unsupported)
+			causes := map[score.Cause]bool{}
+			var failures []proofs.Check
+			notRendered := 0
+			for _, task := range hurried.Tasks {
+				if task.Status == score.NotRendered {
+					notRendered++
+				}
+				for _, a := range task.Assertions {
+					if a.Cause != nil {
+						causes[*a.Cause] = true
+					}
+					for _, f := range a.Failures {
+						failures = append(failures, f...)
+					}
+				}
+			}
+			assert.Equal(t, 3, notRendered)
+			assert.True(t, causes[score.ValueMismatch], "a value assumed: %v", causes)
+			assert.True(t, causes[score.ResourceMismatch], "another call's proof: %v", causes)
+			assert.True(t, causes[score.InvalidProof], "a nonce copied wrong: %v", causes)
+			assert.Contains(t, failures, proofs.CheckResponsePair)
+
+			guess := reports["devine"]
+			assert.Zero(t, guess.Overclaim.Unsupported, "what it asserts, it read")
+			assert.Less(t, *guess.Success.Founded, guess.Constant.Success, "a guess founds less than the constant answer is exact")
+			for _, task := range guess.Tasks {
+				require.NotNil(t, task.Verdict)
+				assert.Equal(t, guess.Constant.Verdict, *task.Verdict, "the constant-best-answer row's verdict")
+			}
+		})
+	}
+
+	// The trust material is the stand-in's, in the pinned layout.
+	for _, f := range []string{"published_keys.json", "tsa/tsa.test/root.pem", "tsa/tsa.test/tsa.pem", "rekor/rekor.test.pem"} {
+		assert.FileExists(t, filepath.Join(d.season, "trust", f))
+	}
+}
+
+// runProveit runs the toolbox from the repository's root and wants exit
+// status code.
+func runProveit(t *testing.T, d *demo, code int, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(d.cfg.proveit, args...)
+	cmd.Dir = d.cfg.repo
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	got := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		got = exit.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	require.Equal(t, code, got, "proveit %s\n%s%s", strings.Join(args, " "), stdout.String(), stderr.String())
+	return stdout.String()
+}
+
+// The columns of a table of the Index, in the order they must read.
+var columns = []string{"agent", "DID", "taux d'overclaim", "taux de réussite", "tâches rendues", "stack déclarée", "lien vers les preuves"}
+
+// The demo season's Index, built and re-derived by the toolbox, read in
+// Chromium as a person reads it: every page loads from disk with nothing
+// leaving it and no console error; the home page links both tracks and
+// shows no figure; each track's page has its two tables with the columns
+// in order, the constant-best-answer row first, the reference table
+// labelled calibration, each community row's stack labelled as declared,
+// the AI Act notice, the second enrollment on one key listed as not
+// ranked, and its chart drawn with one mark per ranked agent; a report
+// shows its tasks, the failed check of a proof cause and the narrative.
+func TestIndexInBrowser(t *testing.T) {
+	d := demoSeason(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	d.cfg.stdout = &out
+	require.NoError(t, d.publish(ctx), "proveit index and index -check on the demo season")
+	assert.Contains(t, out.String(), "The Index: ")
+
+	b := browser.Start(t, 2*time.Minute)
+	clean := func(t *testing.T, p *browser.Page) string {
+		t.Helper()
+		assert.Empty(t, p.Requests(), "no request leaves %s", p.URL)
+		assert.Empty(t, p.Errors(), "no console error on %s", p.URL)
+		text, err := p.Text("body")
+		require.NoError(t, err)
+		return text
+	}
+
+	home := b.Open(t, filepath.Join(d.site, "index.html"))
+	text := clean(t, home)
+	links, err := home.Count(`a[href$="conformite/index.html"], a[href$="generique/index.html"]`)
+	require.NoError(t, err)
+	assert.Equal(t, 2, links, "the home page links both tracks")
+	for _, figure := range []string{"table", "svg"} {
+		n, err := home.Count(figure)
+		require.NoError(t, err)
+		assert.Zero(t, n, "no figure on the home page: %s", figure)
+	}
+	assert.NotContains(t, text, "%")
+
+	for _, tp := range d.tracks {
+		t.Run(tp.track.Name, func(t *testing.T) {
+			var index struct {
+				Tables map[string][]struct {
+					ID    string `json:"id"`
+					Agent string `json:"agent"`
+				} `json:"tableaux"`
+				NotRanked []struct {
+					ID     string `json:"id"`
+					Motif  string `json:"motif"`
+					Ranked string `json:"classee"`
+				} `json:"non_classes"`
+			}
+			data, err := os.ReadFile(filepath.Join(d.site, tp.track.Name, "index.json"))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &index))
+			assert.Len(t, index.Tables[ReferenceBoard], 1)
+			assert.Len(t, index.Tables[CommunityBoard], 3)
+			require.Len(t, index.NotRanked, 1)
+			assert.Equal(t, "prudente-bis", index.NotRanked[0].ID)
+			assert.Equal(t, "meme_cle", index.NotRanked[0].Motif)
+			assert.Equal(t, "prudente", index.NotRanked[0].Ranked)
+
+			page := b.Open(t, filepath.Join(d.site, tp.track.Name, "index.html"))
+			text := clean(t, page)
+			assert.Contains(t, strings.ToLower(text), "article 50")
+			assert.Contains(t, text, "Prudente (seconde inscription)", "the second enrollment is listed")
+			assert.Regexp(t, `meme_cle|même clé`, text)
+
+			tables, err := page.Count("table")
+			require.NoError(t, err)
+			require.Equal(t, 2, tables, "two tables: reference runs and community")
+			captions, err := page.Texts("table caption")
+			require.NoError(t, err)
+			require.Len(t, captions, 2, "each table is labelled")
+			assert.Contains(t, strings.ToLower(captions[0]), "calibration", "the reference table is labelled calibration")
+			assert.NotContains(t, strings.ToLower(captions[1]), "calibration")
+			headers, err := page.TextsIn("table", "thead th")
+			require.NoError(t, err)
+			rows, err := page.TextsIn("table", "tbody tr")
+			require.NoError(t, err)
+			for i, board := range []string{ReferenceBoard, CommunityBoard} {
+				assert.True(t, inOrder(headers[i], columns), "%s: the columns %q in order, not %q", board, columns, headers[i])
+				require.Len(t, rows[i], 1+len(index.Tables[board]), "%s: the constant row and one per ranked agent", board)
+				assert.Contains(t, strings.ToLower(rows[i][0]), "meilleure réponse constante", "%s: the constant row first", board)
+				for j, row := range index.Tables[board] {
+					assert.Contains(t, rows[i][1+j], row.Agent, "%s: rows in the JSON's order", board)
+					if board == CommunityBoard {
+						assert.Contains(t, rows[i][1+j], "stack déclarée, non vérifiée", "each community row")
+					}
+				}
+				for _, row := range rows[i] {
+					assert.NotContains(t, row, "Prudente (seconde inscription)", "the second enrollment is not ranked")
+				}
+			}
+
+			charts, err := page.Count("svg")
+			require.NoError(t, err)
+			assert.Equal(t, 1, charts, "one chart")
+			marks, err := page.Count("svg circle")
+			require.NoError(t, err)
+			assert.Equal(t, len(index.Tables[ReferenceBoard])+len(index.Tables[CommunityBoard]), marks, "one mark per ranked agent")
+			scripts, err := page.Count("script")
+			require.NoError(t, err)
+			assert.Zero(t, scripts, "the chart is drawn without a script")
+
+			report := b.Open(t, filepath.Join(d.site, tp.track.Name, "pressee.html"))
+			text = clean(t, report)
+			assert.Contains(t, strings.ToLower(text), "article 50")
+			tasks, err := season.ReadTasks(filepath.Join(d.cfg.repo, season.TasksFile(tp.track)))
+			require.NoError(t, err)
+			for _, task := range tasks.Tasks {
+				assert.Contains(t, text, task.ID)
+			}
+			assert.Contains(t, text, string(proofs.CheckResponsePair), "a proof cause's failed check, by name")
+			assert.Contains(t, text, "Réponse rapide: certaines valeurs sont reprises de mémoire.", "the narrative as published")
+
+			if *screenshot != "" && tp.track == corpus.Conformity {
+				require.NoError(t, page.Screenshot(*screenshot))
+				t.Logf("wrote %s", *screenshot)
+			}
+		})
+	}
+}
+
+// inOrder reports whether want appears in got in its order, case aside;
+// a reference table may carry more columns between them.
+func inOrder(got, want []string) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && strings.EqualFold(strings.TrimSpace(g), want[i]) {
+			i++
+		}
+	}
+	return i == len(want)
+}
