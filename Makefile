@@ -28,7 +28,10 @@ all: build
 
 build: $(CADDY) $(PROVEIT)
 
+# The first build compiles Caddy and every module it holds: said before it
+# starts, so that a first make run is not a silent wait.
 $(CADDY): $(GO_SOURCES) $(CORPUS_FILES)
+	@echo "Building $@ (Caddy with the corpus server) and $(PROVEIT): about 5 minutes on two cores with an empty Go build cache, seconds once it is filled."
 	$(GO) build -ldflags '$(GO_LDFLAGS)' -o $@ ./tools/caddy
 
 $(PROVEIT): $(GO_SOURCES) $(CORPUS_FILES)
@@ -87,9 +90,14 @@ cross:
 	  GOOS=$${target%/*} GOARCH=$${target#*/} $(GO) vet ./... || exit 1; \
 	done
 
+# Static checks, and no build output in git: a tracked file that starts
+# as an executable does (ELF, Mach-O, PE); .gitignore keeps bin/ and the
+# commands' binaries out.
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+	@built=$$(git ls-files -z | xargs -0 sh -c 'for f; do case $$(od -An -tx1 -N4 "$$f" 2>/dev/null | tr -d " \n") in 7f454c46|cffaedfe|cefaedfe|feedfacf|feedface|cafebabe|4d5a*) echo "$$f";; esac; done' sh); \
+	test -z "$$built" || { echo "$$built"; echo "vet: the tracked files above are build output (executables): git rm --cached them"; exit 1; }
 
 unit: build
 	CORPUS_CADDY_BIN=$(abspath $(CADDY)) $(GO) test -count=1 ./...
