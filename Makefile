@@ -43,13 +43,28 @@ $(PROVEIT): $(GO_SOURCES) $(CORPUS_FILES)
 # secret: the curl line names where it is, never its value. Caddy's
 # autosaved configuration and its local CA stay in $(RUN_DIR), not in the
 # user's home, and the secrets folder is $(RUN_DIR)/secrets (secret.next,
-# the pins), never the production one.
+# the pins), never the production one. The configuration is validated
+# first (the secret, the corpus, an address another process serves), so
+# that the banner and the curl lines follow only a configuration that
+# starts; a refusal is Caddy's one error line.
 RUN_PORT = $(lastword $(subst :, ,$(CORPUS_LISTEN)))
+RUN_ENV = CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
+	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$(RUN_PORT) \
+	 CORPUS_HOSTS="$${CORPUS_HOSTS:-localhost 127.0.0.1 ::1}" CORPUS_BIND=$${CORPUS_BIND:-127.0.0.1} \
+	 CORPUS_ADMIN=$${CORPUS_ADMIN:-localhost:2019} \
+	 CORPUS_TELEMETRY_OUTPUT="proveit_file $(abspath $(RUN_DIR))/telemetry.log" CORPUS_ACCESS_OUTPUT="file $(RUN_DIR)/access.log" \
+	 CORPUS_PROTOCOLS="h1 h2c" CORPUS_SECRETS_DIR=$${CORPUS_SECRETS_DIR:-$(abspath $(RUN_DIR))/secrets} \
+	 XDG_CONFIG_HOME=$(abspath $(RUN_DIR))/config XDG_DATA_HOME=$(abspath $(RUN_DIR))/data
 
 run: build
 	@mkdir -p $(RUN_DIR)
 	@if [ -z "$$CORPUS_CHALLENGE_SECRET" ]; then \
 	  [ -s $(RUN_DIR)/secret ] || { umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(RUN_DIR)/secret; }; \
+	fi
+	@checked=$$($(RUN_ENV) $(CADDY) validate --config Caddyfile --adapter caddyfile 2>&1) || { \
+	  why=$$(printf '%s\n' "$$checked" | grep -a '"level":"error"' | tail -n 1 | sed -e 's/^.*"msg":"//' -e 's/"}$$//' -e 's/\\"/"/g'); \
+	  echo "make run: the server cannot start: $${why:-$$(printf '%s\n' "$$checked" | tail -n 1)}"; exit 1; }
+	@if [ -z "$$CORPUS_CHALLENGE_SECRET" ]; then \
 	  echo "Secret in $(RUN_DIR)/secret (kept out of git)."; \
 	  where='$$(cat $(RUN_DIR)/secret)'; \
 	else \
@@ -59,14 +74,7 @@ run: build
 	echo "Try:  curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/referentiel"; \
 	echo "      curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/regles-achat"; \
 	echo "Telemetry: $(RUN_DIR)/telemetry.log"
-	@CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
-	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$(RUN_PORT) \
-	 CORPUS_HOSTS="$${CORPUS_HOSTS:-localhost 127.0.0.1 ::1}" CORPUS_BIND=$${CORPUS_BIND:-127.0.0.1} \
-	 CORPUS_ADMIN=$${CORPUS_ADMIN:-localhost:2019} \
-	 CORPUS_TELEMETRY_OUTPUT="proveit_file $(abspath $(RUN_DIR))/telemetry.log" CORPUS_ACCESS_OUTPUT="file $(RUN_DIR)/access.log" \
-	 CORPUS_PROTOCOLS="h1 h2c" CORPUS_SECRETS_DIR=$${CORPUS_SECRETS_DIR:-$(abspath $(RUN_DIR))/secrets} \
-	 XDG_CONFIG_HOME=$(abspath $(RUN_DIR))/config XDG_DATA_HOME=$(abspath $(RUN_DIR))/data \
-	 exec $(CADDY) run --config Caddyfile --adapter caddyfile
+	@$(RUN_ENV) exec $(CADDY) run --config Caddyfile --adapter caddyfile
 
 # Every test: static checks, unit and integration tests (which start the
 # real binary, the end-to-end scoring chain among them), the manifest,
