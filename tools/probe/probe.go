@@ -307,11 +307,13 @@ func (b *builder) resources() {
 	}
 }
 
+// shorten quotes the start of a body a server sent, on one line of
+// printable text whatever its bytes.
 func shorten(s string) string {
 	if len(s) > 60 {
-		return s[:40] + "...(" + strconv.Itoa(len(s)) + " bytes)"
+		return strconv.QuoteToASCII(s[:40]) + "...(" + strconv.Itoa(len(s)) + " bytes)"
 	}
-	return s
+	return strconv.QuoteToASCII(s)
 }
 
 // Result is the outcome of one check; Problems is empty when it passed.

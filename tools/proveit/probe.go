@@ -92,7 +92,8 @@ func runProbe(args []string, stdout io.Writer) error {
 			}
 		case r.Residual != nil:
 			known++
-			fmt.Fprintf(stdout, "KNOWN %s: residual %s of docs/reliability.md (%s): %s\n", r.Check.Name, r.Residual.ID, r.Residual.Why, strings.Join(r.Problems, "; "))
+			fmt.Fprintf(stdout, "KNOWN %s: status %d with the body of %s, residual %s of docs/reliability.md: %s\n",
+				r.Check.Name, r.Residual.Expect.Status, r.Residual.Expect.Path, r.Residual.ID, r.Residual.Why)
 		default:
 			failed++
 			fmt.Fprintf(stdout, "FAIL %s: %s\n", r.Check.Name, strings.Join(r.Problems, "; "))
