@@ -146,6 +146,8 @@ func TestEarlyErrors(t *testing.T) {
 		{"seal -salt without -verify", []string{"seal", "-track", "conformite", "-salt", "abc"}, 2, "-salt is not a flag of sealing"},
 		{"score without -track", []string{"score", "sub.json"}, 2, "say which track with -track"},
 		{"score without the salt", []string{"score", "-track", "conformite", "sub.json"}, 2, "-salt is required"},
+		{"score with a flag after a file", []string{"score", "-track", "conformite", "-dry-run", "sub.json", "-format", "text"}, 2,
+			`-format after the argument "sub.json": flags come before the arguments; see proveit score -h`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			assertOneLine(t, tt.args, tt.code, tt.want)
