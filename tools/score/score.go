@@ -240,8 +240,12 @@ func (s *Scorer) Score(subs []Parsed) (*Report, error) {
 	}
 	for _, p := range orphans {
 		tr := TaskReport{TaskID: p.Submission.TaskID, Status: RejectedEntry, Reason: ptr(p.Submission.File + " /task_id: pas une tâche des énoncés")}
-		if p.Err != nil {
+		switch {
+		case p.Err != nil:
 			tr.Reason = ptr(p.Submission.File + " " + p.Err.Error())
+		case p.Submission.Track != s.Tasks.Track:
+			// Another track's task: the track is what to change.
+			tr.Reason = ptr(p.Submission.File + " " + entryErr("/track", "piste %q, attendue %q", p.Submission.Track, s.Tasks.Track).Error())
 		}
 		normalize(&tr)
 		r.Tasks = append(r.Tasks, tr)
