@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,6 +54,10 @@ func runNginx(args []string, stdout io.Writer) error {
 			return badInput(err)
 		}
 		if err := nginxconf.WriteGate(*gate, secretValues(secrets)); err != nil {
+			var bad *nginxconf.SecretError
+			if errors.As(err, &bad) {
+				return badInput(fmt.Errorf("the secret from %s (slot %d): %s", secrets[bad.Slot].source, bad.Slot, bad.Problem))
+			}
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s: %s, mode 0600\n", *gate, counted(len(secrets), "secret"))

@@ -88,6 +88,14 @@ func TestNginx(t *testing.T) {
 		require.Equal(t, 0, code, errOut)
 		assert.Contains(t, out, "1 secret, mode 0600")
 
+		t.Setenv("CORPUS_CHALLENGE_SECRET", "too-short")
+		code, out, errOut = runCLI("nginx", "-write-gate", "-gate", filepath.Join(dir, "short-gate.conf"))
+		assert.Equal(t, 2, code, out)
+		assert.Contains(t, errOut, "the secret from $CORPUS_CHALLENGE_SECRET (slot 0): shorter than 32 bytes")
+		assert.NotContains(t, errOut, "too-short", "no error quotes a secret")
+		assert.NoFileExists(t, filepath.Join(dir, "short-gate.conf"))
+		t.Setenv("CORPUS_CHALLENGE_SECRET", hex.EncodeToString(secret))
+
 		inside, err := filepath.Abs("nginx-gate.conf")
 		require.NoError(t, err)
 		code, _, errOut = runCLI("nginx", "-write-gate", "-gate", inside)

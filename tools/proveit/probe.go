@@ -101,7 +101,7 @@ func runProbe(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "probe: %d passed, %d failed", len(checks)-failed-known, failed)
 	if known > 0 {
-		fmt.Fprintf(stdout, ", %d known residual (docs/reliability.md)", known)
+		fmt.Fprintf(stdout, ", %s (docs/reliability.md)", counted(known, "known residual"))
 	}
 	fmt.Fprintln(stdout)
 	if failed > 0 {
