@@ -29,7 +29,10 @@ all: build
 
 build: $(CADDY) $(PROVEIT)
 
+# The first build compiles Caddy and every module it holds: said before it
+# starts, so that a first make run is not a silent wait.
 $(CADDY): $(GO_SOURCES) $(CORPUS_FILES)
+	@echo "Building $@ (Caddy with the corpus server) and $(PROVEIT): about 5 minutes on two cores with an empty Go build cache, seconds once it is filled."
 	$(GO) build -ldflags '$(GO_LDFLAGS)' -o $@ ./tools/caddy
 
 $(PROVEIT): $(GO_SOURCES) $(CORPUS_FILES)
@@ -41,13 +44,28 @@ $(PROVEIT): $(GO_SOURCES) $(CORPUS_FILES)
 # secret: the curl line names where it is, never its value. Caddy's
 # autosaved configuration and its local CA stay in $(RUN_DIR), not in the
 # user's home, and the secrets folder is $(RUN_DIR)/secrets (secret.next,
-# the pins), never the production one.
+# the pins), never the production one. The configuration is validated
+# first (the secret, the corpus, an address another process serves), so
+# that the banner and the curl lines follow only a configuration that
+# starts; a refusal is Caddy's one error line.
 RUN_PORT = $(lastword $(subst :, ,$(CORPUS_LISTEN)))
+RUN_ENV = CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
+	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$(RUN_PORT) \
+	 CORPUS_HOSTS="$${CORPUS_HOSTS:-localhost 127.0.0.1 ::1}" CORPUS_BIND=$${CORPUS_BIND:-127.0.0.1} \
+	 CORPUS_ADMIN=$${CORPUS_ADMIN:-localhost:2019} \
+	 CORPUS_TELEMETRY_OUTPUT="proveit_file $(abspath $(RUN_DIR))/telemetry.log" CORPUS_ACCESS_OUTPUT="file $(RUN_DIR)/access.log" \
+	 CORPUS_PROTOCOLS="h1 h2c" CORPUS_SECRETS_DIR=$${CORPUS_SECRETS_DIR:-$(abspath $(RUN_DIR))/secrets} \
+	 XDG_CONFIG_HOME=$(abspath $(RUN_DIR))/config XDG_DATA_HOME=$(abspath $(RUN_DIR))/data
 
 run: build
 	@mkdir -p $(RUN_DIR)
 	@if [ -z "$$CORPUS_CHALLENGE_SECRET" ]; then \
 	  [ -s $(RUN_DIR)/secret ] || { umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(RUN_DIR)/secret; }; \
+	fi
+	@checked=$$($(RUN_ENV) $(CADDY) validate --config Caddyfile --adapter caddyfile 2>&1) || { \
+	  why=$$(printf '%s\n' "$$checked" | grep -a '"level":"error"' | tail -n 1 | sed -e 's/^.*"msg":"//' -e 's/"}$$//' -e 's/\\"/"/g'); \
+	  echo "make run: the server cannot start: $${why:-$$(printf '%s\n' "$$checked" | tail -n 1)}"; exit 1; }
+	@if [ -z "$$CORPUS_CHALLENGE_SECRET" ]; then \
 	  echo "Secret in $(RUN_DIR)/secret (kept out of git)."; \
 	  where='$$(cat $(RUN_DIR)/secret)'; \
 	else \
@@ -57,14 +75,7 @@ run: build
 	echo "Try:  curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/referentiel"; \
 	echo "      curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/regles-achat"; \
 	echo "Telemetry: $(RUN_DIR)/telemetry.log"
-	@CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
-	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$(RUN_PORT) \
-	 CORPUS_HOSTS="$${CORPUS_HOSTS:-localhost 127.0.0.1 ::1}" CORPUS_BIND=$${CORPUS_BIND:-127.0.0.1} \
-	 CORPUS_ADMIN=$${CORPUS_ADMIN:-localhost:2019} \
-	 CORPUS_TELEMETRY_OUTPUT="proveit_file $(abspath $(RUN_DIR))/telemetry.log" CORPUS_ACCESS_OUTPUT="file $(RUN_DIR)/access.log" \
-	 CORPUS_PROTOCOLS="h1 h2c" CORPUS_SECRETS_DIR=$${CORPUS_SECRETS_DIR:-$(abspath $(RUN_DIR))/secrets} \
-	 XDG_CONFIG_HOME=$(abspath $(RUN_DIR))/config XDG_DATA_HOME=$(abspath $(RUN_DIR))/data \
-	 exec $(CADDY) run --config Caddyfile --adapter caddyfile
+	@$(RUN_ENV) exec $(CADDY) run --config Caddyfile --adapter caddyfile
 
 # Every test: static checks, unit and integration tests (which start the
 # real binary, the end-to-end scoring chain among them), the manifest,
@@ -88,9 +99,14 @@ cross:
 	  GOOS=$${target%/*} GOARCH=$${target#*/} $(GO) vet ./... || exit 1; \
 	done
 
+# Static checks, and no build output in git: a tracked file that starts
+# as an executable does (ELF, Mach-O, PE); .gitignore keeps bin/ and the
+# commands' binaries out.
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+	@built=$$(git ls-files -z | xargs -0 sh -c 'for f; do case $$(od -An -tx1 -N4 "$$f" 2>/dev/null | tr -d " \n") in 7f454c46|cffaedfe|cefaedfe|feedfacf|feedface|cafebabe|4d5a*) echo "$$f";; esac; done' sh); \
+	test -z "$$built" || { echo "$$built"; echo "vet: the tracked files above are build output (executables): git rm --cached them"; exit 1; }
 
 unit: build
 	CORPUS_CADDY_BIN=$(abspath $(CADDY)) CORPUS_PROVEIT_BIN=$(abspath $(PROVEIT)) $(GO) test -count=1 ./...

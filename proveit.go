@@ -2,7 +2,9 @@
 // Caddy plugin: importing it registers the handler
 // (http.handlers.proveit_corpus, directive proveit_corpus), the listener
 // wrappers (caddy.listeners.proveit_limits, caddy.listeners.proveit_guard,
-// caddy.listeners.proveit_h2_guard), the telemetry writer
+// caddy.listeners.proveit_h2_guard), the app proveit_exclusive (global
+// option proveit_exclusive: no start on an address another process
+// serves), the telemetry writer
 // (caddy.logging.writers.proveit_file) and the encoder of Caddy's own log
 // (caddy.logging.encoders.proveit_journal). It is what xcaddy builds in:
 //

@@ -341,13 +341,13 @@ func (h *Handler) provisionSecrets(repl *settingsReplacer) error {
 	for slot, configured := range h.Secrets {
 		value, err := repl.resolve(configured)
 		if err != nil {
-			return fmt.Errorf("secret slot %d: %w", slot, err)
+			return fmt.Errorf("secret slot %d%s: %w", slot, secretSource(configured), err)
 		}
 		if value == "" {
 			continue
 		}
 		if len(value) < corpus.MinSecretLength {
-			return fmt.Errorf("secret slot %d: shorter than %d bytes", slot, corpus.MinSecretLength)
+			return fmt.Errorf("secret slot %d%s: shorter than %d bytes", slot, secretSource(configured), corpus.MinSecretLength)
 		}
 		h.digests = append(h.digests, sha256.Sum256([]byte(value)))
 	}
@@ -355,6 +355,25 @@ func (h *Handler) provisionSecrets(repl *settingsReplacer) error {
 		return fmt.Errorf("no challenge secret configured: the corpus never runs open")
 	}
 	return nil
+}
+
+// secretSource names where a secret slot's value comes from, for an error
+// to say what to change: " (CORPUS_CHALLENGE_SECRET)" for a slot that is one
+// environment variable, " (the file /etc/proveit/secret)" for one file.
+// Anything else names nothing: a slot written in the configuration as a
+// literal is the secret itself.
+func secretSource(configured string) string {
+	inner, ok := strings.CutPrefix(configured, "{")
+	if inner, ok = strings.CutSuffix(inner, "}"); !ok || strings.ContainsAny(inner, "{}") {
+		return ""
+	}
+	if name, ok := strings.CutPrefix(inner, "env."); ok {
+		return " (" + name + ")"
+	}
+	if name, ok := strings.CutPrefix(inner, "file."); ok {
+		return " (the file " + name + ")"
+	}
+	return ""
 }
 
 // openManifest opens the manifest file, or the track's embedded one for an

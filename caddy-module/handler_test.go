@@ -352,6 +352,15 @@ func TestProvisionRefuses(t *testing.T) {
 			h.Secrets = []string{"{env.PROVEIT_TEST_UNSET_SECRET}"}
 		}, "no challenge secret"},
 		{"short secret", func(t *testing.T, h *Handler) { h.Secrets = []string{secretA, "short-secret"} }, "secret slot 1: shorter than 32 bytes"},
+		{"short secret from the environment", func(t *testing.T, h *Handler) {
+			t.Setenv("PROVEIT_TEST_SHORT_SECRET", "short-secret")
+			h.Secrets = []string{secretA, "{env.PROVEIT_TEST_SHORT_SECRET}"}
+		}, "secret slot 1 (PROVEIT_TEST_SHORT_SECRET): shorter than 32 bytes"},
+		{"short secret from a file", func(t *testing.T, h *Handler) {
+			name := filepath.Join(t.TempDir(), "brief-file")
+			require.NoError(t, os.WriteFile(name, []byte("short-secret\n"), 0o600))
+			h.Secrets = []string{"{file." + name + "}"}
+		}, "brief-file): shorter than 32 bytes"},
 		{"changed file", func(t *testing.T, h *Handler) {
 			require.NoError(t, afero.WriteFile(h.Corpora[0].tree, "referentiel.json", []byte(`{"ressource": "/referentiel", "titre": "Regles"}`), 0o644))
 		}, "referentiel.json: bytes changed"},
@@ -397,6 +406,25 @@ func TestProvisionRefuses(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.message)
 			assert.NotContains(t, err.Error(), secretA)
+			assert.NotContains(t, err.Error(), "short-secret", "no error quotes a secret")
+		})
+	}
+}
+
+// TestSecretSource: a slot's error names the variable or the file to
+// change, and never a literal, which is the secret itself.
+func TestSecretSource(t *testing.T) {
+	tests := []struct{ configured, source string }{
+		{"{env.CORPUS_CHALLENGE_SECRET}", " (CORPUS_CHALLENGE_SECRET)"},
+		{"{file./etc/proveit/secret.next}", " (the file /etc/proveit/secret.next)"},
+		{"a-literal-secret-of-at-least-32-bytes", ""},
+		{"{env.A}{env.B}", ""},
+		{"prefix{env.A}", ""},
+		{"{vars.x}", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.configured, func(t *testing.T) {
+			assert.Equal(t, tt.source, secretSource(tt.configured))
 		})
 	}
 }
@@ -431,7 +459,7 @@ func TestSettingFiles(t *testing.T) {
 	}{
 		{name: "a missing file is an unused slot", secrets: []string{"{file." + secretFile + "}", "{file." + missing + "}"}},
 		{name: "a missing pin is no pin", secrets: []string{"{file." + secretFile + "}"}, pin: "{file." + missing + "}"},
-		{name: "an unreadable secret file", secrets: []string{"{file." + unreadable + "}"}, err: "secret slot 0: read " + unreadable},
+		{name: "an unreadable secret file", secrets: []string{"{file." + unreadable + "}"}, err: "secret slot 0 (the file " + unreadable + "): read " + unreadable},
 		{name: "an unreadable pin", secrets: []string{"{file." + secretFile + "}"}, pin: "{file." + unreadable + "}", err: "manifest_sha256: read " + unreadable},
 		{name: "only missing files", secrets: []string{"{file." + missing + "}"}, err: "no challenge secret configured"},
 	}

@@ -205,7 +205,7 @@ func TestRefusesToStart(t *testing.T) {
 		message string
 	}{
 		{"no secret", nil, "no challenge secret configured"},
-		{"short secret", []string{"CORPUS_CHALLENGE_SECRET=too-short"}, "secret slot 0: shorter than 32 bytes"},
+		{"short secret", []string{"CORPUS_CHALLENGE_SECRET=too-short"}, "secret slot 0 (CORPUS_CHALLENGE_SECRET): shorter than 32 bytes"},
 		{"tree with an extra file", []string{"CORPUS_CHALLENGE_SECRET=" + secret0, "CORPUS_ROOT=" + root, "CORPUS_MANIFEST=" + manifestPath}, "extra.json"},
 		{"a purchasing tree with an extra file", []string{"CORPUS_CHALLENGE_SECRET=" + secret0, "CORPUS_GENERIQUE_ROOT=" + genericRoot, "CORPUS_GENERIQUE_MANIFEST=" + genericManifest},
 			`corpus \"generique\": refusing to serve`},
@@ -237,6 +237,7 @@ func TestRefusesToStart(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, string(out), tt.message)
 			assert.NotContains(t, string(out), secret0)
+			assert.NotContains(t, string(out), "too-short", "no error quotes a secret")
 		})
 	}
 }

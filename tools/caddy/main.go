@@ -1,6 +1,7 @@
 // Command caddy is Caddy with its standard modules and the corpus server's
 // (the module root github.com/arkforge/proveit-corpus: the handler
-// proveit_corpus, the listener wrapper proveit_guard, the telemetry writer
+// proveit_corpus, the listener wrappers proveit_limits, proveit_guard and
+// proveit_h2_guard, the app proveit_exclusive, the telemetry writer
 // proveit_file and the journal's encoder proveit_journal), as xcaddy would
 // build it.
 package main

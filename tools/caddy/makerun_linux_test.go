@@ -342,3 +342,50 @@ func TestValidateWritesNoTelemetry(t *testing.T) {
 	_, err = os.Stat(logs)
 	assert.True(t, os.IsNotExist(err), "validating created %s", logs)
 }
+
+// TestMakeRunRefusesBeforeItsBanner: a configuration that cannot start
+// prints no banner and no curl line, only one line saying why, naming what
+// to change and never the secret's value; make run exits with an error.
+func TestMakeRunRefusesBeforeItsBanner(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	served, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer served.Close()
+	checkout := copyCheckout(t, nil)
+	free := func() string { return "127.0.0.1:" + strconv.Itoa(servertest.FreePort(t)) }
+	tests := []struct {
+		name    string
+		env     []string
+		message string
+	}{
+		{"a short secret", []string{"CORPUS_LISTEN=" + free(), "CORPUS_CHALLENGE_SECRET=too-short"},
+			"secret slot 0 (CORPUS_CHALLENGE_SECRET): shorter than 32 bytes"},
+		{"an address another process serves", []string{"CORPUS_LISTEN=" + served.Addr().String()},
+			served.Addr().String() + " is already served by another process"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "make", "--no-print-directory", "run")
+			cmd.Dir = checkout
+			cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CORPUS_ADMIN=" + free()}, tt.env...)
+			out, err := cmd.CombinedOutput()
+			require.Error(t, err, "%s", out)
+			var lines []string // make's own lines aside (its error, a clock warning)
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				if !strings.HasPrefix(line, "make: ") {
+					lines = append(lines, line)
+				}
+			}
+			require.Len(t, lines, 1, "one line saying why: %s", out)
+			assert.Contains(t, lines[0], "make run: the server cannot start: ")
+			assert.Contains(t, lines[0], tt.message)
+			assert.NotContains(t, string(out), "Serving")
+			assert.NotContains(t, string(out), "curl")
+			assert.NotContains(t, string(out), "too-short", "no line quotes the secret")
+		})
+	}
+}

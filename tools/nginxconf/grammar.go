@@ -84,15 +84,25 @@ func gatePattern(secret string) string {
 // quotes the secret.
 func checkSecret(slot int, secret string) error {
 	if len(secret) < corpus.MinSecretLength {
-		return fmt.Errorf("secret %d: shorter than %d bytes", slot, corpus.MinSecretLength)
+		return &SecretError{Slot: slot, Problem: fmt.Sprintf("shorter than %d bytes", corpus.MinSecretLength)}
 	}
 	for i := 0; i < len(secret); i++ {
 		if secret[i] < 0x21 || secret[i] > 0x7e {
-			return fmt.Errorf("secret %d: byte %d is not visible ASCII", slot, i)
+			return &SecretError{Slot: slot, Problem: fmt.Sprintf("byte %d is not visible ASCII", i)}
 		}
 	}
 	return nil
 }
+
+// SecretError is a secret the gate cannot hold, by its slot (its place
+// among the secrets given), so that a caller can name where it came from.
+// It never holds the secret.
+type SecretError struct {
+	Slot    int
+	Problem string
+}
+
+func (e *SecretError) Error() string { return fmt.Sprintf("secret %d: %s", e.Slot, e.Problem) }
 
 func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'

@@ -422,11 +422,11 @@ func TestUpstreams(t *testing.T) {
 		never     []string
 	}{
 		{"one server", []string{"127.0.0.1:18081"},
-			[]string{"server 127.0.0.1:18081 max_fails=0;"},
-			[]string{"proxy_next_upstream", "fail_timeout"}},
+			[]string{"server 127.0.0.1:18081 max_fails=0;", "answers the 503 body when the corpus does not answer."},
+			[]string{"proxy_next_upstream", "fail_timeout", "when the corpus answers"}},
 		{"two replicas", []string{"127.0.0.1:18081", "127.0.0.1:18082"},
 			[]string{"server 127.0.0.1:18081 max_fails=1 fail_timeout=2s;", "server 127.0.0.1:18082 max_fails=1 fail_timeout=2s;",
-				"proxy_next_upstream error timeout;", "proxy_next_upstream_tries 2;"},
+				"proxy_next_upstream error timeout;", "proxy_next_upstream_tries 2;", "answers the 503 body when no server answers."},
 			[]string{"http_403", "http_404", "http_503", "non_idempotent"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -114,9 +114,13 @@ type Client struct {
 
 // NewClient returns a client for a base URL (http or https, no path).
 func NewClient(baseURL string, timeout time.Duration) (*Client, error) {
+	if !strings.Contains(baseURL, "://") {
+		// url.Parse reads host:port as a scheme, or fails on it.
+		return nil, fmt.Errorf("base URL %q has no scheme: write http://%s or https://%s", baseURL, baseURL, baseURL)
+	}
 	u, err := url.Parse(baseURL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("base URL %q: want http(s)://host[:port] with no path", baseURL)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" {
 		return nil, fmt.Errorf("base URL %q: want http(s)://host[:port] with no path", baseURL)

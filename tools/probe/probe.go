@@ -22,6 +22,18 @@ type Check struct {
 	Name    string
 	Request Request
 	Expect  Expect
+	// Residual, when set, is another answer a documented topology gives
+	// instead (docs/reliability.md): the check still fails, and its result
+	// names the residual.
+	Residual *Residual
+}
+
+// Residual is a departure from the contract that docs/reliability.md
+// documents for one topology, with the answer that topology gives.
+type Residual struct {
+	ID     string // as docs/reliability.md numbers it: "R1"
+	Why    string // the topology and why, in a few words
+	Expect Expect
 }
 
 // Expect is a required answer: a status and a body known by its hashes.
@@ -153,6 +165,22 @@ func (b *builder) add(name string, req Request, path string, authenticated bool)
 	b.checks = append(b.checks, Check{Name: name, Request: req, Expect: e})
 }
 
+// residual gives the check listed last the documented answer of one
+// topology (docs/reliability.md): the body at path, as add would expect it.
+func (b *builder) residual(id, why, path string, authenticated bool) {
+	if b.o.Maintenance && authenticated {
+		path = corpus.SystemUnavailable
+	}
+	e, err := b.expect(path)
+	if err != nil {
+		b.problems = append(b.problems, err.Error())
+		return
+	}
+	last := &b.checks[len(b.checks)-1]
+	e.HeadersOnly = last.Expect.HeadersOnly
+	last.Residual = &Residual{ID: id, Why: why, Expect: e}
+}
+
 // get is a GET of target with the secret, and header besides.
 func (b *builder) get(target string, header ...[2]string) Request {
 	return Request{Method: http.MethodGet, Target: target, Header: append([][2]string{{corpus.SecretHeader, b.secret}}, header...)}
@@ -166,6 +194,7 @@ func (b *builder) gate() {
 	b.add("gate: wrong secret", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, strings.Repeat("x", 40)}}}, corpus.SystemForbidden, false)
 	b.add("gate: empty secret", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, ""}}}, corpus.SystemForbidden, false)
 	b.add("gate: secret twice", Request{Method: http.MethodGet, Target: sample, Header: [][2]string{{corpus.SecretHeader, secret}, {corpus.SecretHeader, secret}}}, corpus.SystemForbidden, false)
+	b.residual("R1", "nginx alone, before 1.23, reads the first of the two headers and serves the call", sample, true)
 	b.add("gate: before a malformed target", Request{Method: http.MethodPost, Target: "/x?y", Body: "{}"}, corpus.SystemForbidden, false)
 	b.add("gate: no secret on an absent reference", Request{Method: http.MethodGet, Target: "/agrements/SONDE-0"}, corpus.SystemForbidden, false)
 	for i, s := range b.o.Secrets {
@@ -278,35 +307,44 @@ func (b *builder) resources() {
 	}
 }
 
+// shorten quotes the start of a body a server sent, on one line of
+// printable text whatever its bytes.
 func shorten(s string) string {
 	if len(s) > 60 {
-		return s[:40] + "...(" + strconv.Itoa(len(s)) + " bytes)"
+		return strconv.QuoteToASCII(s[:40]) + "...(" + strconv.Itoa(len(s)) + " bytes)"
 	}
-	return s
+	return strconv.QuoteToASCII(s)
 }
 
 // Result is the outcome of one check; Problems is empty when it passed.
+// Residual is set when it failed with exactly the answer of the check's
+// documented residual.
 type Result struct {
 	Check    Check
 	Problems []string
+	Residual *Residual
 }
 
 // Run sends every check and verifies each answer.
 func Run(ctx context.Context, c *Client, checks []Check) []Result {
 	results := make([]Result, 0, len(checks))
 	for _, check := range checks {
-		results = append(results, Result{Check: check, Problems: c.check(ctx, check)})
+		results = append(results, c.check(ctx, check))
 	}
 	return results
 }
 
-// check sends one check and returns what is wrong with the answer.
-func (c *Client) check(ctx context.Context, check Check) []string {
+// check sends one check and says what is wrong with the answer.
+func (c *Client) check(ctx context.Context, check Check) Result {
 	resp, err := c.Do(ctx, check.Request)
 	if err != nil {
-		return []string{"request failed: " + err.Error()}
+		return Result{Check: check, Problems: []string{"request failed: " + err.Error()}}
 	}
-	return Problems(check.Expect, resp)
+	r := Result{Check: check, Problems: Problems(check.Expect, resp)}
+	if len(r.Problems) > 0 && check.Residual != nil && len(Problems(check.Residual.Expect, resp)) == 0 {
+		r.Residual = check.Residual
+	}
+	return r
 }
 
 // Problems lists how a response departs from what the contract requires.

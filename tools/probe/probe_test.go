@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"crypto/x509"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -254,5 +255,71 @@ func TestRootCAs(t *testing.T) {
 		resp, err := client.Do(context.Background(), Request{Proto: proto, Method: http.MethodGet, Target: "/referentiel"})
 		require.NoError(t, err, proto)
 		assert.Equal(t, "{}", string(resp.Body))
+	}
+}
+
+// TestResidual: a check that fails with exactly the answer of its
+// documented residual (docs/reliability.md, R1: nginx alone before 1.23
+// serves a call that carries the secret twice) names it; another failure,
+// or a check without a residual, names none.
+func TestResidual(t *testing.T) {
+	m, err := manifest.Decode(manifest.Embedded(corpus.Conformity))
+	require.NoError(t, err)
+	checks, err := Catalogue(m, Options{Secrets: []string{strings.Repeat("s", 40)}, SkipResources: true})
+	require.NoError(t, err)
+	named := map[string]Check{}
+	for _, c := range checks {
+		named[c.Name] = c
+	}
+	rules, err := fs.ReadFile(corpus.Conformity.Embedded(), strings.TrimPrefix(corpus.Conformity.Rules, "/")+".json")
+	require.NoError(t, err)
+	answer := func(body string) string {
+		return "HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store, no-cache, must-revalidate, max-age=0\r\n" +
+			"Pragma: no-cache\r\nExpires: 0\r\nX-Content-Type-Options: nosniff\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	}
+	tests := []struct {
+		name, check, reply string
+		residual           string
+	}{
+		{"the secret twice, served as once", "gate: secret twice", answer(string(rules)), "R1"},
+		{"the secret twice, another body", "gate: secret twice", answer(`{"a": "b"}`), ""},
+		{"no secret, served", "gate: no secret", answer(string(rules)), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, err := NewClient(serveOnce(t, tt.reply), 5*time.Second)
+			require.NoError(t, err)
+			results := Run(context.Background(), client, []Check{named[tt.check]})
+			require.Len(t, results, 1)
+			assert.NotEmpty(t, results[0].Problems, "a residual is still a departure from the contract")
+			if tt.residual == "" {
+				assert.Nil(t, results[0].Residual)
+				return
+			}
+			require.NotNil(t, results[0].Residual)
+			assert.Equal(t, tt.residual, results[0].Residual.ID)
+		})
+	}
+}
+
+func TestNewClientURL(t *testing.T) {
+	tests := []struct{ url, err string }{
+		{"http://127.0.0.1:8080", ""},
+		{"https://corpus.arkforge.tech", ""},
+		{"127.0.0.1:8080", `base URL "127.0.0.1:8080" has no scheme: write http://127.0.0.1:8080 or https://127.0.0.1:8080`},
+		{"localhost", "has no scheme"},
+		{"ftp://127.0.0.1", "want http(s)://host[:port] with no path"},
+		{"http://127.0.0.1:8080/referentiel", "with no path"},
+		{"http://[::1", "want http(s)://host[:port]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			_, err := NewClient(tt.url, time.Second)
+			if tt.err == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.err)
+		})
 	}
 }

@@ -133,6 +133,7 @@ func TestEarlyErrors(t *testing.T) {
 			"/agrements/AGR-4417 is in the collection agrements of the track conformite, and manifest/generique.json is the manifest of the track generique"},
 		{"hash on the other -track", []string{"hash", "-track", "generique", "/agrements/AGR-4417"}, 2, "not of -track generique"},
 		{"probe of a dead server", []string{"probe", "-url", dead}, 1, dead + " does not answer"},
+		{"probe of a URL without a scheme", []string{"probe", "-url", deadAddress(t)}, 2, "has no scheme: write http://127.0.0.1:"},
 		{"probe with HTTP/2 by its old name", []string{"probe", "-url", dead, "-protocols", "HTTP/2"}, 2, `protocol "HTTP/2": want h1, h2, h2c, h3`},
 		{"probe of h2c over https", []string{"probe", "-url", "https://127.0.0.1:1", "-protocols", "h1 h2c"}, 2, "protocol h2c is served over http only"},
 		{"probe of h2 in clear", []string{"probe", "-url", dead, "-protocols", "h2"}, 2, "protocol h2 is served over https only"},
@@ -145,6 +146,8 @@ func TestEarlyErrors(t *testing.T) {
 		{"seal -salt without -verify", []string{"seal", "-track", "conformite", "-salt", "abc"}, 2, "-salt is not a flag of sealing"},
 		{"score without -track", []string{"score", "sub.json"}, 2, "say which track with -track"},
 		{"score without the salt", []string{"score", "-track", "conformite", "sub.json"}, 2, "-salt is required"},
+		{"score with a flag after a file", []string{"score", "-track", "conformite", "-dry-run", "sub.json", "-format", "text"}, 2,
+			`-format after the argument "sub.json": flags come before the arguments; see proveit score -h`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			assertOneLine(t, tt.args, tt.code, tt.want)
@@ -168,11 +171,16 @@ func TestProbeStopsEarly(t *testing.T) {
 	assertOneLine(t, []string{"probe", "-url", s.URL, "-secret-files", wrong}, 1, "refuses the secret from "+wrong)
 
 	t.Setenv("CORPUS_CHALLENGE_SECRET", held)
+	// -quiet, as the timer runs it: the summary alone when every check passes.
+	code, out, errOut := runCLI("probe", "-url", s.URL, "-quiet")
+	require.Equal(t, 0, code, out+errOut)
+	assert.Regexp(t, `^probe: \d+ passed, 0 failed\n$`, out)
+
 	tls := servertest.Start(t, servertest.Options{Secrets: []string{held}, TLS: true, Protocols: "h1 h2 h3"}) // -protocols below checks all three
 	assertOneLine(t, []string{"probe", "-url", tls.URL}, 1, "certificate signed by unknown authority (a private CA: give its root certificate with -cacert)")
 
 	rootCA := filepath.Join(tls.Dir, "data", "caddy", "pki", "authorities", "local", "root.crt")
-	code, out, errOut := runCLI("probe", "-url", tls.URL, "-cacert", rootCA, "-protocols", "h1 h2 h3", "-track", "generique")
+	code, out, errOut = runCLI("probe", "-url", tls.URL, "-cacert", rootCA, "-protocols", "h1 h2 h3", "-track", "generique")
 	require.Equal(t, 0, code, out+errOut)
 	assert.Contains(t, out, "PASS HTTP/3: resource")
 	assert.Contains(t, out, "PASS HTTP/2: resource")

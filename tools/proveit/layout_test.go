@@ -58,3 +58,29 @@ func TestReadmeLayoutNamesEveryPackage(t *testing.T) {
 		assert.NoError(t, err, "README.md's layout names %s", m[1])
 	}
 }
+
+// TestDocLinksResolve: every relative link of the README and of docs/
+// names a file or folder of the repository, from the folder of the page
+// that holds it.
+func TestDocLinksResolve(t *testing.T) {
+	inRepoRoot(t)
+	pages, err := filepath.Glob("docs/*.md")
+	require.NoError(t, err)
+	pages = append(pages, "README.md")
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	checked := 0
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
+		require.NoError(t, err)
+		for _, m := range link.FindAllStringSubmatch(string(text), -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			checked++
+			_, err := os.Stat(filepath.Join(filepath.Dir(page), filepath.FromSlash(target)))
+			assert.NoError(t, err, "%s links %s", page, m[1])
+		}
+	}
+	require.Positive(t, checked)
+}

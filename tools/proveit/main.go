@@ -107,7 +107,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	case isBadUsage(err):
-		fmt.Fprintf(stderr, "proveit %s: %v; see proveit %s -h\n", name, err, name)
+		fmt.Fprintf(stderr, "proveit %s: %v; see proveit %s -h\n", name, err, helpOf(err, name))
 		return 2
 	default:
 		fmt.Fprintf(stderr, "proveit %s: %v\n", name, err)
@@ -319,6 +319,14 @@ func (fs *flagSet) Parse(args []string) error {
 	case fs.args == "" && fs.NArg() > 0:
 		return badUsage(fmt.Errorf("unexpected argument %q: the command takes flags only", fs.Arg(0)))
 	}
+	// Parsing stops at the first argument: a flag after it would be read
+	// as one more argument (a file), so it is refused as what it is.
+	for i := 1; i < fs.NArg(); i++ {
+		arg := fs.Arg(i)
+		if len(arg) > 1 && arg[0] == '-' {
+			return badUsage(fmt.Errorf("%s after the argument %q: flags come before the arguments", arg, fs.Arg(0)))
+		}
+	}
 	return nil
 }
 
@@ -334,13 +342,36 @@ func (h helpRequest) print(w io.Writer) {
 }
 
 // usageError is a command line the command cannot run: exit status 2, and
-// a pointer to the help.
-type usageError struct{ err error }
+// a pointer to the help. help is the command whose -h lists the flags at
+// fault, when it is a subcommand ("proofs verify"); empty, the command's.
+type usageError struct {
+	err  error
+	help string
+}
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
-func badUsage(err error) error { return usageError{err} }
+func badUsage(err error) error { return usageError{err: err} }
+
+// subcommandUsage points a subcommand's bad usage at that subcommand's
+// help, which lists its flags.
+func subcommandUsage(sub string, err error) error {
+	var ue usageError
+	if errors.As(err, &ue) && ue.help == "" {
+		return usageError{err: ue.err, help: sub}
+	}
+	return err
+}
+
+// helpOf is the command whose help a usage error points at.
+func helpOf(err error, name string) string {
+	var ue usageError
+	if errors.As(err, &ue) && ue.help != "" {
+		return ue.help
+	}
+	return name
+}
 
 func isBadUsage(err error) bool {
 	var ue usageError

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,12 +54,18 @@ func runNginx(args []string, stdout io.Writer) error {
 			return badInput(err)
 		}
 		if err := nginxconf.WriteGate(*gate, secretValues(secrets)); err != nil {
+			var bad *nginxconf.SecretError
+			if errors.As(err, &bad) {
+				return badInput(fmt.Errorf("the secret from %s (slot %d): %s", secrets[bad.Slot].source, bad.Slot, bad.Problem))
+			}
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s: %d secrets, mode 0600\n", *gate, len(secrets))
+		fmt.Fprintf(stdout, "wrote %s: %s, mode 0600\n", *gate, counted(len(secrets), "secret"))
 		return nil
 	case *check != "":
-		return checkVhost(*check, manifestBytes, stdout)
+		return checkVhost(*check, manifests, stdout)
+	case *upstream != "" && *root != "":
+		return badUsage(fmt.Errorf("-upstream (nginx in front of Caddy) and -root (nginx alone) exclude each other: give one"))
 	}
 
 	o := nginxconf.Options{
@@ -81,7 +88,7 @@ func runNginx(args []string, stdout io.Writer) error {
 		}
 	}
 	if len(folders) != len(manifests) {
-		return badUsage(fmt.Errorf("%d manifests for %d trees: give one tree per manifest, in the same order", len(manifests), len(folders)))
+		return badUsage(fmt.Errorf("%s names %s for %s: give one tree per manifest, in the same order", folderFlag, counted(len(folders), "tree"), counted(len(manifests), "manifest")))
 	}
 	for i, folder := range folders {
 		if err := requireFolder(folderFlag, folder); err != nil {
@@ -110,23 +117,42 @@ func runNginx(args []string, stdout io.Writer) error {
 	return os.WriteFile(*out, vhost, 0o644)
 }
 
-func checkVhost(path string, manifestBytes []byte, stdout io.Writer) error {
+// checkVhost verifies a vhost's literals against each manifest it serves:
+// the fixed bodies, and the absent body around every absent entry of each.
+func checkVhost(path string, manifests [][]byte, stdout io.Writer) error {
 	conf, err := os.ReadFile(path)
 	if err != nil {
 		return badInput(err)
 	}
-	answers, err := nginxconf.Verify(conf, manifestBytes)
-	for _, a := range answers {
-		fmt.Fprintf(stdout, "PASS %s\n", a)
-	}
-	if err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(stdout, "FAIL %s\n", line)
+	failed := false
+	var verified []string
+	for _, manifestBytes := range manifests {
+		answers, err := nginxconf.Verify(conf, manifestBytes)
+		for _, a := range answers {
+			fmt.Fprintf(stdout, "PASS %s\n", a)
 		}
+		if err != nil {
+			failed = true
+			for _, line := range strings.Split(err.Error(), "\n") {
+				fmt.Fprintf(stdout, "FAIL %s\n", line)
+			}
+			continue
+		}
+		verified = append(verified, fmt.Sprintf("%d answers against manifest sha256 %s", len(answers), anchor.SHA256(manifestBytes)))
+	}
+	if failed {
 		return errFailed
 	}
-	fmt.Fprintf(stdout, "OK %d answers of %s are the manifest's bodies (manifest sha256 %s)\n", len(answers), path, anchor.SHA256(manifestBytes))
+	fmt.Fprintf(stdout, "OK the answers of %s are the bodies of %s: %s\n", path, counted(len(manifests), "manifest"), strings.Join(verified, ", "))
 	return nil
+}
+
+// counted is n and noun, plural but for one: "1 secret", "2 manifests".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // splitList splits s at any of seps, dropping the spaces around each item.

@@ -42,9 +42,17 @@ func TestNginx(t *testing.T) {
 				require.NoError(t, err)
 				assert.Contains(t, string(conf), `location = "/regles-achat"`)
 			}
-			code, out, errOut := runCLI("nginx", "-check", vhost)
+			args := []string{"nginx", "-check", vhost}
+			if strings.HasSuffix(tt.name, "one track") {
+				args = append(args, "-manifest", "manifest/generique.json")
+			}
+			code, out, errOut := runCLI(args...)
 			require.Equal(t, 0, code, errOut)
-			assert.Contains(t, out, "are the manifest's bodies")
+			manifests := "are the bodies of 2 manifests: "
+			if strings.HasSuffix(tt.name, "one track") {
+				manifests = "are the bodies of 1 manifest: "
+			}
+			assert.Contains(t, out, manifests)
 			assert.NotContains(t, out, "FAIL")
 
 			conf, err := os.ReadFile(vhost)
@@ -61,7 +69,13 @@ func TestNginx(t *testing.T) {
 	t.Run("a tree per manifest", func(t *testing.T) {
 		code, _, errOut := runCLI("nginx", "-gate", gate, "-root", "corpus/conformite", "-backend-socket", filepath.Join(dir, "backend.sock"))
 		assert.Equal(t, 2, code)
-		assert.Contains(t, errOut, "2 manifests for 1 trees")
+		assert.Contains(t, errOut, "-root names 1 tree for 2 manifests")
+	})
+
+	t.Run("-upstream and -root", func(t *testing.T) {
+		code, _, errOut := runCLI("nginx", "-gate", gate, "-upstream", "127.0.0.1:8081", "-root", "corpus/conformite,corpus/generique")
+		assert.Equal(t, 2, code)
+		assert.Contains(t, errOut, "-upstream (nginx in front of Caddy) and -root (nginx alone) exclude each other")
 	})
 
 	t.Run("gate", func(t *testing.T) {
@@ -72,7 +86,15 @@ func TestNginx(t *testing.T) {
 		t.Setenv("CORPUS_CHALLENGE_SECRET_NEXT", "")
 		code, out, errOut := runCLI("nginx", "-write-gate", "-gate", gate)
 		require.Equal(t, 0, code, errOut)
-		assert.Contains(t, out, "1 secrets, mode 0600")
+		assert.Contains(t, out, "1 secret, mode 0600")
+
+		t.Setenv("CORPUS_CHALLENGE_SECRET", "too-short")
+		code, out, errOut = runCLI("nginx", "-write-gate", "-gate", filepath.Join(dir, "short-gate.conf"))
+		assert.Equal(t, 2, code, out)
+		assert.Contains(t, errOut, "the secret from $CORPUS_CHALLENGE_SECRET (slot 0): shorter than 32 bytes")
+		assert.NotContains(t, errOut, "too-short", "no error quotes a secret")
+		assert.NoFileExists(t, filepath.Join(dir, "short-gate.conf"))
+		t.Setenv("CORPUS_CHALLENGE_SECRET", hex.EncodeToString(secret))
 
 		inside, err := filepath.Abs("nginx-gate.conf")
 		require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net/http"
 	"os"
@@ -32,9 +33,9 @@ func runProofs(args []string, stdout io.Writer) error {
 	}
 	switch sub {
 	case "fetch":
-		return runProofsFetch(args[1:], stdout)
+		return subcommandUsage("proofs fetch", runProofsFetch(args[1:], stdout))
 	case "verify":
-		return runProofsVerify(args[1:], stdout)
+		return subcommandUsage("proofs verify", runProofsVerify(args[1:], stdout))
 	case "-h", "-help", "--help":
 		fs := newFlagSet("proofs")
 		fs.Usage = func() {
@@ -60,6 +61,9 @@ func citedProofs(args []string) ([]proofs.Citation, error) {
 			continue
 		}
 		data, err := os.ReadFile(arg)
+		if errors.Is(err, fs.ErrNotExist) && strings.HasPrefix(arg, "prf_") {
+			return nil, badInput(fmt.Errorf("%s is not a proof id (prf_YYYYMMDD_HHMMSS_ and 6 lowercase hex digits) nor a file", arg))
+		}
 		if err != nil {
 			return nil, badInput(err)
 		}
@@ -233,6 +237,11 @@ func runProofsVerify(args []string, stdout io.Writer) error {
 		return badUsage(fmt.Errorf("-format %q: want json or text", *format))
 	case fs.NArg() == 0:
 		return badUsage(errors.New("no submission or proof id given"))
+	}
+	// A folder that is not there is bad input, not a missing view for
+	// every proof.
+	if err := requireFolder("-views", *views); err != nil {
+		return err
 	}
 	window, err := s.window()
 	if err != nil {

@@ -166,6 +166,14 @@ func TestProofsCommandLine(t *testing.T) {
 		{"a view that is not one", []string{"proofs", "verify", "-views", views, "-track", "conformite", "prf_20260101_000000_000000"}, 2, bad + " /batch_anchor: want an object or null"},
 		{"the gel proof, no Rekor entry", []string{"proofs", "verify", "-views", views, "-opening", "2026-09-01T00:00:00Z", "-closing", "2026-09-30T23:59:59Z", gelID}, 1, gelID + " invalide: rekor_non_fourni"},
 		{"the gel proof, before season 1", []string{"proofs", "verify", "-views", views, "-track", "conformite", gelID}, 1, gelID + " invalide: jeton_tsa_hors_saison, rekor_non_fourni"},
+		{"verify of a views folder that is not there", []string{"proofs", "verify", "-views", "/nonexistent", "-track", "conformite", gelID}, 2, "-views /nonexistent: no such folder"},
+		{"a mistyped proof id", []string{"proofs", "verify", "-views", views, "-track", "conformite", "prf_2026010_000000_abcdef"}, 2,
+			"prf_2026010_000000_abcdef is not a proof id (prf_YYYYMMDD_HHMMSS_ and 6 lowercase hex digits) nor a file"},
+		{"a flag after the arguments", []string{"proofs", "verify", "-views", views, "-track", "conformite", gelID, "-format", "json"}, 2,
+			`-format after the argument "` + gelID + `": flags come before the arguments; see proveit proofs verify -h`},
+		{"an unknown flag of verify", []string{"proofs", "verify", "-nope"}, 2, "flag provided but not defined: -nope; see proveit proofs verify -h"},
+		{"fetch without -views, pointed at its help", []string{"proofs", "fetch", gelID}, 2, "-views is required: the folder the views are kept in; see proveit proofs fetch -h"},
+		{"score of a views folder that is not there", []string{"score", "-track", "conformite", "-dry-run", "-views", "/nonexistent", "sub.json"}, 2, "-views /nonexistent: no such folder"},
 		{"a proof no view holds", []string{"proofs", "verify", "-views", views, "-track", "conformite", "prf_20260101_000000_abcdef"}, 1, "prf_20260101_000000_abcdef invalide: vue_absente"},
 	}
 	for _, tt := range tests {

@@ -87,6 +87,13 @@ func parseScoreFlags(args []string) (*scoreFlags, error) {
 	case fs.NArg() == 0:
 		return nil, usage("no submission given")
 	}
+	if f.views != "" {
+		// A folder that is not there is bad input, not a missing view for
+		// every proof.
+		if err := requireFolder("-views", f.views); err != nil {
+			return nil, err
+		}
+	}
 	f.submissions = fs.Args()
 	return f, nil
 }

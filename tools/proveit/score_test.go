@@ -635,6 +635,18 @@ func TestScoreBadInput(t *testing.T) {
 	assert.Contains(t, deref(tr.Reason), sub+` (root): champ "track" manquant`)
 	assert.Equal(t, score.NotRendered, taskReport(t, &r, "conf-02").Status)
 
+	// A submission of the other track, replayed on this one: its row names
+	// the track, not an unknown task.
+	otherTrackSub := write("gen-01.json", `{"season": 1, "track": "generique", "task_id": "gen-01", "agent_did": "did:key:z6MkExample",
+		"verdict": "aucune_option_valide", "assertions": [], "disclosures": {}}`)
+	code, out, errOut = runCLI(append(anchored, otherTrackSub)...)
+	require.Equal(t, 0, code, errOut)
+	r = score.Report{}
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	tr = taskReport(t, &r, "gen-01")
+	assert.Equal(t, score.RejectedEntry, tr.Status)
+	assert.Equal(t, otherTrackSub+` /track: piste "generique", attendue "conformite"`, deref(tr.Reason))
+
 	for _, track := range chainTracks {
 		s := map[*corpus.Track]sealed{corpus.Conformity: sealing, corpus.Purchasing: genericSealing}[track.track]
 		args := []string{"score", "-track", track.track.Name, "-record", s.record, "-salt", s.salt, "-unverified-proofs", "-format", "text", sub}

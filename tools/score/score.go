@@ -194,8 +194,12 @@ func (r *Replay) Score(subs []Parsed, conditions Conditions) (*Report, error) {
 	}
 	for _, p := range orphans {
 		tr := TaskReport{TaskID: p.Submission.TaskID, Status: RejectedEntry, Reason: ptr(p.Submission.File + " /task_id: pas une tâche des énoncés")}
-		if p.Err != nil {
+		switch {
+		case p.Err != nil:
 			tr.Reason = ptr(p.Submission.File + " " + p.Err.Error())
+		case p.Submission.Track != s.Tasks.Track:
+			// Another track's task: the track is what to change.
+			tr.Reason = ptr(p.Submission.File + " " + entryErr("/track", "piste %q, attendue %q", p.Submission.Track, s.Tasks.Track).Error())
 		}
 		normalize(&tr)
 		report.Tasks = append(report.Tasks, tr)
