@@ -197,9 +197,9 @@ func (r *Replay) Score(subs []Parsed, conditions Conditions) (*Report, error) {
 		switch {
 		case p.Err != nil:
 			tr.Reason = ptr(p.Submission.File + " " + p.Err.Error())
-		case p.Submission.Track != s.Tasks.Track:
+		case p.Submission.Track != r.tasks.Track:
 			// Another track's task: the track is what to change.
-			tr.Reason = ptr(p.Submission.File + " " + entryErr("/track", "piste %q, attendue %q", p.Submission.Track, s.Tasks.Track).Error())
+			tr.Reason = ptr(p.Submission.File + " " + entryErr("/track", "piste %q, attendue %q", p.Submission.Track, r.tasks.Track).Error())
 		}
 		normalize(&tr)
 		report.Tasks = append(report.Tasks, tr)
