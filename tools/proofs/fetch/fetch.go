@@ -45,11 +45,14 @@ const (
 	DefaultRekor      = "https://rekor.sigstore.dev"
 )
 
-// DefaultBudget is the most reads of Trust Layer's views a fetch makes
-// unless told otherwise: Trust Layer blocks an address past 100 view reads
-// an hour, and one POST /v1/proofs of up to 50 views counts as one
+// viewReadsAnHour is how many reads of public views Trust Layer allows an
+// address an hour; one POST /v1/proofs of up to 50 views counts as one
 // (specification 10).
-const DefaultBudget = 100
+const viewReadsAnHour = 100
+
+// DefaultBudget is the most reads of Trust Layer's views a fetch makes
+// unless told otherwise: all an hour allows.
+const DefaultBudget = viewReadsAnHour
 
 // DefaultMaxWait is the longest a Retry-After is waited for unless told
 // otherwise; a service that asks for longer is not called again this run.
@@ -140,7 +143,7 @@ type BudgetError struct {
 func (e *BudgetError) Error() string {
 	return fmt.Sprintf("%d views to read take %d reads of Trust Layer (%d views a read), over this fetch's budget of %d: "+
 		"Trust Layer blocks an address past %d view reads an hour (specification 10)",
-		e.Views, e.Reads, BatchSize, e.Budget, DefaultBudget)
+		e.Views, e.Reads, BatchSize, e.Budget, viewReadsAnHour)
 }
 
 // RetryLaterError is a service asking to be called again no sooner than
@@ -190,48 +193,19 @@ func (f *Fetcher) Fetch(ctx context.Context, ids []string) (*Report, error) {
 	}
 	defer root.Close()
 	r := &Report{}
-	var missing []string
-	views := map[string]*proofs.View{}
-	for _, id := range ids {
-		if !proofs.ValidProofID(id) {
-			r.Errors = append(r.Errors, fmt.Errorf("%q is not a proof id (prf_YYYYMMDD_HHMMSS_xxxxxx)", id))
-			continue
-		}
-		if v := keptView(root, id); v != nil && v.Settled() {
-			r.Kept++
-			views[id] = v
-			continue
-		}
-		missing = append(missing, id) // absent, pending or damaged: read (again)
-	}
+	views, missing := plan(root, ids, r)
 	budget := cmp.Or(f.Budget, DefaultBudget)
 	if reads := (len(missing) + BatchSize - 1) / BatchSize; reads > budget {
 		return nil, &BudgetError{Views: len(missing), Reads: reads, Budget: budget}
 	}
-
 	if f.Deadline > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, f.Deadline, fmt.Errorf("the fetch's deadline of %s passed; fetch again for the rest", f.Deadline))
 		defer cancel()
 	}
-	x := &run{Fetcher: f, ctx: ctx, client: f.client(), budget: budget, down: map[string]error{}}
+	x := &run{Fetcher: f, ctx: ctx, client: f.client(), root: root, budget: budget, down: map[string]error{}}
 	for batch := range slices.Chunk(missing, BatchSize) {
-		got, err := x.readViews(batch)
-		if err != nil {
-			for _, id := range batch {
-				r.Errors = append(r.Errors, fmt.Errorf("%s: %w", id, err))
-			}
-			continue
-		}
-		for _, id := range batch {
-			v, err := keepView(root, id, got[id])
-			if err != nil {
-				r.Errors = append(r.Errors, err)
-				continue
-			}
-			r.Read++
-			views[id] = v
-		}
+		x.readViews(batch, views, r)
 	}
 	uuids := map[string]bool{}
 	for _, id := range ids {
@@ -252,13 +226,33 @@ func (f *Fetcher) Fetch(ctx context.Context, ids []string) (*Report, error) {
 			r.EntriesKept++
 			continue
 		}
-		if err := x.keepEntry(root, uuid); err != nil {
+		if err := x.keepEntry(uuid); err != nil {
 			r.Errors = append(r.Errors, fmt.Errorf("Rekor entry %s: %w", uuid, err))
 			continue
 		}
 		r.EntriesRead++
 	}
 	return r, nil
+}
+
+// plan sorts the ids into the views the folder keeps settled and the
+// proofs to read: absent, pending or damaged on disk. An id no proof can
+// have is an error of r.
+func plan(root *os.Root, ids []string, r *Report) (kept map[string]*proofs.View, missing []string) {
+	kept = map[string]*proofs.View{}
+	for _, id := range ids {
+		if !proofs.ValidProofID(id) {
+			r.Errors = append(r.Errors, fmt.Errorf("%q is not a proof id (prf_YYYYMMDD_HHMMSS_xxxxxx)", id))
+			continue
+		}
+		if v := keptView(root, id); v != nil && v.Settled() {
+			r.Kept++
+			kept[id] = v
+			continue
+		}
+		missing = append(missing, id)
+	}
+	return kept, missing
 }
 
 // checkBase refuses a base URL that is not an absolute http or https one.
@@ -401,6 +395,7 @@ type run struct {
 	*Fetcher
 	ctx    context.Context
 	client *http.Client
+	root   *os.Root // the views folder
 	budget int
 	reads  int              // POST /v1/proofs sent
 	down   map[string]error // origin → why this fetch calls it no more
@@ -415,8 +410,29 @@ type request struct {
 	read               bool   // a read of views, spent from the budget
 }
 
-// readViews asks Trust Layer for up to BatchSize views at once.
-func (x *run) readViews(ids []string) (map[string]json.RawMessage, error) {
+// readViews asks Trust Layer for up to BatchSize views at once and keeps
+// each into views, or its error into r.
+func (x *run) readViews(ids []string, views map[string]*proofs.View, r *Report) {
+	got, err := x.askViews(ids)
+	if err != nil {
+		for _, id := range ids {
+			r.Errors = append(r.Errors, fmt.Errorf("%s: %w", id, err))
+		}
+		return
+	}
+	for _, id := range ids {
+		v, err := keepView(x.root, id, got[id])
+		if err != nil {
+			r.Errors = append(r.Errors, err)
+			continue
+		}
+		r.Read++
+		views[id] = v
+	}
+}
+
+// askViews is one POST /v1/proofs.
+func (x *run) askViews(ids []string) (map[string]json.RawMessage, error) {
 	body, err := json.Marshal(map[string][]string{"proof_ids": ids})
 	if err != nil {
 		return nil, err
@@ -442,7 +458,7 @@ func (x *run) readViews(ids []string) (map[string]json.RawMessage, error) {
 }
 
 // keepEntry reads one Rekor entry and writes it as Rekor served it.
-func (x *run) keepEntry(root *os.Root, uuid string) error {
+func (x *run) keepEntry(uuid string) error {
 	data, err := x.do(request{
 		method: http.MethodGet, base: x.Rekor, path: "/api/v1/log/entries/" + uuid,
 		limit: proofs.MaxEntrySize, holds: "a Rekor entry",
@@ -457,7 +473,7 @@ func (x *run) keepEntry(root *os.Root, uuid string) error {
 	if got != uuid {
 		return fmt.Errorf("Rekor answered the entry %q", got)
 	}
-	return atomicfile.ReplaceIn(root, proofs.EntryFile("", uuid), data, publicFile)
+	return atomicfile.ReplaceIn(x.root, proofs.EntryFile("", uuid), data, publicFile)
 }
 
 // outcome is what one try of a request came to.
