@@ -62,3 +62,53 @@ func TestTemp(t *testing.T) {
 	assert.Equal(t, "x", string(got))
 	assert.NoFileExists(t, filepath.Join(dir, "x.json"), "the path itself is untouched")
 }
+
+// ReplaceIn writes inside its root only: a link at the name is replaced,
+// not written through, and a folder on the way that links out of the root
+// is an error that leaves nothing behind, outside or in.
+func TestReplaceInStaysInside(t *testing.T) {
+	tests := []struct {
+		name    string
+		link    string // the link made inside the root, to outside
+		write   string // the name written inside the root
+		wantErr bool
+	}{
+		{"a link at the name is replaced", "x.json", "x.json", false},
+		{"a folder linked outside is refused", "rekor", "rekor/x.json", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, outside := t.TempDir(), t.TempDir()
+			target := filepath.Join(outside, "target")
+			if tt.wantErr {
+				target = outside
+			} else {
+				require.NoError(t, os.WriteFile(target, []byte("outside"), 0o600))
+			}
+			if err := os.Symlink(target, filepath.Join(dir, tt.link)); err != nil {
+				t.Skipf("no symbolic links here: %v", err)
+			}
+			root, err := os.OpenRoot(dir)
+			require.NoError(t, err)
+			defer root.Close()
+			err = ReplaceIn(root, tt.write, []byte("new"), 0o644)
+			if tt.wantErr {
+				require.Error(t, err)
+				entries, err := os.ReadDir(outside)
+				require.NoError(t, err)
+				assert.Empty(t, entries, "nothing written outside")
+				entries, err = os.ReadDir(dir)
+				require.NoError(t, err)
+				assert.Len(t, entries, 1, "only the link, no temporary file")
+				return
+			}
+			require.NoError(t, err)
+			got, err := os.ReadFile(target)
+			require.NoError(t, err)
+			assert.Equal(t, "outside", string(got), "the link's target is untouched")
+			info, err := os.Lstat(filepath.Join(dir, tt.write))
+			require.NoError(t, err)
+			assert.True(t, info.Mode().IsRegular(), "the link gave way to the file")
+		})
+	}
+}

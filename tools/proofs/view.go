@@ -17,8 +17,8 @@ import (
 const (
 	// MaxViewSize bounds a public view's file (a real one is about 6 KiB).
 	MaxViewSize = 1 << 20
-	// maxEntrySize bounds a Rekor entry's file (a real one is about 5 KiB).
-	maxEntrySize = 1 << 20
+	// MaxEntrySize bounds a Rekor entry's file (a real one is about 5 KiB).
+	MaxEntrySize = 1 << 20
 	// maxPathLength bounds an audit path or an inclusion proof: 64 hashes
 	// cover any tree a 64-bit index can address.
 	maxPathLength = 64

@@ -183,8 +183,8 @@ func ParseRekorEntry(data []byte) (uuid string, err error) {
 }
 
 func parseRekorFile(data []byte) (*RekorEntry, string, error) {
-	if len(data) > maxEntrySize {
-		return nil, "", errorf("%d bytes, over the %d a Rekor entry may hold", len(data), maxEntrySize)
+	if len(data) > MaxEntrySize {
+		return nil, "", errorf("%d bytes, over the %d a Rekor entry may hold", len(data), MaxEntrySize)
 	}
 	var f rekorFile
 	if err := decodeJSON(data, &f); err != nil {

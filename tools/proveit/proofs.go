@@ -11,10 +11,12 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
 	"time"
 
+	proveitcorpus "github.com/arkforge/proveit-corpus"
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/proofs/fetch"
@@ -83,6 +85,10 @@ func runProofsFetch(args []string, stdout io.Writer) error {
 	rekor := fs.String("rekor", fetch.DefaultRekor, "the Rekor log's base URL")
 	attempts := fs.Int("attempts", 3, "tries of each request, on a network error, a 429 or a 5xx")
 	timeout := fs.Duration("timeout", 30*time.Second, "the longest one request may take")
+	deadline := fs.Duration("deadline", 10*time.Minute, "the longest the whole fetch may take; what is left then is FAILED, read at the next fetch")
+	maxWait := fs.Duration("max-wait", fetch.DefaultMaxWait, "the longest a Retry-After is waited for; past it, FAILED says when to fetch again")
+	budget := fs.Int("budget", fetch.DefaultBudget, fmt.Sprintf("the most reads of Trust Layer's views (%d a read, retries included) this fetch may make; "+
+		"Trust Layer blocks an address past %d an hour (specification 10), so a fetch needing more is refused before it starts", fetch.BatchSize, fetch.DefaultBudget))
 	fs.args = "SUBMISSION.json|PROOF_ID..."
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -94,6 +100,10 @@ func runProofsFetch(args []string, stdout io.Writer) error {
 		return badUsage(errors.New("no submission or proof id given"))
 	case *attempts < 1:
 		return badUsage(errors.New("-attempts: at least 1"))
+	case *budget < 1:
+		return badUsage(errors.New("-budget: at least 1"))
+	case *timeout <= 0 || *deadline <= 0 || *maxWait <= 0:
+		return badUsage(errors.New("-timeout, -deadline and -max-wait: each more than 0s"))
 	}
 	cites, err := citedProofs(fs.Args())
 	if err != nil {
@@ -107,10 +117,20 @@ func runProofsFetch(args []string, stdout io.Writer) error {
 	}
 	f := &fetch.Fetcher{
 		Client: &http.Client{Timeout: *timeout}, TrustLayer: *trustLayer, Rekor: *rekor,
-		Dir: *views, Attempts: *attempts, Backoff: 500 * time.Millisecond,
+		Dir: *views, UserAgent: fetch.UserAgent(proveitcorpus.Version()),
+		Attempts: *attempts, Backoff: 500 * time.Millisecond, MaxWait: *maxWait,
+		Deadline: *deadline, Budget: *budget,
 	}
-	r, err := f.Fetch(context.Background(), ids)
-	if err != nil {
+	// An interrupt ends the fetch as its deadline does: every file is
+	// whole, and what was not read is FAILED, read at the next fetch.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	r, err := f.Fetch(ctx, ids)
+	var overBudget *fetch.BudgetError
+	switch {
+	case errors.As(err, &overBudget):
+		return badUsage(fmt.Errorf("%w; fetch these submissions in parts an hour apart, or raise -budget", err))
+	case err != nil:
 		return badInput(err)
 	}
 	fmt.Fprintf(stdout, "%d views read, %d kept; %d Rekor entries read, %d kept; %d pending\n",

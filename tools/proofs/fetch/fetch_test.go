@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,7 +31,16 @@ type standIn struct {
 	asked    map[string]int // proof id or uuid → times served
 	failures int            // the next requests answered 503
 	batches  []int          // the size of each POST /v1/proofs
+	requests int            // every request that reached the stand-in
+	agents   []string       // the User-Agent of each
+	// intercept, when set, sees each request with its number (from 1)
+	// before the endpoints do, and answers it instead when it says so.
+	intercept func(w http.ResponseWriter, r *http.Request, n int) bool
 }
+
+// defaultAgent is how Go's client names itself, which Trust Layer's edge
+// answers with a bare 403.
+const defaultAgent = "Go-http-client/"
 
 func newStandIn(t *testing.T) (*standIn, *httptest.Server) {
 	s := &standIn{views: map[string]json.RawMessage{}, entries: map[string][]byte{}, asked: map[string]int{}}
@@ -86,9 +97,66 @@ func newStandIn(t *testing.T) (*standIn, *httptest.Server) {
 		}
 		w.Write(e)
 	})
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(s.edge(mux))
 	t.Cleanup(srv.Close)
 	return s, srv
+}
+
+// edge counts each request, refuses a client that does not name itself as
+// Trust Layer's edge does, and lets intercept answer first.
+func (s *standIn) edge(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.requests++
+		n := s.requests
+		s.agents = append(s.agents, r.UserAgent())
+		intercept := s.intercept
+		s.mu.Unlock()
+		if agent := r.UserAgent(); agent == "" || strings.HasPrefix(agent, defaultAgent) {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		if intercept != nil && intercept(w, r, n) {
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// count is the number of requests that reached the stand-in.
+func (s *standIn) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests
+}
+
+// stall holds a request until its client gives up, or 10 s pass: a test
+// server that stops by itself. The body is read first: only then does the
+// server watch the connection, and see the client leave.
+func stall(r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	select {
+	case <-r.Context().Done():
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// synthetic adds n views to the stand-in, each the 2.0 proof's under a
+// proof id of its own, all naming the one Rekor entry it serves, and
+// returns their ids.
+func (s *standIn) synthetic(t *testing.T, n int) []string {
+	t.Helper()
+	model := s.views[rekorID]
+	var ids []string
+	for i := range n {
+		id := fmt.Sprintf("prf_20260303_161853_%06x", 0xa00000+i)
+		view := json.RawMessage(strings.Replace(string(model), rekorID, id, 1))
+		_, err := proofs.ParseView(id, view)
+		require.NoError(t, err)
+		s.views[id] = view
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 func (s *standIn) fail(w http.ResponseWriter) bool {
@@ -102,10 +170,16 @@ func (s *standIn) fail(w http.ResponseWriter) bool {
 	return false
 }
 
-const gelID = "prf_20260923_072144_2ad720"
+const (
+	gelID   = "prf_20260923_072144_2ad720"
+	rekorID = "prf_20260303_161853_4d0904" // the 2.0 proof, whose entry the stand-in serves
+)
 
 func fetcher(srv *httptest.Server, dir string) *fetch.Fetcher {
-	return &fetch.Fetcher{Client: srv.Client(), TrustLayer: srv.URL, Rekor: srv.URL, Dir: dir, Attempts: 3, Backoff: time.Millisecond}
+	return &fetch.Fetcher{
+		Client: srv.Client(), TrustLayer: srv.URL, Rekor: srv.URL, Dir: dir,
+		UserAgent: fetch.UserAgent("v1.2.3"), Attempts: 3, Backoff: time.Millisecond,
+	}
 }
 
 func TestFetchKeepsWhatCannotChange(t *testing.T) {
