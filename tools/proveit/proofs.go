@@ -59,7 +59,7 @@ func citedProofs(args []string) ([]proofs.Citation, error) {
 			cites = append(cites, proofs.Citation{ProofID: arg})
 			continue
 		}
-		data, err := os.ReadFile(arg)
+		data, err := readSubmission(arg)
 		if err != nil {
 			return nil, badInput(err)
 		}
