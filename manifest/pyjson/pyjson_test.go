@@ -368,3 +368,13 @@ func TestDuplicateKeysInLargeObjects(t *testing.T) {
 		}
 	}
 }
+
+// A pointer is shown printable: its keys are the document's, and a key
+// may hold an escape sequence or a line break.
+func TestShowPointerPrintable(t *testing.T) {
+	_, err := pyjson.Parse([]byte(`{"a\u001b[2J\nb": {"x": 1, "x": 2}}`))
+	require.Error(t, err)
+	assert.Equal(t, `at /a\x1b[2J\nb/x (byte 27): duplicate key "x" (Python keeps only the last one)`, err.Error())
+	assert.Equal(t, "(root)", pyjson.ShowPointer(""))
+	assert.Equal(t, "/a~1b/0", pyjson.ShowPointer("/a~1b/0"))
+}

@@ -267,7 +267,8 @@ func parseRekorFile(data []byte) (*RekorEntry, string, error) {
 	}
 	for uuid, e := range f {
 		if len(e.Verification.InclusionProof.Hashes) > maxPathLength {
-			return nil, "", errorf("/%s/verification/inclusionProof/hashes: %d hashes, over the %d any tree needs", uuid, len(e.Verification.InclusionProof.Hashes), maxPathLength)
+			at := pyjson.FormatPointer([]string{uuid, "verification", "inclusionProof", "hashes"})
+			return nil, "", errorf("%s: %d hashes, over the %d any tree needs", pyjson.ShowPointer(at), len(e.Verification.InclusionProof.Hashes), maxPathLength)
 		}
 		return &e, uuid, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,5 +44,21 @@ func TestSubmissionOfMostSize(t *testing.T) {
 			assert.True(t, strings.HasPrefix(err.Error(), tt.pointer+":"), "%v", err)
 			assert.Contains(t, err.Error(), tt.rule)
 		})
+	}
+}
+
+// The table shows what a submission wrote (its task id, an assertion id,
+// a reason quoting it) printable: no escape sequence, no forged line.
+func TestTextReportPrintable(t *testing.T) {
+	forged := "\x1b[2J\nconf-01  rendue"
+	r := &Report{Tasks: []TaskReport{{TaskID: forged, Status: Rendered, Reason: &forged, Verdict: &forged,
+		Assertions: []AssertionReport{{ID: forged, Status: Unsupported, Cause: ptr(Cause("preuve_invalide"))}}}}}
+	text := r.Text()
+	assert.Contains(t, text, `\x1b[2J\nconf-01  rendue`)
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		assert.False(t, strings.HasPrefix(line, "conf-01"), "a forged line: %q", line)
+		for _, r := range line {
+			assert.True(t, unicode.IsGraphic(r), "%q in %q", r, line)
+		}
 	}
 }
