@@ -2,10 +2,13 @@ package proofs_test
 
 import (
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,6 +30,14 @@ func FuzzParseView(f *testing.F) {
 	}
 	f.Add([]byte(`{"proof_id": "x", "batch_anchor": {"status": "anchored", "leaf_index": -1, "tree_size": 0}}`))
 	f.Add([]byte(`{"proof_id": "x", "commitments": {"a": "zz"}, "disclosed": {"agent_identity": {"nonce": "", "value": [}}}`))
+	// Many keys, where finding a duplicate was quadratic (testdata/fuzz
+	// keeps a key that is an escape sequence and a forged line).
+	var many strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&many, `"c%d": "x", `, i)
+	}
+	f.Add([]byte(`{"proof_id": "x", "commitments": {` + many.String() + `"c7": "x"}}`))
+	f.Add([]byte(`{"proof_id": "x", "disclosed": {` + strings.ReplaceAll(many.String(), `"x"`, `{}`) + `"d": {}}}`))
 	trust, err := proofs.PinnedTrust()
 	if err != nil {
 		f.Fatal(err)
@@ -35,6 +46,9 @@ func FuzzParseView(f *testing.F) {
 		v, err := proofs.ParseView("view.json", data)
 		if err != nil {
 			assert.Contains(t, err.Error(), "view.json")
+			for _, r := range err.Error() {
+				assert.True(t, unicode.IsGraphic(r), "printable: %q", err)
+			}
 			return
 		}
 		r := (&proofs.Verifier{Trust: trust, Season: gelSeason}).Verify(proofs.Input{View: v, AgentDID: gelDID,
