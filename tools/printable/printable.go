@@ -8,6 +8,7 @@ package printable
 
 import (
 	"strconv"
+	"strings"
 	"unicode"
 )
 
@@ -24,4 +25,16 @@ func String(s string) string {
 		}
 	}
 	return s
+}
+
+// Lines is String for a message the program writes on several lines
+// itself (a list of refusals): each line made printable, its line breaks
+// kept. Text from outside the program in it must have been shown through
+// String already, so that it brings no line break of its own.
+func Lines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = String(l)
+	}
+	return strings.Join(lines, "\n")
 }

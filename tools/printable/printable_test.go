@@ -34,3 +34,8 @@ func TestString(t *testing.T) {
 		})
 	}
 }
+
+func TestLines(t *testing.T) {
+	assert.Equal(t, "refusing:\n  a\\x1b[2J\n  b", printable.Lines("refusing:\n  a\\x1b[2J\n  b"))
+	assert.Equal(t, "refusing:\n  \\x1b[2J\n  b\\r", printable.Lines("refusing:\n  \x1b[2J\n  b\r"))
+}

@@ -104,14 +104,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, errFailed):
 		if err != errFailed {
-			fmt.Fprintf(stderr, "proveit %s: %s\n", name, printable.String(err.Error()))
+			fmt.Fprintf(stderr, "proveit %s: %s\n", name, printable.Lines(err.Error()))
 		}
 		return 1
 	case isBadUsage(err):
-		fmt.Fprintf(stderr, "proveit %s: %s; see proveit %s -h\n", name, printable.String(err.Error()), name)
+		fmt.Fprintf(stderr, "proveit %s: %s; see proveit %s -h\n", name, printable.Lines(err.Error()), name)
 		return 2
 	default:
-		fmt.Fprintf(stderr, "proveit %s: %s\n", name, printable.String(err.Error()))
+		fmt.Fprintf(stderr, "proveit %s: %s\n", name, printable.Lines(err.Error()))
 		return 2
 	}
 }
