@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/arkforge/proveit-corpus/tools/printable"
 )
@@ -69,6 +70,12 @@ func ReadFolderFile(dir, name string, limit Limit) ([]byte, error) {
 func readRegular(root *os.Root, name string, limit Limit) ([]byte, error) {
 	info, err := root.Stat(name) // a link is followed, within the root only
 	if err != nil {
+		if link, target, ok := linkOnTheWay(root, name); ok && !errors.Is(err, fs.ErrNotExist) {
+			if link != name {
+				return nil, fmt.Errorf("its folder %s is a link to %s, out of the views folder: not followed", link, target)
+			}
+			return nil, fmt.Errorf("a link to %s, out of the folder: not followed", target)
+		}
 		return nil, pathReason(err)
 	}
 	if err := regularWithin(info, limit); err != nil {
@@ -93,6 +100,19 @@ func readRegular(root *os.Root, name string, limit Limit) ([]byte, error) {
 		return nil, fmt.Errorf("more than the %d bytes %s may hold", limit.Bytes, limit.What)
 	}
 	return data, nil
+}
+
+// linkOnTheWay finds the first link on the way to name (name itself, or a
+// folder it is in), to say which one a refusal is for.
+func linkOnTheWay(root *os.Root, name string) (link, target string, found bool) {
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		link = strings.Join(parts[:i+1], "/")
+		if target, err := root.Readlink(link); err == nil {
+			return link, target, true
+		}
+	}
+	return "", "", false
 }
 
 // regularWithin refuses anything but a regular file of at most limit's
