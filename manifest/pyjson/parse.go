@@ -226,6 +226,7 @@ func (d *Document) object(depth int) error {
 		return nil
 	}
 	keys := len(d.keys)
+	var seen map[string]struct{} // the keys of a large object (see duplicate)
 	for count := 1; ; count++ {
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
@@ -235,7 +236,7 @@ func (d *Document) object(depth int) error {
 		if err := d.string(flagKey); err != nil {
 			return err
 		}
-		if d.duplicate(key, d.keys[keys:]) {
+		if d.duplicate(key, d.keys[keys:], &seen) {
 			d.pos = keyAt
 			d.path = append(d.path, int32(key))
 			return d.fail("duplicate key %q (Python keeps only the last one)", d.text(key))
@@ -279,15 +280,35 @@ func (d *Document) separator(end byte, container string) (more bool, err error) 
 	return false, d.fail("expected ',' or '%c' in %s", end, container)
 }
 
+// smallObject is the count of keys up to which a duplicate is looked for
+// by scanning the keys before it, allocating nothing: most objects are
+// that small. Past it, the object's keys are kept in a set, so that
+// reading an object of n keys takes time linear in n, not quadratic.
+const smallObject = 32
+
 // duplicate reports whether the key token key has the text of one of the
-// keys already read in its object.
-func (d *Document) duplicate(key int, before []int32) bool {
+// keys already read in its object, before; seen is the object's set of
+// keys, built once the object grows past smallObject, and key is added.
+func (d *Document) duplicate(key int, before []int32, seen *map[string]struct{}) bool {
 	text := d.text(key)
-	for _, k := range before {
-		if string(d.text(int(k))) == string(text) {
-			return true
+	if len(before) < smallObject {
+		for _, k := range before {
+			if string(d.text(int(k))) == string(text) {
+				return true
+			}
+		}
+		return false
+	}
+	if *seen == nil {
+		*seen = make(map[string]struct{}, 2*len(before))
+		for _, k := range before {
+			(*seen)[string(d.text(int(k)))] = struct{}{}
 		}
 	}
+	if _, dup := (*seen)[string(text)]; dup {
+		return true
+	}
+	(*seen)[string(text)] = struct{}{}
 	return false
 }
 

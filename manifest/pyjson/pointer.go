@@ -3,6 +3,8 @@ package pyjson
 import (
 	"strconv"
 	"strings"
+
+	"github.com/arkforge/proveit-corpus/tools/printable"
 )
 
 // Lookup returns the value at an RFC 6901 JSON pointer ("" is the whole
@@ -68,10 +70,11 @@ func Equal(a, b Value) bool {
 }
 
 // ShowPointer writes a JSON pointer for a message: the empty pointer, the
-// whole document, as "(root)".
+// whole document, as "(root)". Its keys come from the document, so it is
+// shown printable (a control character escaped), never as read.
 func ShowPointer(pointer string) string {
 	if pointer == "" {
 		return "(root)"
 	}
-	return pointer
+	return printable.String(pointer)
 }

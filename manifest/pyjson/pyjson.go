@@ -29,7 +29,9 @@ type Member struct {
 	Value Value
 }
 
-// Get returns the value of key, if present.
+// Get returns the value of key, if present. It scans the members: a
+// reader of every member ranges over the object instead, so that reading
+// an object stays linear in its size.
 func (o Object) Get(key string) (Value, bool) {
 	for _, m := range o {
 		if m.Key == key {

@@ -320,3 +320,61 @@ func randomNumber(rng *rand.Rand) string {
 		return fmt.Sprintf("%d.%03d", rng.IntN(1e6), rng.IntN(1000))
 	}
 }
+
+// A duplicate key is found wherever it is, in an object of any size, at
+// the second occurrence; keys of distinct objects never clash. An object
+// of a hundred thousand keys is read in linear time: quadratically it
+// would not finish within the test's deadline.
+func TestDuplicateKeysInLargeObjects(t *testing.T) {
+	object := func(n int, extra ...string) string {
+		members := make([]string, 0, n+len(extra))
+		for i := range n {
+			members = append(members, fmt.Sprintf(`"k%d": %d`, i, i))
+		}
+		return "{" + strings.Join(append(members, extra...), ", ") + "}"
+	}
+	tests := []struct {
+		name, doc, pointer string
+		second             string // the duplicate as spelled, its last occurrence in doc
+	}{
+		{"the first key again, in a small object", object(3, `"k0": 0`), "/k0", `"k0"`},
+		{"the first key again, at the last key scanned", object(31, `"k0": 0`), "/k0", `"k0"`},
+		{"the first key again, once the set is built", object(32, `"k0": 0`), "/k0", `"k0"`},
+		{"the last key again, in a large object", object(1000, `"k999": 0`), "/k999", `"k999"`},
+		{"an escaped spelling of a key, in a large object", object(1000, `"k\u0035": 0`), "/k5", `"k\u0035"`},
+		{"in a large object nested in another", `{"a": ` + object(100, `"k50": 0`) + `}`, "/a/k50", `"k50"`},
+		{"in a small object after a large one", `{"a": ` + object(100) + `, "b": {"x": 1, "x": 2}}`, "/b/x", `"x"`},
+		{"in the outer object after a large inner one", `{"a": ` + object(100) + `, "a": 1}`, "/a", `"a"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := pyjson.Parse([]byte(tt.doc))
+			var se *pyjson.SyntaxError
+			require.ErrorAs(t, err, &se)
+			assert.Contains(t, se.Reason, "duplicate key")
+			assert.Equal(t, tt.pointer, se.Pointer)
+			assert.Equal(t, strings.LastIndex(tt.doc, tt.second), se.Offset)
+		})
+	}
+	_, err := pyjson.Parse([]byte(`{"a": ` + object(100) + `, "b": ` + object(100) + `, "k1": ` + object(40) + `}`))
+	require.NoError(t, err, "the same keys in distinct objects")
+	for _, n := range []int{1000, 100_000} {
+		v, err := pyjson.Parse([]byte(object(n)))
+		require.NoError(t, err)
+		o := v.(pyjson.Object)
+		require.Len(t, o, n)
+		for i, m := range o {
+			require.Equal(t, "k"+strconv.Itoa(i), m.Key, "members in source order")
+		}
+	}
+}
+
+// A pointer is shown printable: its keys are the document's, and a key
+// may hold an escape sequence or a line break.
+func TestShowPointerPrintable(t *testing.T) {
+	_, err := pyjson.Parse([]byte(`{"a\u001b[2J\nb": {"x": 1, "x": 2}}`))
+	require.Error(t, err)
+	assert.Equal(t, `at /a\x1b[2J\nb/x (byte 27): duplicate key "x" (Python keeps only the last one)`, err.Error())
+	assert.Equal(t, "(root)", pyjson.ShowPointer(""))
+	assert.Equal(t, "/a~1b/0", pyjson.ShowPointer("/a~1b/0"))
+}

@@ -3,9 +3,15 @@ package proofs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/tools/printable"
 )
 
 // A views folder holds what a replay reads of Trust Layer and Rekor, as
@@ -23,14 +29,138 @@ func EntryFile(dir, uuid string) string { return filepath.Join(dir, "rekor", uui
 // anchored, or it predates batches. A pending view is read again.
 func (v *View) Settled() bool { return v.Batch == nil || v.Batch.Status == anchoredStatus }
 
-// ReadView reads a proof's view from a folder; a view that is not there is
-// an error wrapping fs.ErrNotExist.
+// Limit is the most a kind of file in a views folder may hold, named for
+// the message that refuses a larger one.
+type Limit struct {
+	What  string // "a public view"
+	Bytes int64
+}
+
+// The limits of a views folder's files.
+var (
+	ViewLimit  = Limit{"a public view", MaxViewSize}
+	EntryLimit = Limit{"a Rekor entry", MaxEntrySize}
+)
+
+// ReadFolderFile reads the file name (slash-separated, such as
+// "rekor/<uuid>.json") of the folder dir, as a views folder published by
+// anyone must be read: within the folder (through os.Root, so that no
+// link, whatever git or tar kept, leads out of it), a regular file only
+// (a named pipe or a device is refused before it is opened: reading
+// either never ends), and no more than limit's bytes, its size checked
+// before it is read and the read itself bounded. Every error names the
+// file; one that is not there wraps fs.ErrNotExist.
+func ReadFolderFile(dir, name string, limit Limit) ([]byte, error) {
+	file := filepath.Join(dir, filepath.FromSlash(name))
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, pathReason(err))
+	}
+	defer root.Close()
+	data, err := readRegular(root, name, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return data, nil
+}
+
+// readRegular reads name within root: a regular file of at most limit's
+// bytes, checked by its metadata before it is opened, and again once open
+// in case it was replaced in between.
+func readRegular(root *os.Root, name string, limit Limit) ([]byte, error) {
+	info, err := root.Stat(name) // a link is followed, within the root only
+	if err != nil {
+		if link, target, ok := linkOnTheWay(root, name); ok && !errors.Is(err, fs.ErrNotExist) {
+			if link != name {
+				return nil, fmt.Errorf("its folder %s is a link to %s, out of the views folder: not followed", link, target)
+			}
+			return nil, fmt.Errorf("a link to %s, out of the folder: not followed", target)
+		}
+		return nil, pathReason(err)
+	}
+	if err := regularWithin(info, limit); err != nil {
+		return nil, err
+	}
+	f, err := root.OpenFile(name, openReadOnly, 0)
+	if err != nil {
+		return nil, pathReason(err)
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return nil, pathReason(err)
+	}
+	if err := regularWithin(info, limit); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit.Bytes+1))
+	if err != nil {
+		return nil, pathReason(err)
+	}
+	if int64(len(data)) > limit.Bytes {
+		return nil, fmt.Errorf("more than the %d bytes %s may hold", limit.Bytes, limit.What)
+	}
+	return data, nil
+}
+
+// linkOnTheWay finds the first link on the way to name (name itself, or a
+// folder it is in), to say which one a refusal is for.
+func linkOnTheWay(root *os.Root, name string) (link, target string, found bool) {
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		link = strings.Join(parts[:i+1], "/")
+		if target, err := root.Readlink(link); err == nil {
+			return link, target, true
+		}
+	}
+	return "", "", false
+}
+
+// regularWithin refuses anything but a regular file of at most limit's
+// bytes.
+func regularWithin(info fs.FileInfo, limit Limit) error {
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s, not a regular file: refused", kindOf(info.Mode()))
+	}
+	if info.Size() > limit.Bytes {
+		return fmt.Errorf("%d bytes, over the %d %s may hold", info.Size(), limit.Bytes, limit.What)
+	}
+	return nil
+}
+
+// kindOf names a file that is not regular.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
+}
+
+// pathReason is err without the operation and path a *PathError repeats:
+// the caller names the file once.
+func pathReason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// ReadView reads a proof's view from a folder (ReadFolderFile); a view
+// that is not there is an error wrapping fs.ErrNotExist. Any other error
+// names the file and why it cannot be a view.
 func ReadView(dir, proofID string) (*View, error) {
 	if !ValidProofID(proofID) {
 		return nil, &ProofIDError{ID: proofID}
 	}
 	file := ViewFile(dir, proofID)
-	data, err := os.ReadFile(file)
+	data, err := ReadFolderFile(dir, proofID+".json", ViewLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -46,12 +176,13 @@ func ReadView(dir, proofID string) (*View, error) {
 
 // readEntry reads the Rekor entry a view names from a folder: nil when the
 // view names none it could be (an unverifiable uuid) or the folder lacks
-// it, which verification reports as not supplied.
+// it, which verification reports as not supplied; an error names the file
+// of an entry the folder holds but that cannot be read.
 func readEntry(dir string, v *View) ([]byte, error) {
 	if v.Log == nil || !ValidRekorUUID(v.Log.UUID) {
 		return nil, nil
 	}
-	data, err := os.ReadFile(EntryFile(dir, v.Log.UUID))
+	data, err := ReadFolderFile(dir, "rekor/"+v.Log.UUID+".json", EntryLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -70,11 +201,18 @@ type Citation struct {
 // proof id (the first citation's disclosure; a second, different one is
 // the replay's to refuse). A proof the folder holds no view of fails
 // CheckViewMissing (so does an id no proof can have): as far as any reader
-// can tell, it does not exist. A view
-// or entry that cannot be read is an error naming its file.
+// can tell, it does not exist. A view that cannot be read (not a regular
+// file within the folder, too large, not a public view of that proof)
+// fails CheckViewUnreadable, and an entry that cannot be read leaves its
+// proofs' Rekor entry not supplied, each with the file and why as the
+// check's detail: one file fails its proofs alone, never the others.
 func (vr *Verifier) VerifyFolder(dir string, cites []Citation) (map[string]Result, error) {
 	out := make(map[string]Result, len(cites))
-	entries := map[string][]byte{} // a batch's entry, read once for its hundred proofs
+	type entryRead struct {
+		data []byte
+		err  error
+	}
+	entries := map[string]entryRead{} // a batch's entry, read once for its hundred proofs
 	for _, c := range cites {
 		if _, done := out[c.ProofID]; done {
 			continue
@@ -85,21 +223,33 @@ func (vr *Verifier) VerifyFolder(dir string, cites []Citation) (map[string]Resul
 			continue
 		}
 		if err != nil {
-			return nil, err
+			out[c.ProofID] = failed(CheckViewUnreadable, err)
+			continue
 		}
-		var entry []byte
+		var entry entryRead
 		if view.Log != nil {
 			var read bool
 			if entry, read = entries[view.Log.UUID]; !read {
-				if entry, err = readEntry(dir, view); err != nil {
-					return nil, err
-				}
+				entry.data, entry.err = readEntry(dir, view)
 				entries[view.Log.UUID] = entry
 			}
 		}
-		out[c.ProofID] = vr.Verify(Input{View: view, Entry: entry, Disclosure: c.Disclosure, AgentDID: c.AgentDID})
+		r := vr.Verify(Input{View: view, Entry: entry.data, Disclosure: c.Disclosure, AgentDID: c.AgentDID})
+		if entry.err != nil && slices.Contains(r.Failures, CheckRekorMissing) {
+			r.Details = maps.Clone(r.Details)
+			if r.Details == nil {
+				r.Details = map[Check]string{}
+			}
+			r.Details[CheckRekorMissing] = printable.String(entry.err.Error())
+		}
+		out[c.ProofID] = r
 	}
 	return out, nil
+}
+
+// failed is the result of a proof that failed one check, for a reason.
+func failed(c Check, err error) Result {
+	return Result{Failures: []Check{c}, Details: map[Check]string{c: printable.String(err.Error())}, Incidents: []string{}}
 }
 
 // Outcomes are the verifier's input the results establish, by proof id.

@@ -2,11 +2,16 @@ package proofs_test
 
 import (
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 )
@@ -25,6 +30,14 @@ func FuzzParseView(f *testing.F) {
 	}
 	f.Add([]byte(`{"proof_id": "x", "batch_anchor": {"status": "anchored", "leaf_index": -1, "tree_size": 0}}`))
 	f.Add([]byte(`{"proof_id": "x", "commitments": {"a": "zz"}, "disclosed": {"agent_identity": {"nonce": "", "value": [}}}`))
+	// Many keys, where finding a duplicate was quadratic (testdata/fuzz
+	// keeps a key that is an escape sequence and a forged line).
+	var many strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&many, `"c%d": "x", `, i)
+	}
+	f.Add([]byte(`{"proof_id": "x", "commitments": {` + many.String() + `"c7": "x"}}`))
+	f.Add([]byte(`{"proof_id": "x", "disclosed": {` + strings.ReplaceAll(many.String(), `"x"`, `{}`) + `"d": {}}}`))
 	trust, err := proofs.PinnedTrust()
 	if err != nil {
 		f.Fatal(err)
@@ -33,6 +46,9 @@ func FuzzParseView(f *testing.F) {
 		v, err := proofs.ParseView("view.json", data)
 		if err != nil {
 			assert.Contains(t, err.Error(), "view.json")
+			for _, r := range err.Error() {
+				assert.True(t, unicode.IsGraphic(r), "printable: %q", err)
+			}
 			return
 		}
 		r := (&proofs.Verifier{Trust: trust, Season: gelSeason}).Verify(proofs.Input{View: v, AgentDID: gelDID,
@@ -70,33 +86,47 @@ func FuzzRekorEntry(f *testing.F) {
 	})
 }
 
+// FuzzToken reads each input as the RFC 3161 response of the real spec 3.1
+// view, written into the view's JSON as tsr_base64, parsed and verified
+// as any view is: the public path, not the token reader alone.
+// testdata/fuzz/FuzzToken holds each malformed token found.
 func FuzzToken(f *testing.F) {
-	gel, err := os.ReadFile(filepath.Join("testdata", "trustlayer", "proof_proveit_gel.json"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	view, err := proofs.ParseView("gel", gel)
-	if err != nil {
-		f.Fatal(err)
-	}
-	token, err := base64.StdEncoding.DecodeString(view.TSA.TSRBase64)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(token)
-	f.Add(token[:40])
+	gel := readFile(f, "proof_proveit_gel.json")
+	real := gelToken(f)
+	f.Add(real)
+	f.Add(real[:40])
 	f.Add([]byte{0x30, 0x84, 0xff, 0xff, 0xff, 0xff})
-	trust, err := proofs.PinnedTrust()
-	if err != nil {
-		f.Fatal(err)
-	}
+	vr := &proofs.Verifier{Trust: pinned(f), Season: gelSeason}
 	f.Fuzz(func(t *testing.T, tsr []byte) {
-		v, _ := proofs.ParseView("gel", gel)
-		v.TSA.TSRBase64 = base64.StdEncoding.EncodeToString(tsr)
-		r := (&proofs.Verifier{Trust: trust, Season: gelSeason}).Verify(proofs.Input{View: v})
+		data := withToken(t, gel, base64.StdEncoding.EncodeToString(tsr))
+		v, err := proofs.ParseView("gel", data)
+		if !assert.NoError(t, err) {
+			return
+		}
+		r := vr.Verify(proofs.Input{View: v})
 		assert.False(t, r.Valid, "the gel view has no Rekor entry here")
+		assert.False(t, r.Pending, "the gel view's batch is anchored")
 		for _, c := range r.Failures {
 			assert.Contains(t, proofs.Checks, c)
 		}
 	})
 }
+
+// gelToken is the DER of the real spec 3.1 view's token.
+func gelToken(tb testing.TB) []byte {
+	tb.Helper()
+	v, err := proofs.ParseView("gel", readFile(tb, "proof_proveit_gel.json"))
+	require.NoError(tb, err)
+	der, err := base64.StdEncoding.DecodeString(v.TSA.TSRBase64)
+	require.NoError(tb, err)
+	return der
+}
+
+// withToken is the view's JSON with tsr_base64 replaced by token.
+func withToken(tb testing.TB, view []byte, token string) []byte {
+	tb.Helper()
+	require.True(tb, tsrMember.Match(view), "the view has a tsr_base64 member")
+	return tsrMember.ReplaceAll(view, []byte(`"tsr_base64":"`+token+`"`))
+}
+
+var tsrMember = regexp.MustCompile(`"tsr_base64":"[^"]*"`)

@@ -1,8 +1,11 @@
 package proofs_test
 
 import (
+	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -59,4 +62,94 @@ func TestParseRekorEntryErrors(t *testing.T) {
 	uuid, err := proofs.ParseRekorEntry(readFile(t, "rekor_entry.json"))
 	require.NoError(t, err)
 	assert.True(t, proofs.ValidRekorUUID(uuid))
+}
+
+// A token that cannot be read fails jeton_tsa, its proof alone: never a
+// panic, whatever the bytes (testdata/fuzz/FuzzToken keeps each one found
+// to panic the BER reader of digitorus/pkcs7).
+func TestUnreadableToken(t *testing.T) {
+	real := gelToken(t)
+	found := base64Bytes(t, "MAkwAwIBADACMIE=")
+	nested := []byte{}
+	for range 40 {
+		nested = append([]byte{0x30, byte(len(nested))}, nested...)
+	}
+	tests := []struct {
+		name  string
+		token []byte
+	}{
+		{"a ContentInfo cut short (30 81)", found},
+		{"a high tag number 1f01", append(found[:len(found)-2:len(found)-2], 0x1f, 0x01)},
+		{"a high tag number 1f80", append(found[:len(found)-2:len(found)-2], 0x1f, 0x80)},
+		{"an indefinite length", []byte{0x30, 0x80, 0x30, 0x03, 0x02, 0x01, 0x00, 0x00, 0x00}},
+		{"a length not minimal", append([]byte{0x30, 0x82, 0x00, byte(len(found) - 2)}, found[2:]...)},
+		{"the real token cut short", real[:len(real)-1]},
+		{"the real token and a byte more", append(real[:len(real):len(real)], 0)},
+		{"nested 40 deep", nested},
+		{"empty", nil},
+	}
+	gel := readFile(t, "proof_proveit_gel.json")
+	vr := &proofs.Verifier{Trust: pinned(t), Season: gelSeason}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := proofs.ParseView("gel", withToken(t, gel, base64.StdEncoding.EncodeToString(tt.token)))
+			require.NoError(t, err)
+			var r proofs.Result
+			require.NotPanics(t, func() { r = vr.Verify(proofs.Input{View: v}) })
+			assert.Contains(t, r.Failures, proofs.CheckToken)
+			assert.False(t, r.Valid)
+		})
+	}
+	v, err := proofs.ParseView("gel", withToken(t, gel, base64.StdEncoding.EncodeToString(real)))
+	require.NoError(t, err)
+	assert.NotContains(t, vr.Verify(proofs.Input{View: v}).Failures, proofs.CheckToken, "the real token reads")
+}
+
+func base64Bytes(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(s)
+	require.NoError(t, err)
+	return b
+}
+
+// A view of the largest size allowed, holding as many small keys as fit
+// under commitments or disclosed, is read and verified in time linear in
+// its size: a fraction of a second, where comparing every key with each
+// earlier one took half a minute. The test's deadline is the bound; the
+// time is logged, never asserted.
+func TestViewOfManyKeys(t *testing.T) {
+	gel := string(readFile(t, "proof_proveit_gel.json"))
+	fill := func(member, key, value string) string {
+		var b strings.Builder
+		room := proofs.MaxViewSize - len(gel) - 16
+		for i := 0; b.Len()+len(key)+len(value)+12 < room; i++ {
+			fmt.Fprintf(&b, `"%s%d":%s,`, key, i, value)
+		}
+		out := strings.Replace(gel, `"`+member+`":{`, `"`+member+`":{`+b.String(), 1)
+		require.NotEqual(t, gel, out)
+		require.LessOrEqual(t, len(out), proofs.MaxViewSize)
+		return out
+	}
+	tests := []struct {
+		name, data string
+		want       proofs.Check
+	}{
+		{"commitments", fill("commitments", "c", `"x"`), proofs.CheckCommitments},
+		{"disclosed", fill("disclosed", "d", `{}`), ""},
+	}
+	vr := &proofs.Verifier{Trust: pinned(t), Season: gelSeason}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			v, err := proofs.ParseView("prf.json", []byte(tt.data))
+			require.NoError(t, err)
+			r := vr.Verify(proofs.Input{View: v, AgentDID: gelDID})
+			t.Logf("%d bytes, %d commitments, %d disclosed: read and verified in %v", len(tt.data), len(v.Commitments), len(v.Disclosed), time.Since(start))
+			assert.Greater(t, len(v.Commitments)+len(v.Disclosed), 70_000)
+			assert.False(t, r.Valid)
+			if tt.want != "" {
+				assert.Contains(t, r.Failures, tt.want)
+			}
+		})
+	}
 }

@@ -20,6 +20,9 @@ type Check string
 const (
 	// The proof exists: the views folder holds its public view.
 	CheckViewMissing Check = "vue_absente"
+	// The view can be read: a regular file within the folder, of a public
+	// view's size and shape.
+	CheckViewUnreadable Check = "vue_illisible"
 	// Condition 2 first: an identity below spec 3.1 is not receivable.
 	CheckSpecVersion Check = "version_spec"
 	// The commitments and their root, the chain hash.
@@ -58,7 +61,7 @@ const (
 // Checks lists every check in the order a verification makes them, which
 // is the order a result names its failures in.
 var Checks = []Check{
-	CheckViewMissing, CheckSpecVersion, CheckCommitments, CheckCommitmentsRoot,
+	CheckViewMissing, CheckViewUnreadable, CheckSpecVersion, CheckCommitments, CheckCommitmentsRoot,
 	CheckIdentityOpening, CheckIdentityUnbound, CheckIdentityOtherDID,
 	CheckRequestPair, CheckResponsePair,
 	CheckSignature, CheckKeyUnknown, CheckKeyRetired,
@@ -91,8 +94,10 @@ type Outcome struct {
 // pointers of the view's flat fields that differ from their opened values.
 type Result struct {
 	Outcome
-	Failures  []Check  `json:"echecs"`
-	Incidents []string `json:"incidents"`
+	Failures []Check `json:"echecs"`
+	// Details says why each failed check failed, in printable text.
+	Details   map[Check]string `json:"details,omitempty"`
+	Incidents []string         `json:"incidents"`
 }
 
 // Disclosure is what a submission discloses for one proof: the openings of

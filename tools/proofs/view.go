@@ -138,7 +138,7 @@ func ParseView(file string, data []byte) (*View, error) {
 	if c := r.member(root, "", "commitments"); c != nil {
 		v.Commitments = make(map[string]string, len(c))
 		for _, m := range c {
-			v.Commitments[m.Key] = r.str(c, "/commitments", m.Key)
+			v.Commitments[m.Key] = r.text(m.Value, "/commitments", m.Key)
 		}
 	}
 	if d := r.member(root, "", "disclosed"); d != nil {
@@ -226,8 +226,15 @@ func (r *reader) member(o pyjson.Object, at, key string) pyjson.Object {
 
 // str is the string at key, "" when absent or null.
 func (r *reader) str(o pyjson.Object, at, key string) string {
-	v, ok := o.Get(key)
-	if !ok || v == nil {
+	v, _ := o.Get(key)
+	return r.text(v, at, key)
+}
+
+// text is v, the member key's value, as a string: "" when null. Reading
+// every member of an object, ranging over it, calls text for each, never
+// str, which would scan the object once for each member.
+func (r *reader) text(v pyjson.Value, at, key string) string {
+	if v == nil {
 		return ""
 	}
 	s, ok := v.(string)

@@ -6,9 +6,12 @@ import (
 	"crypto/ecdsa"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/asn1"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -73,11 +76,7 @@ func (vr *Verifier) checkToken(tsa *TimestampAuthority, anchored []byte) (*time.
 	if tsa == nil || tsa.TSRBase64 == "" {
 		return nil, []Check{CheckToken}
 	}
-	der, err := base64.StdEncoding.DecodeString(tsa.TSRBase64)
-	if err != nil || len(der) > maxTokenSize {
-		return nil, []Check{CheckToken}
-	}
-	ts, err := timestamp.ParseResponse(der)
+	ts, err := readToken(tsa.TSRBase64)
 	if err != nil {
 		return nil, []Check{CheckToken}
 	}
@@ -107,12 +106,85 @@ func signedBy(ts *timestamp.Timestamp, tsa *TSA) bool {
 	if ts.Time.Before(tsa.From) || ts.Time.After(tsa.Until) {
 		return false
 	}
-	p7, err := pkcs7.Parse(ts.RawToken)
-	if err != nil {
-		return false
+	err := guard(func() error {
+		p7, err := pkcs7.Parse(ts.RawToken)
+		if err != nil {
+			return err
+		}
+		p7.Certificates = []*x509.Certificate{tsa.Cert}
+		return p7.VerifyWithOpts(x509.VerifyOptions{}) // no Roots: the signature alone, the chain being pinned
+	})
+	return err == nil
+}
+
+// maxDERDepth bounds the nesting of a token's ASN.1: a real one nests
+// about ten deep.
+const maxDERDepth = 32
+
+// readToken decodes an RFC 3161 response as a view holds it (tsr_base64)
+// and parses it. The bytes are untrusted: they must be DER, every element
+// of definite and minimal length and tag, before the BER reader of
+// digitorus/pkcs7 sees them, which indexes past the end of some malformed
+// input; a panic it still raises is returned as an error.
+func readToken(tsrBase64 string) (*timestamp.Timestamp, error) {
+	der, err := base64.StdEncoding.DecodeString(tsrBase64)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("tsr_base64: not standard base64: %w", err)
+	case len(der) > maxTokenSize:
+		return nil, fmt.Errorf("tsr_base64: %d bytes, over the %d a token may hold", len(der), maxTokenSize)
 	}
-	p7.Certificates = []*x509.Certificate{tsa.Cert}
-	return p7.VerifyWithOpts(x509.VerifyOptions{}) == nil // no Roots: the signature alone, the chain being pinned
+	if err := checkDER(der, 0); err != nil {
+		return nil, fmt.Errorf("tsr_base64: not DER: %w", err)
+	}
+	var ts *timestamp.Timestamp
+	err = guard(func() (err error) {
+		ts, err = timestamp.ParseResponse(der)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tsr_base64: not an RFC 3161 response: %w", err)
+	}
+	return ts, nil
+}
+
+// checkDER requires der to be a sequence of whole DER elements, each
+// constructed one's contents too, nested at most maxDERDepth deep.
+func checkDER(der []byte, depth int) error {
+	if depth == 0 && len(der) == 0 {
+		return errors.New("empty")
+	}
+	for len(der) > 0 {
+		var e asn1.RawValue
+		rest, err := asn1.Unmarshal(der, &e)
+		if err != nil {
+			return err
+		}
+		if e.IsCompound {
+			if depth == maxDERDepth {
+				return fmt.Errorf("nested deeper than %d", maxDERDepth)
+			}
+			if err := checkDER(e.Bytes, depth+1); err != nil {
+				return err
+			}
+		}
+		if depth == 0 && len(rest) > 0 {
+			return errors.New("data after the response")
+		}
+		der = rest
+	}
+	return nil
+}
+
+// guard runs a third-party parse of untrusted bytes, returning a panic it
+// raises as an error.
+func guard(parse func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the parser failed: %v", p)
+		}
+	}()
+	return parse()
 }
 
 // rekorFile is a Rekor entry as GET /api/v1/log/entries/{uuid} answers it:
@@ -195,7 +267,8 @@ func parseRekorFile(data []byte) (*RekorEntry, string, error) {
 	}
 	for uuid, e := range f {
 		if len(e.Verification.InclusionProof.Hashes) > maxPathLength {
-			return nil, "", errorf("/%s/verification/inclusionProof/hashes: %d hashes, over the %d any tree needs", uuid, len(e.Verification.InclusionProof.Hashes), maxPathLength)
+			at := pyjson.FormatPointer([]string{uuid, "verification", "inclusionProof", "hashes"})
+			return nil, "", errorf("%s: %d hashes, over the %d any tree needs", pyjson.ShowPointer(at), len(e.Verification.InclusionProof.Hashes), maxPathLength)
 		}
 		return &e, uuid, nil
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
+	"github.com/arkforge/proveit-corpus/tools/printable"
 	"github.com/arkforge/proveit-corpus/tools/season"
 
 	// Every track of the season, for the commands that read its files.
@@ -103,14 +104,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, errFailed):
 		if err != errFailed {
-			fmt.Fprintf(stderr, "proveit %s: %v\n", name, err)
+			fmt.Fprintf(stderr, "proveit %s: %s\n", name, printable.Lines(err.Error()))
 		}
 		return 1
 	case isBadUsage(err):
-		fmt.Fprintf(stderr, "proveit %s: %v; see proveit %s -h\n", name, err, helpOf(err, name))
+		fmt.Fprintf(stderr, "proveit %s: %s; see proveit %s -h\n", name, printable.Lines(err.Error()), helpOf(err, name))
 		return 2
 	default:
-		fmt.Fprintf(stderr, "proveit %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "proveit %s: %s\n", name, printable.Lines(err.Error()))
 		return 2
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	proveitcorpus "github.com/arkforge/proveit-corpus"
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/tools/printable"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/proofs/fetch"
 	"github.com/arkforge/proveit-corpus/tools/score"
@@ -62,7 +63,7 @@ func citedProofs(args []string) ([]proofs.Citation, error) {
 			cites = append(cites, proofs.Citation{ProofID: arg})
 			continue
 		}
-		data, err := os.ReadFile(arg)
+		data, err := readSubmission(arg)
 		if errors.Is(err, fs.ErrNotExist) && strings.HasPrefix(arg, "prf_") {
 			return nil, badInput(fmt.Errorf("%s is not a proof id (prf_YYYYMMDD_HHMMSS_ and 6 lowercase hex digits) nor a file", arg))
 		}
@@ -136,10 +137,10 @@ func runProofsFetch(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%d views read, %d kept; %d Rekor entries read, %d kept; %d pending\n",
 		r.Read, r.Kept, r.EntriesRead, r.EntriesKept, len(r.Pending))
 	for _, id := range r.Pending {
-		fmt.Fprintf(stdout, "PENDING %s: its batch is not anchored yet; fetch again later\n", id)
+		fmt.Fprintf(stdout, "PENDING %s: its batch is not anchored yet; fetch again later\n", printable.String(id))
 	}
 	for _, e := range r.Errors {
-		fmt.Fprintf(stdout, "FAILED %v\n", e)
+		fmt.Fprintf(stdout, "FAILED %s\n", printable.String(e.Error()))
 	}
 	if len(r.Errors) > 0 {
 		return errFailed
@@ -303,12 +304,14 @@ func runProofsVerify(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// resultsText is the report for people: one line a proof, then its
-// incidents.
+// resultsText is the report for people: one line a proof, then a line
+// for each failed check's detail, then its incidents. A proof id is the
+// submission's, shown printable.
 func resultsText(results map[string]proofs.Result) string {
 	var b strings.Builder
 	for _, id := range slices.Sorted(maps.Keys(results)) {
 		r := results[id]
+		id := printable.String(id)
 		switch {
 		case r.Valid:
 			fmt.Fprintf(&b, "%s valide\n", id)
@@ -320,6 +323,11 @@ func resultsText(results map[string]proofs.Result) string {
 				checks[i] = string(c)
 			}
 			fmt.Fprintf(&b, "%s invalide: %s\n", id, strings.Join(checks, ", "))
+			for _, c := range r.Failures {
+				if d, ok := r.Details[c]; ok {
+					fmt.Fprintf(&b, "%s %s: %s\n", id, c, printable.String(d))
+				}
+			}
 		}
 		for _, p := range r.Incidents {
 			fmt.Fprintf(&b, "%s incident: the view's flat field %s differs from its opened value (a Trust Layer incident)\n", id, p)

@@ -163,7 +163,7 @@ func TestProofsCommandLine(t *testing.T) {
 		{"verify with a season that closes before it opens", []string{"proofs", "verify", "-views", views, "-track", "conformite", "-opening", "2027-01-01T00:00:00Z", gelID}, 2, "the season closes before it opens"},
 		{"fetch without -views", []string{"proofs", "fetch", gelID}, 2, "-views is required"},
 		{"a submission that cannot be read", []string{"proofs", "verify", "-views", views, "-track", "conformite", "none.json"}, 2, "none.json"},
-		{"a view that is not one", []string{"proofs", "verify", "-views", views, "-track", "conformite", "prf_20260101_000000_000000"}, 2, bad + " /batch_anchor: want an object or null"},
+		{"a view that is not one", []string{"proofs", "verify", "-views", views, "-track", "conformite", "prf_20260101_000000_000000"}, 1, "prf_20260101_000000_000000 vue_illisible: " + bad + " /batch_anchor: want an object or null"},
 		{"the gel proof, no Rekor entry", []string{"proofs", "verify", "-views", views, "-opening", "2026-09-01T00:00:00Z", "-closing", "2026-09-30T23:59:59Z", gelID}, 1, gelID + " invalide: rekor_non_fourni"},
 		{"the gel proof, before season 1", []string{"proofs", "verify", "-views", views, "-track", "conformite", gelID}, 1, gelID + " invalide: jeton_tsa_hors_saison, rekor_non_fourni"},
 		{"verify of a views folder that is not there", []string{"proofs", "verify", "-views", "/nonexistent", "-track", "conformite", gelID}, 2, "-views /nonexistent: no such folder"},

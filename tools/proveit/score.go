@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -111,7 +113,7 @@ func (f *scoreFlags) run(stdout io.Writer) error {
 	}
 	var subs []score.Parsed
 	for _, file := range f.submissions {
-		data, err := os.ReadFile(file)
+		data, err := readSubmission(file)
 		if err != nil {
 			return badInput(err)
 		}
@@ -136,6 +138,13 @@ func (f *scoreFlags) run(stdout io.Writer) error {
 	}
 	_, err = stdout.Write(data)
 	return err
+}
+
+// readSubmission reads a submission's file as a views folder's files are
+// read, participants' files being as untrusted: a regular file within its
+// folder, of at most a submission's size.
+func readSubmission(file string) ([]byte, error) {
+	return proofs.ReadFolderFile(filepath.Dir(file), filepath.Base(file), score.SubmissionLimit)
 }
 
 // trackFiles reads the track's files and, once for the run, its record:

@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/printable"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -533,11 +534,11 @@ func (r *Report) Text() string {
 		if t.VerdictFounded != nil {
 			founded = fmt.Sprint(*t.VerdictFounded)
 		}
-		fmt.Fprintf(&b, "%-8s %-16s %-16s %-6t %-6s %-22s %s\n", t.TaskID, t.Status, deref(t.Verdict), t.VerdictExact, founded,
+		fmt.Fprintf(&b, "%-8s %-16s %-16s %-6t %-6s %-22s %s\n", printable.String(t.TaskID), t.Status, deref(t.Verdict), t.VerdictExact, founded,
 			fmt.Sprintf("%d/%d/%d/%d", counts[Supported], counts[Unsupported], counts[InstrumentFault], counts[Pending]), deref(t.Reason))
 		for _, a := range t.Assertions {
 			if a.Cause != nil {
-				fmt.Fprintf(&b, "         assertion %s: %s (%s)\n", a.ID, a.Status, *a.Cause)
+				fmt.Fprintf(&b, "         assertion %s: %s (%s)\n", printable.String(a.ID), a.Status, *a.Cause)
 			}
 		}
 		for _, f := range t.MissingFacts {
@@ -545,7 +546,7 @@ func (r *Report) Text() string {
 			if v, err := pyjson.Parse(f.Value); err == nil {
 				value = pyjson.Canonical(v)
 			}
-			fmt.Fprintf(&b, "         fait manquant: %s %s = %s\n", f.Resource, f.Field, value)
+			fmt.Fprintf(&b, "         fait manquant: %s %s = %s\n", printable.String(f.Resource), printable.String(f.Field), value)
 		}
 	}
 	rate := "-"
@@ -562,9 +563,11 @@ func (r *Report) Text() string {
 	return b.String()
 }
 
+// deref is a report's optional text as the table shows it: printable,
+// since a submission may have written it.
 func deref(s *string) string {
 	if s == nil {
 		return "-"
 	}
-	return *s
+	return printable.String(*s)
 }

@@ -64,11 +64,18 @@ func entryErr(pointer, format string, args ...any) *entryError {
 	return &entryError{Pointer: pointer, Rule: fmt.Sprintf(format, args...)}
 }
 
+// SubmissionLimit bounds a submission's file: a real one, a few dozen
+// assertions and their disclosures, holds a few KiB.
+var SubmissionLimit = proofs.Limit{What: "a submission", Bytes: 1 << 20}
+
 // ParseSubmission reads a submission and checks its strict schema. On an
 // error it still returns what it could read (the task id at least, when
 // there is one), so that the rejection is reported against its task.
 func ParseSubmission(file string, data []byte) (*Submission, error) {
 	s := &Submission{File: file}
+	if int64(len(data)) > SubmissionLimit.Bytes {
+		return s, entryErr("", "%d octets, au-delà des %d qu'une soumission peut contenir", len(data), SubmissionLimit.Bytes)
+	}
 	doc, err := pyjson.Parse(data)
 	if err != nil {
 		var syntax *pyjson.SyntaxError
@@ -210,14 +217,16 @@ func parseAssertions(v pyjson.Value) ([]Assertion, error) {
 		if !ok || len(proofs) == 0 {
 			return nil, entryErr(at+"/proof_ids", "un tableau non vide d'identifiants de preuve attendu")
 		}
+		cited := make(map[string]bool, len(proofs)) // not a scan of a.ProofIDs: linear in a long list
 		for j, p := range proofs {
 			id, err := nonEmptyString(p, fmt.Sprintf("%s/proof_ids/%d", at, j))
 			if err != nil {
 				return nil, err
 			}
-			if slices.Contains(a.ProofIDs, id) {
+			if cited[id] {
 				return nil, entryErr(fmt.Sprintf("%s/proof_ids/%d", at, j), "la preuve %q est citée deux fois", id)
 			}
+			cited[id] = true
 			a.ProofIDs = append(a.ProofIDs, id)
 		}
 	}
