@@ -47,7 +47,7 @@ func TestProofsFetchFlags(t *testing.T) {
 	}{
 		{"over its budget", fetchWith("-budget", "1"), 2, "proveit proofs: 51 views to read take 2 reads of Trust Layer (50 views a read), " +
 			"over this fetch's budget of 1: Trust Layer blocks an address past 100 view reads an hour (specification 10); " +
-			"fetch these submissions in parts an hour apart, or raise -budget; see proveit proofs -h"},
+			"fetch these submissions in parts an hour apart, or raise -budget; see proveit proofs fetch -h"},
 		{"a budget of nothing", fetchWith("-budget", "0"), 2, "-budget: at least 1"},
 		{"no time for the whole fetch", fetchWith("-deadline", "0s"), 2, "-timeout, -deadline and -max-wait: each more than 0s"},
 		{"no wait for a Retry-After", fetchWith("-max-wait", "-1s"), 2, "-timeout, -deadline and -max-wait: each more than 0s"},
