@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/arkforge/proveit-corpus/tools/printable"
+	"github.com/arkforge/proveit-corpus/internal/printable"
 )
 
 // Lookup returns the value at an RFC 6901 JSON pointer ("" is the whole

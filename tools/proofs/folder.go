@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/arkforge/proveit-corpus/tools/printable"
+	"github.com/arkforge/proveit-corpus/internal/printable"
 )
 
 // A views folder holds what a replay reads of Trust Layer and Rekor, as

@@ -21,8 +21,8 @@ import (
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/internal/printable"
 	"github.com/arkforge/proveit-corpus/manifest"
-	"github.com/arkforge/proveit-corpus/tools/printable"
 	"github.com/arkforge/proveit-corpus/tools/season"
 
 	// Every track of the season, for the commands that read its files.

@@ -18,7 +18,7 @@ import (
 
 	proveitcorpus "github.com/arkforge/proveit-corpus"
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/tools/printable"
+	"github.com/arkforge/proveit-corpus/internal/printable"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/proofs/fetch"
 	"github.com/arkforge/proveit-corpus/tools/score"

@@ -28,8 +28,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/arkforge/proveit-corpus/internal/printable"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
-	"github.com/arkforge/proveit-corpus/tools/printable"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/arkforge/proveit-corpus/tools/printable"
+	"github.com/arkforge/proveit-corpus/internal/printable"
 )
 
 func TestString(t *testing.T) {
