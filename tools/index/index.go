@@ -28,6 +28,9 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
+
+	// Every track of the season: the Index reads each one's files.
+	_ "github.com/arkforge/proveit-corpus/tools/tracks/all"
 )
 
 // Options say what a build or a check reads.
