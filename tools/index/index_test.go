@@ -145,7 +145,7 @@ func TestIndexJSON(t *testing.T) {
 
 	assert.Equal(t, "verifie", idx.Anchoring)
 	assert.Equal(t, 1, idx.Season)
-	assert.Equal(t, "2026-10-01T00:00:00Z", idx.Opening)
+	assert.Equal(t, "2026-03-10T00:00:00Z", idx.Opening)
 	var order []string
 	for _, r := range idx.Tables.Community {
 		order = append(order, r.ID)
@@ -416,7 +416,7 @@ func TestRefusals(t *testing.T) {
 			[]string{inscriptions, "/inscriptions/0/promptx", "unknown member"}},
 		{"a key that is no SHA-256", inscriptions, `"cle": "` + bobKey(), `"cle": "X` + bobKey()[1:],
 			[]string{inscriptions, "/inscriptions/2/cle", "64 lowercase hex"}},
-		{"an enrollment time not in UTC", inscriptions, `"inscrit_le": "2026-10-01T00:02:00Z"`, `"inscrit_le": "2026-10-01T00:02:00+02:00"`,
+		{"an enrollment time not in UTC", inscriptions, `"inscrit_le": "2026-03-10T00:02:00Z"`, `"inscrit_le": "2026-03-10T00:02:00+02:00"`,
 			[]string{inscriptions, "/inscriptions/2/inscrit_le", "UTC"}},
 		{"another track's export", inscriptions, `"piste": "conformite"`, `"piste": "generique"`,
 			[]string{inscriptions, "/piste"}},

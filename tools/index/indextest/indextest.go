@@ -32,14 +32,15 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/solver"
 )
 
-// The season the builder seals: its proofs are dated within it, and it is
-// closed long before any test runs.
+// The season the builder seals: its proofs are dated within it (and
+// within the stand-in's key history, which starts in March 2026), and it
+// is closed before any test runs.
 var (
-	Opening = time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	Closing = time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC)
+	Opening = time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
+	Closing = time.Date(2026, 4, 30, 23, 59, 59, 0, time.UTC)
 	// AfterClose is a time at which the season is closed.
 	AfterClose = Closing.Add(time.Hour)
-	firstCall  = time.Date(2026, 10, 15, 9, 0, 0, 0, time.UTC)
+	firstCall  = time.Date(2026, 3, 15, 9, 0, 0, 0, time.UTC)
 )
 
 // Behaviour is how an enrollment answers.
