@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -56,6 +55,14 @@ const (
 	Guesser
 )
 
+// T is what the builder needs of a test or a benchmark; a testing.TB is
+// one.
+type T interface {
+	require.TestingT
+	Helper()
+	Cleanup(func())
+}
+
 // Enrollment is one enrollment of a track and how it answers.
 type Enrollment struct {
 	index.Enrollment
@@ -76,7 +83,7 @@ type Season struct {
 
 // New starts the corpus and the stand-in on loopback for a season written
 // into dir.
-func New(t testing.TB, dir string) *Season {
+func New(t T, dir string) *Season {
 	t.Helper()
 	s := &Season{Dir: dir, Trust: filepath.Join(dir, "trust"), clockNow: firstCall}
 	upstream := httptest.NewServer(corpusHandler(t))
@@ -104,7 +111,7 @@ func (s *Season) clock() time.Time {
 	return s.clockNow
 }
 
-func manifestOf(t testing.TB, track *corpus.Track) *manifest.Manifest {
+func manifestOf(t T, track *corpus.Track) *manifest.Manifest {
 	m, err := manifest.Decode(manifest.Embedded(track))
 	require.NoError(t, err)
 	return m
@@ -112,7 +119,7 @@ func manifestOf(t testing.TB, track *corpus.Track) *manifest.Manifest {
 
 // corpusHandler serves both compiled-in trees as the corpus does past its
 // gate.
-func corpusHandler(t testing.TB) http.Handler {
+func corpusHandler(t T) http.Handler {
 	manifests := map[*corpus.Track]*manifest.Manifest{}
 	for _, tr := range corpus.Tracks {
 		manifests[tr] = manifestOf(t, tr)
@@ -141,7 +148,7 @@ func corpusHandler(t testing.TB) http.Handler {
 // Track seals the track's record for the season into its folder, with its
 // key, salt and statements as the repository has them, writes
 // inscriptions.json and has each enrollment answer every task.
-func (s *Season) Track(t testing.TB, track *corpus.Track, enrollments []Enrollment) {
+func (s *Season) Track(t T, track *corpus.Track, enrollments []Enrollment) {
 	t.Helper()
 	dir := filepath.Join(s.Dir, track.Name)
 	require.NoError(t, os.MkdirAll(dir, 0o755))
@@ -171,25 +178,60 @@ func (s *Season) Track(t testing.TB, track *corpus.Track, enrollments []Enrollme
 	WriteJSON(t, filepath.Join(dir, "inscriptions.json"), export)
 	origin := manifestOf(t, track).Origin
 	guess := mostFrequentVerdict(key)
-	for _, e := range enrollments {
-		subDir := filepath.Join(dir, "soumissions", e.ID)
-		require.NoError(t, os.MkdirAll(subDir, 0o755))
-		for i, task := range tasks.Tasks {
-			if e.Behaviour == Hurried && i >= len(tasks.Tasks)-3 {
-				continue
+	// The enrollments answer side by side, a few at a time, as they would
+	// during a season.
+	errs := make([]error, len(enrollments))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i := range work {
+				errs[i] = s.answer(tasks, key, enrollments[i], origin, guess, filepath.Join(dir, "soumissions", enrollments[i].ID))
 			}
-			relay := participant.NewProxiedRelay(&participant.TrustLayer{URL: s.api.URL, APIKey: e.APIKey, AgentDID: e.DID}, origin)
-			sub, err := participant.Answer(tasks, task, key.Tasks[i], relay, e.DID)
-			require.NoError(t, err, "%s answers %s", e.ID, task.ID)
-			for _, p := range relay.Proofs() {
-				s.issued = append(s.issued, p.ID)
-			}
-			if e.Behaviour == Guesser {
-				misquote(sub, guess)
-			}
-			WriteJSON(t, filepath.Join(subDir, task.ID+".json"), sub)
+		})
+	}
+	for i := range enrollments {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+// answer has one enrollment answer every task its behaviour answers, and
+// writes its submissions into dir.
+func (s *Season) answer(tasks *season.Tasks, key *season.Key, e Enrollment, origin, guess, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i, task := range tasks.Tasks {
+		if e.Behaviour == Hurried && i >= len(tasks.Tasks)-3 {
+			continue
+		}
+		relay := participant.NewProxiedRelay(&participant.TrustLayer{URL: s.api.URL, APIKey: e.APIKey, AgentDID: e.DID}, origin)
+		sub, err := participant.Answer(tasks, task, key.Tasks[i], relay, e.DID)
+		if err != nil {
+			return fmt.Errorf("%s answers %s: %w", e.ID, task.ID, err)
+		}
+		s.mu.Lock()
+		for _, p := range relay.Proofs() {
+			s.issued = append(s.issued, p.ID)
+		}
+		s.mu.Unlock()
+		if e.Behaviour == Guesser {
+			misquote(sub, guess)
+		}
+		data, err := json.MarshalIndent(sub, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, task.ID+".json"), append(data, '\n'), 0o644); err != nil {
+			return err
 		}
 	}
+	return nil
 }
 
 // misquote makes a guesser's submission: the guessed verdict, and its
@@ -215,7 +257,7 @@ func mostFrequentVerdict(key *season.Key) string {
 }
 
 // CloseBatch anchors every proof issued so far.
-func (s *Season) CloseBatch(t testing.TB) {
+func (s *Season) CloseBatch(t T) {
 	t.Helper()
 	if s.TL.Pending() > 0 {
 		_, err := s.TL.CloseBatch()
@@ -225,7 +267,7 @@ func (s *Season) CloseBatch(t testing.TB) {
 
 // WriteViews writes the views folder as proveit proofs fetch fills it: each
 // issued proof's public view, and its batch's Rekor entry once anchored.
-func (s *Season) WriteViews(t testing.TB) {
+func (s *Season) WriteViews(t T) {
 	t.Helper()
 	dir := filepath.Join(s.Dir, "views")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "rekor"), 0o755))
@@ -248,7 +290,7 @@ func (s *Season) WriteViews(t testing.TB) {
 func (s *Season) Proofs() int { return len(s.issued) }
 
 // WriteJSON writes v as indented JSON.
-func WriteJSON(t testing.TB, file string, v any) {
+func WriteJSON(t T, file string, v any) {
 	t.Helper()
 	data, err := json.MarshalIndent(v, "", "  ")
 	require.NoError(t, err)
@@ -284,5 +326,22 @@ func SameKeyAs(e, first Enrollment) Enrollment {
 	return e
 }
 
-// Describe names a season's size for a benchmark's output.
-func (s *Season) Describe() string { return fmt.Sprintf("%d proofs", len(s.issued)) }
+// Crowd is n enrollments of a track as a large season has them: three
+// reference runs, then careful, hurried and guessing agents in turn, every
+// tenth a second enrollment on the key of the one before it.
+func Crowd(n int) []Enrollment {
+	var out []Enrollment
+	behaviours := []Behaviour{Careful, Hurried, Guesser}
+	for i := range n {
+		id := fmt.Sprintf("agent-%03d", i)
+		e := Enroll(id, fmt.Sprintf("Agent %03d", i), i, behaviours[i%len(behaviours)])
+		switch {
+		case i < 3:
+			e = Reference(e, fmt.Sprintf("modele-%d", i))
+		case i%10 == 9:
+			e = SameKeyAs(e, out[i-1])
+		}
+		out = append(out, e)
+	}
+	return out
+}
