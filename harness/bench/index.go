@@ -30,7 +30,8 @@ type indexRun struct {
 	Proofs           int // proofs verified: those the ranked enrollments cite
 	Verify, Build    time.Duration
 	Check            time.Duration
-	// Peak RSS of each command, bytes (0 where the platform does not say).
+	// Peak RSS of each command, bytes: its VmHWM sampled every 5 ms (0
+	// where /proc does not say).
 	VerifyRSS, BuildRSS, CheckRSS int64
 	// SeasonBuilt is how long building the season took, unmeasured.
 	SeasonBuilt time.Duration
@@ -125,10 +126,44 @@ func (b *bench) timedRSS(args []string) (string, usage, error) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return "", usage{}, fmt.Errorf("%s: %v: %s", strings.Join(args[:min(len(args), 8)], " "), err, tail(out.String(), 1000))
+	if err := cmd.Start(); err != nil {
+		return "", usage{}, err
 	}
-	return out.String(), usage{time.Since(start), peakRSS(cmd.ProcessState)}, nil
+	// The rusage of a child would not do: Linux carries the parent's peak
+	// over fork and exec, and this process holds the whole season. The
+	// command's own high-water mark is its VmHWM, sampled until it exits.
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var peak int64
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return "", usage{}, fmt.Errorf("%s: %v: %s", strings.Join(args[:min(len(args), 8)], " "), err, tail(out.String(), 1000))
+			}
+			return out.String(), usage{time.Since(start), peak}, nil
+		case <-tick.C:
+			peak = max(peak, highWaterMark(cmd.Process.Pid))
+		}
+	}
+}
+
+// highWaterMark is a process's VmHWM in bytes, 0 where /proc does not say.
+func highWaterMark(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
+			return kb * 1024
+		}
+	}
+	return 0
 }
 
 // buildSeason writes a season of perTrack enrollments a track
