@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
@@ -330,5 +329,3 @@ func encodeJSON(v any) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
-
-var _ = time.Now
