@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
@@ -156,6 +157,11 @@ func (o *Options) readTrack(t *corpus.Track) (*trackInputs, error) {
 			return nil, err
 		}
 		if err := in.record.Check(recordFile, t.Name, files, salt); err != nil {
+			var mismatch *seal.MismatchError
+			if errors.As(err, &mismatch) {
+				// One line, as every refusal of the command.
+				return nil, fmt.Errorf("refusing to publish: %s does not anchor these files: %s", mismatch.Record, strings.Join(mismatch.Lines, "; "))
+			}
 			return nil, fmt.Errorf("refusing to publish: %w", err)
 		}
 	}

@@ -455,6 +455,7 @@ func TestRefusals(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "refusing to publish")
 		assert.Contains(t, err.Error(), "engagement_cle")
+		assert.NotContains(t, err.Error(), "\n")
 	})
 }
 
