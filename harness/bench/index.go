@@ -167,7 +167,8 @@ func highWaterMark(pid int) int64 {
 }
 
 // buildSeason writes a season of perTrack enrollments a track
-// (indextest.Crowd) into dir, its proofs anchored and their views fetched.
+// (indextest.Crowd) into dir, its proofs anchored in batches of 100 and
+// the cited ones' views fetched.
 func buildSeason(dir string, perTrack int) (err error) {
 	tb := &harnessT{}
 	defer tb.cleanup()
@@ -179,7 +180,7 @@ func buildSeason(dir string, perTrack int) (err error) {
 			err = tb.err
 		}
 	}()
-	s := indextest.New(tb, dir)
+	s := indextest.NewBatched(tb, dir, 100) // Trust Layer's batches
 	for _, t := range corpus.Tracks {
 		s.Track(tb, t, indextest.Crowd(perTrack))
 	}

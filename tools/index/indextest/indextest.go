@@ -77,13 +77,18 @@ type Season struct {
 	TL       *trustlayer.TrustLayer
 	api      *httptest.Server
 	mu       sync.Mutex
-	issued   []string
+	cited    []string // every proof a submission cites, in order
 	clockNow time.Time
 }
 
 // New starts the corpus and the stand-in on loopback for a season written
 // into dir.
-func New(t T, dir string) *Season {
+func New(t T, dir string) *Season { return NewBatched(t, dir, -1) }
+
+// NewBatched is New with the stand-in closing a batch at every batchSize
+// proofs, as Trust Layer does at 100; a negative size closes none but
+// CloseBatch.
+func NewBatched(t T, dir string, batchSize int) *Season {
 	t.Helper()
 	s := &Season{Dir: dir, Trust: filepath.Join(dir, "trust"), clockNow: firstCall}
 	upstream := httptest.NewServer(corpusHandler(t))
@@ -92,7 +97,7 @@ func New(t T, dir string) *Season {
 	tl, err := trustlayer.New(trustlayer.Options{
 		Clock:        s.clock,
 		Upstreams:    map[string]trustlayer.Upstream{origin: {URL: upstream.URL}},
-		BatchMaxSize: -1,
+		BatchMaxSize: batchSize,
 	})
 	require.NoError(t, err)
 	s.TL = tl
@@ -216,8 +221,8 @@ func (s *Season) answer(tasks *season.Tasks, key *season.Key, e Enrollment, orig
 			return fmt.Errorf("%s answers %s: %w", e.ID, task.ID, err)
 		}
 		s.mu.Lock()
-		for _, p := range relay.Proofs() {
-			s.issued = append(s.issued, p.ID)
+		for _, a := range sub.Assertions {
+			s.cited = append(s.cited, a.ProofIDs...)
 		}
 		s.mu.Unlock()
 		if e.Behaviour == Guesser {
@@ -266,12 +271,17 @@ func (s *Season) CloseBatch(t T) {
 }
 
 // WriteViews writes the views folder as proveit proofs fetch fills it: each
-// issued proof's public view, and its batch's Rekor entry once anchored.
+// cited proof's public view, and its batch's Rekor entry once anchored.
 func (s *Season) WriteViews(t T) {
 	t.Helper()
 	dir := filepath.Join(s.Dir, "views")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "rekor"), 0o755))
-	for _, id := range s.issued {
+	written := map[string]bool{}
+	for _, id := range s.cited {
+		if written[id] {
+			continue
+		}
+		written[id] = true
 		data, err := s.TL.View(trustlayer.ProofID(id))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(proofs.ViewFile(dir, id), data, 0o644))
@@ -285,9 +295,6 @@ func (s *Season) WriteViews(t T) {
 		require.NoError(t, os.WriteFile(proofs.EntryFile(dir, view.Log.UUID), entry, 0o644))
 	}
 }
-
-// Proofs is how many proofs the season's enrollments cite or called.
-func (s *Season) Proofs() int { return len(s.issued) }
 
 // WriteJSON writes v as indented JSON.
 func WriteJSON(t T, file string, v any) {
