@@ -208,7 +208,7 @@ func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) 
 		idx.NotRanked = []Unranked{}
 	}
 	for i, en := range ranking.Ranked {
-		rep, err := r.score(i, dirs[i], en.DID)
+		rep, err := r.score(i)
 		if err != nil {
 			return nil, err
 		}

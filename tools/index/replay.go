@@ -33,6 +33,9 @@ type replayer struct {
 	// enrollment's position.
 	results    map[string]proofs.Result
 	firstCiter map[string]int
+	// subs are the ranked enrollments' submissions, read once for the
+	// verification and each released once scored.
+	subs [][]score.Parsed
 }
 
 func newReplayer(in *trackInputs, verifier *proofs.Verifier, views string) *replayer {
@@ -82,11 +85,13 @@ func submissions(dir, did string) ([]score.Parsed, error) {
 func (r *replayer) verifySeason(dirs, dids []string) error {
 	var cites []proofs.Citation
 	r.firstCiter = map[string]int{}
+	r.subs = make([][]score.Parsed, len(dirs))
 	for i, dir := range dirs {
 		subs, err := submissions(dir, dids[i])
 		if err != nil {
 			return err
 		}
+		r.subs[i] = subs
 		for _, c := range score.Citations(subs) {
 			if _, seen := r.firstCiter[c.ProofID]; !seen {
 				r.firstCiter[c.ProofID] = i
@@ -121,11 +126,9 @@ func (e *PendingError) Error() string {
 }
 
 // score replays the i-th ranked enrollment's submissions.
-func (r *replayer) score(i int, dir, did string) (*replayed, error) {
-	subs, err := submissions(dir, did)
-	if err != nil {
-		return nil, err
-	}
+func (r *replayer) score(i int) (*replayed, error) {
+	subs := r.subs[i]
+	r.subs[i] = nil
 	cites := score.Citations(subs)
 	// A proof another enrollment cited first is verified again with this
 	// one's citation, as its own replay would: its DID and disclosure.
