@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 )
 
@@ -22,10 +23,22 @@ const (
 )
 
 type chartPoint struct {
-	X, Y   string
-	Label  string
-	Title  string
-	LabelX string
+	X, Y    string
+	Label   string
+	Title   string
+	LabelX  string
+	numbers []string // the rows' numbers the mark stands for
+}
+
+// maxLabelled is how many row numbers a mark's label lists before it says
+// how many more it stands for: the mark's title names them all.
+const maxLabelled = 5
+
+func pointLabel(numbers []string) string {
+	if len(numbers) <= maxLabelled {
+		return strings.Join(numbers, ",")
+	}
+	return fmt.Sprintf("%s… (%d lignes)", strings.Join(numbers[:maxLabelled], ","), len(numbers))
 }
 
 type tick struct {
@@ -110,14 +123,17 @@ func chart(name string, rows []Row, numbers []int, constant Constant) (template.
 		title := fmt.Sprintf("%d. %s : réussite %d / %d, overclaim %s", numbers[i], shown(r.Agent), r.Success.Founded, r.Success.OutOf, percent(*r.Overclaim.Rate))
 		if k, ok := index[at]; ok {
 			p := &v.Points[k]
-			if !strings.Contains(","+p.Label+",", ","+label+",") {
-				p.Label += "," + label
+			if !slices.Contains(p.numbers, label) {
+				p.numbers = append(p.numbers, label)
 			}
 			p.Title += " ; " + title
 			continue
 		}
 		index[at] = len(v.Points)
-		v.Points = append(v.Points, chartPoint{X: at.x, Y: at.y, Label: label, Title: title, LabelX: coord(x(r.Success.Founded) + 8)})
+		v.Points = append(v.Points, chartPoint{X: at.x, Y: at.y, numbers: []string{label}, Title: title, LabelX: coord(x(r.Success.Founded) + 8)})
+	}
+	for i := range v.Points {
+		v.Points[i].Label = pointLabel(v.Points[i].numbers)
 	}
 	v.Unplaced = strings.Join(unplaced, ", ")
 	var buf bytes.Buffer
