@@ -145,7 +145,8 @@ catalogue-check: $(PROVEIT)
 # Benchmarks, written to docs/performance.md: the corpus server against
 # Caddy's respond and file_server and nginx, the manifest tool against a
 # Python reference and sha256sum, the tree reader against the system-call
-# reader it replaced (harness/bench). Needs wrk and nginx from Debian's
+# reader it replaced, the Index against proofs verify of its season's
+# proofs (harness/bench). Needs wrk and nginx from Debian's
 # packages: installed when run as root, named otherwise. About ten minutes;
 # run it on an idle machine. BENCH_FLAGS passes flags to harness/bench.
 BENCH_TOOLS := wrk nginx

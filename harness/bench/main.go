@@ -57,7 +57,9 @@ type bench struct {
 	rate                                        float64
 	repeat, pythonRepeat                        int
 	generated                                   int
-	keep                                        bool // keep the scratch folder, for a look at logs and profiles
+	indexPerTrack                               int    // enrollments a track of the Index's season
+	only                                        string // run only this part ("index")
+	keep                                        bool   // keep the scratch folder, for a look at logs and profiles
 	maxLoad                                     float64
 	waitLoad                                    time.Duration
 	// secret opens the gate of every server; it lives in memory and in the
@@ -102,6 +104,8 @@ func main() {
 	flag.IntVar(&b.repeat, "repeat", 3, "runs of each timed tool (the median is kept)")
 	flag.IntVar(&b.pythonRepeat, "python-repeat", 1, "runs of the Python reference (the median is kept): slow, and only compared with a wide margin")
 	flag.IntVar(&b.generated, "n", 100_000, "resources of the generated corpus (0: skip it)")
+	flag.IntVar(&b.indexPerTrack, "index", 100, "enrollments a track of the season the Index is built from (0: skip it)")
+	flag.StringVar(&b.only, "only", "", "run only this part and print its figures, writing no document: index")
 	flag.BoolVar(&b.keep, "keep", false, "keep the scratch folder (servers' logs, profile, generated corpus)")
 	flag.Float64Var(&b.maxLoad, "max-load", 1, "wait until the 1-minute load average is below this before measuring")
 	flag.DurationVar(&b.waitLoad, "wait-load", time.Minute, "how long to wait for the load to drop; then measure anyway and say so")
@@ -143,6 +147,9 @@ func (b *bench) run() error {
 
 	b.waitIdle()
 	b.started = time.Now()
+	if b.only == "index" {
+		return b.onlyIndex()
+	}
 	r := &report{Started: b.started, Machine: describeMachine(b), Config: b}
 	// Every track's tree, served by the same binary: the first is the one
 	// the serving comparisons are made on.
@@ -183,6 +190,11 @@ func (b *bench) run() error {
 	}
 	if r.GoBench, err = b.goBenchmarks(); err != nil {
 		b.log("go benchmarks: %v", err)
+	}
+	if b.indexPerTrack > 0 {
+		if r.Index, err = b.measureIndex(b.indexPerTrack); err != nil {
+			b.log("index: %v", err)
+		}
 	}
 	r.Finished = time.Now()
 	r.LoadAfter = loadAverage()
@@ -286,6 +298,15 @@ func (b *bench) startupAllCPUs(c *corpusSet) time.Duration {
 const startupRuns = 3
 
 func (b *bench) preflight() error {
+	switch b.only {
+	case "":
+	case "index":
+		if b.indexPerTrack < 1 {
+			return fmt.Errorf("-only index: -index must be at least 1")
+		}
+	default:
+		return fmt.Errorf("-only %q: the one part run alone is index", b.only)
+	}
 	var missing []string
 	// Servers run in folders of their own: every path is made absolute.
 	self, err := os.Executable()
@@ -293,7 +314,11 @@ func (b *bench) preflight() error {
 		return err
 	}
 	b.self = self
-	for _, tool := range []*string{&b.caddy, &b.proveit, &b.wrk, &b.nginx, &b.python, &b.goTool} {
+	tools := []*string{&b.caddy, &b.proveit, &b.wrk, &b.nginx, &b.python, &b.goTool}
+	if b.only == "index" {
+		tools = []*string{&b.proveit}
+	}
+	for _, tool := range tools {
 		path, err := lookPath(*tool)
 		if err != nil {
 			missing = append(missing, *tool)
@@ -301,7 +326,11 @@ func (b *bench) preflight() error {
 		}
 		*tool = path
 	}
-	for _, file := range []*string{&b.reference, &b.caddyfile} {
+	files := []*string{&b.reference, &b.caddyfile}
+	if b.only == "index" {
+		files = nil
+	}
+	for _, file := range files {
 		path, err := filepath.Abs(*file)
 		if _, statErr := os.Stat(path); err != nil || statErr != nil {
 			missing = append(missing, *file)

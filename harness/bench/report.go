@@ -22,6 +22,9 @@ type report struct {
 	Profiles     []*profileResult
 	ProfileError string
 	GoBench      []string
+	// Index is the Index built and checked on a generated season; nil
+	// when skipped or failed.
+	Index *indexRun
 }
 
 // corpusRun is what was measured on one corpus.
@@ -83,6 +86,7 @@ type performanceData struct {
 	ProfileError  string
 	Targets       []target
 	GoBench       []string
+	Index         *indexRun
 }
 
 // method is how the run measured, as the document states it.
@@ -115,7 +119,7 @@ func (r *report) markdown() []byte {
 			AbsentPercent: absentShare * 100, ForbiddenPercent: forbiddenShare * 100, QuietEnough: quietEnough,
 			Attempts: attempts, ReaderBenchTimes: readerBenchTimes, StartupRuns: startupRuns, FastPathGain: fastPathGain,
 		},
-		Profiles: r.Profiles, ProfileError: r.ProfileError, Targets: r.targets(), GoBench: r.GoBench,
+		Profiles: r.Profiles, ProfileError: r.ProfileError, Targets: r.targets(), GoBench: r.GoBench, Index: r.Index,
 	}
 	for _, c := range r.Corpora {
 		view := corpusView{corpusRun: c, Method: data.Method,

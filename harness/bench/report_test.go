@@ -107,8 +107,12 @@ func fixedReport(failing bool) *report {
 			{Setup: "respond", Seconds: 8, Samples: 6.9, RPS: 25_100, Shares: shares(0.9), Top: " 2.40s 34.10%  syscall"},
 		},
 		GoBench: []string{"goos: linux", "BenchmarkServeResource-2   	 3000000	       402 ns/op	       0 B/op	       0 allocs/op", "PASS"},
+		Index: &indexRun{PerTrack: 100, Tracks: 2, Ranked: 180, Proofs: 4500, SeasonBuilt: 5 * time.Minute,
+			Verify: 4 * time.Second, Build: 5 * time.Second, Check: 4500 * time.Millisecond,
+			VerifyRSS: 60 << 20, BuildRSS: 70 << 20, CheckRSS: 72 << 20},
 	}
 	if failing {
+		r.Index = nil
 		season.Servers[2] = &serverRun{Setup: season.Servers[2].Setup, Skipped: "nginx: not found\nsecond line | with a bar"}
 		season.Servers[0].Open.Errors = 17
 		season.Servers[0].Closed.ConnectErrors, season.Servers[0].Closed.Timeouts = 3, 2

@@ -120,6 +120,9 @@ func (r *report) targets() []target {
 				Met: took < verifyBound, Measured: "BenchmarkVerifySeason: " + took.Round(time.Millisecond).String()})
 		}
 	}
+	if r.Index != nil {
+		ts = append(ts, r.Index.targets()...)
+	}
 	took := r.Finished.Sub(r.Started)
 	ts = append(ts, target{Name: fmt.Sprintf("the benchmark's run < %s", benchBound), Met: took < benchBound,
 		Measured: took.Round(time.Second).String() + " (harness/bench alone, after `make build`)"})

@@ -1,8 +1,8 @@
 // Command proveit is the corpus's toolbox: it builds and verifies the
 // manifest, writes the public catalogue, prints the hashes of one resource as
 // a scorer replays them, lints the corpus, solves the season's tasks, seals
-// the answer key, replays a season's scoring, probes a live server and
-// writes the nginx vhost.
+// the answer key, replays a season's scoring, builds and checks the season's
+// Index, probes a live server and writes the nginx vhost.
 //
 // Usage: proveit <command> [flags]; proveit <command> -h for its flags.
 // Every command exits 0 when done, 1 when a check failed and 2 on bad usage
@@ -48,6 +48,7 @@ var commands = map[string]command{
 	"probe":     {"check a live server against the contract and the manifest", runProbe},
 	"score":     {"replay the scoring of submissions from the files a track's record anchors", runScore},
 	"proofs":    {"fetch the cited proofs' public views and Rekor entries, or verify them offline", runProofs},
+	"index":     {"build the season's public Index from its folder, or -check a published one cell by cell", runIndex},
 	"nginx":     {"write the nginx vhost that serves the corpus under the contract", runNginx},
 }
 

@@ -1,0 +1,331 @@
+package index
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
+)
+
+// Index is a track's index.json (docs/scoring.md), members in this order.
+type Index struct {
+	Anchoring      string     `json:"ancrage"` // first: a dry run says so before anything else
+	Season         int        `json:"saison"`
+	Track          string     `json:"piste"`
+	ManifestSHA256 string     `json:"manifest_sha256"`
+	Record         *string    `json:"preenregistrement"` // the proof_id that anchored the record
+	Opening        string     `json:"ouverture"`
+	Closing        string     `json:"cloture"`
+	Constant       Constant   `json:"meilleure_reponse_constante"`
+	Tables         Tables     `json:"tableaux"`
+	NotRanked      []Unranked `json:"non_classes"`
+}
+
+// Tables are a track's two tables, never merged.
+type Tables struct {
+	Reference []Row `json:"reference"`
+	Community []Row `json:"communaute"`
+}
+
+// Row is one ranked enrollment's line: the replay's figures side by side,
+// never combined.
+type Row struct {
+	ID         string    `json:"id"`
+	Agent      string    `json:"agent"`
+	DID        string    `json:"did"`
+	Overclaim  Overclaim `json:"taux_overclaim"`
+	Success    Success   `json:"reussite"`
+	Rendered   int       `json:"taches_rendues"`
+	Stack      string    `json:"stack_declaree"`
+	ProofsLink string    `json:"lien_preuves"`
+	Model      *string   `json:"modele,omitempty"`
+	Version    *string   `json:"version,omitempty"`
+	Framework  *string   `json:"framework,omitempty"`
+	Prompt     *string   `json:"prompt,omitempty"`
+}
+
+// Overclaim is unsupported over rendered assertions; Rate is null with no
+// rendered assertion.
+type Overclaim struct {
+	Unsupported int      `json:"non_etayees"`
+	Rendered    int      `json:"rendues"`
+	Rate        *float64 `json:"taux"`
+}
+
+// Success counts exact and founded verdicts over the track's tasks.
+type Success struct {
+	Founded int `json:"fondes"`
+	OutOf   int `json:"sur"`
+}
+
+// Constant is the constant-best-answer row: the success of answering the
+// key's most frequent verdict everywhere.
+type Constant struct {
+	Verdict string `json:"verdict"`
+	Success int    `json:"reussite"`
+	OutOf   int    `json:"sur"`
+}
+
+// Report is a ranked enrollment's <id>.json: the replay's report, as
+// proveit score writes it, with the enrollment and the narratives as
+// published, which nothing scores.
+type Report struct {
+	Anchoring  string          `json:"ancrage"`
+	Season     int             `json:"saison"`
+	Track      string          `json:"piste"`
+	Enrollment *Enrollment     `json:"inscription"`
+	Replay     json.RawMessage `json:"rapport"`
+	Narratives []Narrative     `json:"recits_non_notes"`
+}
+
+// Narrative is a submission's narrative, shown as published, never scored.
+type Narrative struct {
+	TaskID string `json:"task_id"`
+	Text   string `json:"recit"`
+}
+
+// replayed is what the pages show of one enrollment's replay.
+type replayed struct {
+	report     json.RawMessage
+	conditions string
+	overclaim  Overclaim
+	success    Success
+	rendered   int
+	tasks      []taskView
+	narratives []Narrative
+}
+
+type taskView struct {
+	ID, Status, Reason, Verdict string
+	Exact                       bool
+	Founded                     *bool
+	Missing                     []string
+	Assertions                  []assertionView
+}
+
+type assertionView struct {
+	ID, Status, Cause string
+	Failures          []proofFailures
+}
+
+type proofFailures struct {
+	ProofID string
+	Checks  []string
+}
+
+// sink takes each file of the site, by its path in the site.
+type sink interface {
+	file(name string, data []byte) error
+}
+
+// dirSink writes the site into a folder.
+type dirSink struct{ root string }
+
+func (d dirSink) file(name string, data []byte) error {
+	path := filepath.Join(d.root, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// Build writes the Index of the season into the folder site.
+func Build(o Options, site string) error {
+	return o.generate(dirSink{site})
+}
+
+// generate makes every file of the site, track by track, one enrollment at
+// a time: what is held at once is a track's rows, not its reports.
+func (o *Options) generate(out sink) error {
+	tracks, err := Tracks(o.Season)
+	if err != nil {
+		return err
+	}
+	trust, err := o.trust()
+	if err != nil {
+		return badInput(err)
+	}
+	var anchoring string
+	for _, t := range tracks {
+		idx, err := o.generateTrack(t, trust, out)
+		if err != nil {
+			return badInput(fmt.Errorf("%s: %w", t.Name, err))
+		}
+		anchoring = idx.Anchoring
+	}
+	page, err := renderHome(homePage{DryRun: anchoring != anchoredValue, Tracks: tracks})
+	if err != nil {
+		return err
+	}
+	return out.file("index.html", page)
+}
+
+// anchoredValue is the replay's ancrage of a publication (its first field
+// says essai_non_ancre in a dry run).
+const anchoredValue = "verifie"
+
+func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) (*Index, error) {
+	in, err := o.readTrack(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.checkSubmissionFolders(); err != nil {
+		return nil, err
+	}
+	ranking := in.enrollments.Rank()
+	for _, u := range ranking.NotRanked {
+		// Not scored, but what they submitted is checked as any other's.
+		en := enrollmentByID(in.enrollments, u.ID)
+		if _, err := submissions(in.submissionsDir(en.ID), en.DID); err != nil {
+			return nil, err
+		}
+	}
+	window, _ := in.record.Window()
+	r := newReplayer(in, &proofs.Verifier{Trust: trust, Season: window}, filepath.Join(o.Season, "views"))
+	var dirs, dids []string
+	for _, en := range ranking.Ranked {
+		dirs = append(dirs, in.submissionsDir(en.ID))
+		dids = append(dids, en.DID)
+	}
+	if err := r.verifySeason(dirs, dids); err != nil {
+		return nil, err
+	}
+	constant, anchoring, err := r.constant()
+	if err != nil {
+		return nil, err
+	}
+	idx := &Index{
+		Anchoring: anchoring, Season: in.enrollments.Season, Track: t.Name, ManifestSHA256: in.manifestSHA256,
+		Record: in.recordProof, Opening: in.record.Opening, Closing: in.record.Closing, Constant: constant,
+		Tables: Tables{Reference: []Row{}, Community: []Row{}}, NotRanked: ranking.NotRanked,
+	}
+	if idx.NotRanked == nil {
+		idx.NotRanked = []Unranked{}
+	}
+	for i, en := range ranking.Ranked {
+		rep, err := r.score(i)
+		if err != nil {
+			return nil, err
+		}
+		row := Row{ID: en.ID, Agent: en.Agent, DID: en.DID, Overclaim: rep.overclaim, Success: rep.success,
+			Rendered: rep.rendered, Stack: en.Stack, ProofsLink: en.ProofsLink,
+			Model: en.Model, Version: en.Version, Framework: en.Framework, Prompt: en.Prompt}
+		if en.Table == TableReference {
+			idx.Tables.Reference = append(idx.Tables.Reference, row)
+		} else {
+			idx.Tables.Community = append(idx.Tables.Community, row)
+		}
+		report := Report{Anchoring: anchoring, Season: idx.Season, Track: t.Name, Enrollment: en, Replay: rep.report, Narratives: rep.narratives}
+		if report.Narratives == nil {
+			report.Narratives = []Narrative{}
+		}
+		data, err := encodeJSON(report)
+		if err != nil {
+			return nil, err
+		}
+		if err := out.file(t.Name+"/"+en.ID+".json", data); err != nil {
+			return nil, err
+		}
+		page, err := renderReport(reportPage{Index: idx, Enrollment: en, Row: row, Replayed: rep})
+		if err != nil {
+			return nil, err
+		}
+		if err := out.file(t.Name+"/"+en.ID+".html", page); err != nil {
+			return nil, err
+		}
+	}
+	sortRows(idx.Tables.Reference)
+	sortRows(idx.Tables.Community)
+	data, err := encodeJSON(idx)
+	if err != nil {
+		return nil, err
+	}
+	if err := out.file(t.Name+"/index.json", data); err != nil {
+		return nil, err
+	}
+	page, err := renderTrack(idx)
+	if err != nil {
+		return nil, err
+	}
+	return idx, out.file(t.Name+"/index.html", page)
+}
+
+func enrollmentByID(e *Enrollments, id string) *Enrollment {
+	for i := range e.Enrollments {
+		if e.Enrollments[i].ID == id {
+			return &e.Enrollments[i]
+		}
+	}
+	return nil
+}
+
+// sortRows orders a table as the tie-break reads it: success first, then
+// overclaim at equal success (no rendered assertion last), then the id.
+func sortRows(rows []Row) {
+	slices.SortStableFunc(rows, func(a, b Row) int {
+		if c := compareFigures(a, b); c != 0 {
+			return c
+		}
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+}
+
+// compareFigures orders two rows by their figures alone: equal figures
+// are a tie, shown as one.
+func compareFigures(a, b Row) int {
+	if a.Success.Founded != b.Success.Founded {
+		return b.Success.Founded - a.Success.Founded
+	}
+	ra, rb := a.Overclaim.Rate, b.Overclaim.Rate
+	switch {
+	case ra == nil && rb == nil:
+		return 0
+	case ra == nil:
+		return 1
+	case rb == nil:
+		return -1
+	case *ra < *rb:
+		return -1
+	case *ra > *rb:
+		return 1
+	}
+	return 0
+}
+
+// ranks are the rows' ranks, 1 for the first, equal figures sharing the
+// rank of the first of them.
+func ranks(rows []Row) []int {
+	out := make([]int, len(rows))
+	for i := range rows {
+		if i > 0 && compareFigures(rows[i-1], rows[i]) == 0 {
+			out[i] = out[i-1]
+		} else {
+			out[i] = i + 1
+		}
+	}
+	return out
+}
+
+// encodeJSON writes v as the reports are written: indented, no HTML
+// escaping, one final newline.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,344 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+)
+
+// maxPageSize bounds each published file a check reads: the published site
+// is anyone's to edit.
+const maxPageSize = 64 << 20
+
+// Difference is one cell of a published Index that its re-derivation does
+// not give: where it is (the track, the file, the table, the participant
+// and the column) and both values.
+type Difference struct {
+	Track, File, Table, Participant, Column string
+	Published, Replayed                     string
+}
+
+func (d Difference) String() string {
+	return fmt.Sprintf("%s %s: table %s, participant %s, column %s: published %s, replayed %s",
+		d.Track, d.File, d.Table, d.Participant, d.Column, quote(d.Published), quote(d.Replayed))
+}
+
+// quote writes a value on one line of printable text, at most 200
+// characters of it.
+func quote(s string) string {
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// Check re-derives the Index of the season and compares it, file by file
+// and cell by cell, with the one published in the folder site: every cell
+// of every index.json, report and page, a file's bytes outside its cells,
+// and the files the Index does not have.
+func Check(o Options, site string) ([]Difference, error) {
+	c := &checkSink{site: site, seen: map[string]bool{}}
+	if err := o.generate(c); err != nil {
+		return nil, err
+	}
+	err := filepath.WalkDir(site, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(site, p)
+		if err != nil {
+			return err
+		}
+		if name := filepath.ToSlash(rel); !c.seen[name] {
+			c.diffs = append(c.diffs, fileDifference(name, "present", "absent: not a file of the Index"))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return c.diffs, nil
+}
+
+type checkSink struct {
+	site  string
+	seen  map[string]bool
+	diffs []Difference
+}
+
+func fileDifference(name, published, replayed string) Difference {
+	return Difference{Track: trackOfFile(name), File: name, Table: "-", Participant: "-", Column: "-", Published: published, Replayed: replayed}
+}
+
+func trackOfFile(name string) string {
+	if dir := path.Dir(name); dir != "." {
+		return dir
+	}
+	return "-"
+}
+
+func (c *checkSink) file(name string, replayed []byte) error {
+	c.seen[name] = true
+	file := filepath.Join(c.site, filepath.FromSlash(name))
+	if info, err := os.Lstat(file); err == nil && !info.Mode().IsRegular() {
+		// A link could name any file of the machine: a site is files.
+		c.diffs = append(c.diffs, fileDifference(name, "not a regular file", "a file"))
+		return nil
+	}
+	published, err := readBounded(file, maxPageSize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		c.diffs = append(c.diffs, fileDifference(name, "absent", "present"))
+		return nil
+	case err != nil:
+		c.diffs = append(c.diffs, fileDifference(name, "unreadable: "+err.Error(), "present"))
+		return nil
+	case bytes.Equal(published, replayed):
+		return nil
+	}
+	var pub, rep []cell
+	var perr error
+	if strings.HasSuffix(name, ".json") {
+		pub, perr = jsonCells(published)
+		rep, _ = jsonCells(replayed)
+	} else {
+		pub, perr = htmlCells(published)
+		rep, _ = htmlCells(replayed)
+	}
+	if perr != nil {
+		c.diffs = append(c.diffs, fileDifference(name, "unreadable: "+perr.Error(), "readable"))
+		return nil
+	}
+	before := len(c.diffs)
+	c.diffs = append(c.diffs, compareCells(name, pub, rep)...)
+	if len(c.diffs) == before {
+		c.diffs = append(c.diffs, Difference{Track: trackOfFile(name), File: name, Table: "-", Participant: "-",
+			Column: "(outside the tables' cells)", Published: "other bytes", Replayed: "the Index's bytes"})
+	}
+	return nil
+}
+
+// cell is one value of a file: its table, its row's position and id, its
+// column.
+type cell struct {
+	table       string
+	row         int
+	participant string
+	column      string
+	value       string
+}
+
+type cellKey struct {
+	table  string
+	row    int
+	column string
+}
+
+// compareCells names each cell whose value differs, present on one side
+// only included, in the replayed file's order, then the published one's.
+func compareCells(name string, published, replayed []cell) []Difference {
+	pub := make(map[cellKey]cell, len(published))
+	for _, c := range published {
+		pub[cellKey{c.table, c.row, c.column}] = c
+	}
+	rep := make(map[cellKey]bool, len(replayed))
+	var out []Difference
+	for _, r := range replayed {
+		k := cellKey{r.table, r.row, r.column}
+		rep[k] = true
+		p, ok := pub[k]
+		switch {
+		case !ok:
+			out = append(out, Difference{trackOfFile(name), name, r.table, r.participant, r.column, "(absent)", r.value})
+		case p.value != r.value:
+			out = append(out, Difference{trackOfFile(name), name, r.table, r.participant, r.column, p.value, r.value})
+		}
+	}
+	for _, p := range published {
+		if !rep[cellKey{p.table, p.row, p.column}] {
+			out = append(out, Difference{trackOfFile(name), name, p.table, p.participant, p.column, p.value, "(absent)"})
+		}
+	}
+	return out
+}
+
+// jsonCells are a JSON file's leaves: a row of index.json's tables and of
+// non_classes is one participant's, by its id; every other leaf is a cell
+// of the file's head, named by its pointer.
+func jsonCells(data []byte) ([]cell, error) {
+	doc, err := pyjson.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []cell
+	var walk func(v pyjson.Value, at []string, c cell)
+	walk = func(v pyjson.Value, at []string, c cell) {
+		switch v := v.(type) {
+		case pyjson.Object:
+			for _, m := range v {
+				walk(m.Value, append(at, m.Key), c)
+			}
+			if len(v) > 0 {
+				return
+			}
+		case pyjson.Array:
+			for i, item := range v {
+				next := c
+				if rowTable(at) != "" && c.table == "-" {
+					next = cell{table: rowTable(at), row: i, participant: idOf(item)}
+					walk(item, nil, next)
+					continue
+				}
+				walk(item, append(at, strconv.Itoa(i)), next)
+			}
+			if len(v) > 0 {
+				return
+			}
+		}
+		c.column = pyjson.FormatPointer(at)
+		c.value = string(pyjson.Canonical(v))
+		out = append(out, c)
+	}
+	walk(doc, nil, cell{table: "-", participant: "-"})
+	return out, nil
+}
+
+// rowTable names the table whose rows an array at this pointer holds.
+func rowTable(at []string) string {
+	switch {
+	case len(at) == 2 && at[0] == "tableaux":
+		return at[1]
+	case len(at) == 1 && at[0] == "non_classes":
+		return at[0]
+	}
+	return ""
+}
+
+func idOf(v pyjson.Value) string {
+	if obj, ok := v.(pyjson.Object); ok {
+		if id, ok := obj.Get("id"); ok {
+			if s, ok := id.(string); ok {
+				return s
+			}
+		}
+	}
+	return "-"
+}
+
+// htmlCells are the cells of a page's tables (each a data-table), each
+// row's participant its data-id, each column its header's data-col; a
+// cell's value is its text, and the target of each link it holds.
+func htmlCells(data []byte) ([]cell, error) {
+	doc, err := html.Parse(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	var out []cell
+	var visit func(n *html.Node)
+	visit = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "table" {
+			out = append(out, tableCells(n)...)
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			visit(c)
+		}
+	}
+	visit(doc)
+	return out, nil
+}
+
+func tableCells(table *html.Node) []cell {
+	name := attr(table, "data-table")
+	if name == "" {
+		name = "(sans nom)"
+	}
+	var columns []string
+	var out []cell
+	row := 0
+	eachElement(table, "tr", func(tr *html.Node) {
+		var cells []*html.Node
+		header := false
+		for c := tr.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && (c.Data == "td" || c.Data == "th") {
+				header = header || c.Data == "th"
+				cells = append(cells, c)
+			}
+		}
+		if header {
+			columns = columns[:0]
+			for _, th := range cells {
+				columns = append(columns, attr(th, "data-col"))
+			}
+			return
+		}
+		id := attr(tr, "data-id")
+		for i, td := range cells {
+			col := strconv.Itoa(i)
+			if i < len(columns) && columns[i] != "" {
+				col = columns[i]
+			}
+			out = append(out, cell{table: name, row: row, participant: id, column: col, value: cellText(td)})
+		}
+		row++
+	})
+	return out
+}
+
+func eachElement(n *html.Node, tag string, f func(*html.Node)) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.Data == tag {
+			f(c)
+			continue
+		}
+		eachElement(c, tag, f)
+	}
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// cellText is a cell's text, spaces collapsed, then each link's target.
+func cellText(n *html.Node) string {
+	var text strings.Builder
+	var links []string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			text.WriteString(n.Data)
+		case html.ElementNode:
+			if n.Data == "a" {
+				links = append(links, attr(n, "href"))
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	s := strings.Join(strings.Fields(text.String()), " ")
+	for _, l := range links {
+		s += " <" + l + ">"
+	}
+	return s
+}

@@ -1,0 +1,299 @@
+package index
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/seal"
+	"github.com/arkforge/proveit-corpus/tools/season"
+)
+
+// The two tables of a track (docs/scoring.md, "Publishing the Index").
+const (
+	TableReference = "reference"
+	TableCommunity = "communaute"
+)
+
+// SameKey is the reason an enrollment is not ranked: another enrollment of
+// the same participant, bound to the same key, came first.
+const SameKey = "meme_cle"
+
+// Enrollments is a track's enrollment export, inscriptions.json.
+type Enrollments struct {
+	Season      int          `json:"saison"`
+	Track       string       `json:"piste"`
+	Enrollments []Enrollment `json:"inscriptions"`
+}
+
+// Enrollment is one enrollment, as the season service exports it.
+type Enrollment struct {
+	ID         string   `json:"id"`
+	Agent      string   `json:"agent"`
+	DID        string   `json:"did"`
+	Key        string   `json:"cle"`
+	DIDHistory []string `json:"historique_did"`
+	EnrolledAt string   `json:"inscrit_le"`
+	Table      string   `json:"tableau"`
+	Stack      string   `json:"stack"`
+	ProofsLink string   `json:"lien_preuves"`
+	// A reference run's, all four; a community enrollment has none.
+	Model     *string `json:"modele,omitempty"`
+	Version   *string `json:"version,omitempty"`
+	Framework *string `json:"framework,omitempty"`
+	Prompt    *string `json:"prompt,omitempty"`
+}
+
+// maxInscriptionsSize bounds the export read: it is hostile input like
+// any published file.
+const maxInscriptionsSize = 16 << 20
+
+var (
+	enrollmentID = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
+	commonFields = []string{"id", "agent", "did", "cle", "historique_did", "inscrit_le", "tableau", "stack", "lien_preuves"}
+	runFields    = []string{"modele", "version", "framework", "prompt"}
+	// enrollmentsMembers is the export's root, exactly.
+	enrollmentsMembers = season.FieldsOf[Enrollments]()
+)
+
+// ReadEnrollments reads a track's inscriptions.json as strictly as a
+// submission: exact names, no duplicate or unknown key, every member of its
+// table and no other, each value of its form. Every error names the file,
+// the JSON pointer and the rule.
+func ReadEnrollments(file, track string) (*Enrollments, error) {
+	data, err := readBounded(file, maxInscriptionsSize)
+	if err != nil {
+		return nil, err
+	}
+	var e Enrollments
+	if err := season.DecodeStrict(file, data, &e); err != nil {
+		return nil, err
+	}
+	doc, err := pyjson.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if err := enrollmentsMembers.Check(doc, ""); err != nil {
+		return nil, fmt.Errorf("%s %w", file, err)
+	}
+	list, _ := doc.(pyjson.Object).Get("inscriptions")
+	items, _ := list.(pyjson.Array)
+	for i, item := range items {
+		table, _ := item.(pyjson.Object).Get("tableau")
+		allowed := commonFields
+		if table == TableReference {
+			allowed = append(append([]string{}, commonFields...), runFields...)
+		}
+		rule := season.Members{Allowed: allowed, Required: allowed}
+		if err := rule.Check(item, fmt.Sprintf("/inscriptions/%d", i)); err != nil {
+			return nil, fmt.Errorf("%s %w", file, err)
+		}
+	}
+	fail := func(at, format string, args ...any) error {
+		return fmt.Errorf("%s %s: %s", file, at, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case e.Track != track:
+		return nil, fail("/piste", "%q, but the file is in the folder of the track %q", e.Track, track)
+	case e.Season < 1:
+		return nil, fail("/saison", "want the season's number, such as 1")
+	}
+	ids := map[string]int{}
+	for i, en := range e.Enrollments {
+		at := fmt.Sprintf("/inscriptions/%d", i)
+		if err := en.check(); err != nil {
+			return nil, fail(at+err.pointer, "%s", err.rule)
+		}
+		if first, dup := ids[en.ID]; dup {
+			return nil, fail(at+"/id", "%q names /inscriptions/%d already: one id an enrollment", en.ID, first)
+		}
+		ids[en.ID] = i
+	}
+	return &e, nil
+}
+
+// fieldError is a member's pointer, relative to its enrollment, and the
+// rule its value breaks.
+type fieldError struct{ pointer, rule string }
+
+func (en *Enrollment) check() *fieldError {
+	text := func(name, value string) *fieldError {
+		if value == "" || !printable(value) {
+			return &fieldError{"/" + name, "want non-empty printable text (valid UTF-8, no control character)"}
+		}
+		return nil
+	}
+	if !enrollmentID.MatchString(en.ID) {
+		return &fieldError{"/id", "want 1 to 40 of a-z, 0-9 and -: it names the enrollment's folder and pages"}
+	}
+	for _, f := range []struct{ name, value string }{{"agent", en.Agent}, {"did", en.DID}, {"stack", en.Stack}} {
+		if err := text(f.name, f.value); err != nil {
+			return err
+		}
+	}
+	if len(en.DID) > 256 || !strings.HasPrefix(en.DID, "did:") {
+		return &fieldError{"/did", "want a DID (did:...), at most 256 characters"}
+	}
+	if !anchor.IsSHA256(en.Key) {
+		return &fieldError{"/cle", "want the key's SHA-256 as 64 lowercase hex digits"}
+	}
+	for j, did := range en.DIDHistory {
+		if did == "" || !printable(did) || len(did) > 256 || !strings.HasPrefix(did, "did:") {
+			return &fieldError{fmt.Sprintf("/historique_did/%d", j), "want a DID (did:...), at most 256 characters"}
+		}
+	}
+	if _, err := seal.ParseUTC(en.EnrolledAt); err != nil {
+		return &fieldError{"/inscrit_le", err.Error()}
+	}
+	if u, err := url.Parse(en.ProofsLink); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !printable(en.ProofsLink) {
+		return &fieldError{"/lien_preuves", "want an absolute http or https URL"}
+	}
+	switch en.Table {
+	case TableReference:
+		for _, f := range []struct {
+			name  string
+			value *string
+		}{{"modele", en.Model}, {"version", en.Version}, {"framework", en.Framework}, {"prompt", en.Prompt}} {
+			if err := text(f.name, *f.value); err != nil {
+				return err
+			}
+		}
+	case TableCommunity:
+	default:
+		return &fieldError{"/tableau", fmt.Sprintf("%q: want %q (a run by ArkForge) or %q", en.Table, TableReference, TableCommunity)}
+	}
+	return nil
+}
+
+// printable is valid UTF-8 with no control character: what a page shows
+// as given, and a terminal prints.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// readBounded reads a file of at most max bytes.
+func readBounded(file string, max int64) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", file)
+	}
+	if info.Size() > max {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d read", file, info.Size(), max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: more than the %d bytes read", file, max)
+	}
+	return data, nil
+}
+
+// Ranking is who of a track's enrollments is ranked: one participant per
+// key (docs/scoring.md; spec §9.1).
+type Ranking struct {
+	Ranked    []*Enrollment
+	NotRanked []Unranked
+}
+
+// Unranked is an enrollment left out of the ranking, and why.
+type Unranked struct {
+	ID       string `json:"id"`
+	Agent    string `json:"agent"`
+	DID      string `json:"did"`
+	Reason   string `json:"motif"`
+	RankedAs string `json:"classee"`
+}
+
+// Rank groups the enrollments into participants: enrollments with the same
+// key, or whose DIDs (the one enrolled and those of the key's history)
+// meet, are one participant, ranked once by its earliest enrollment
+// (inscrit_le, then the export's order). Neither an address nor an email
+// enters this.
+func (e *Enrollments) Rank() Ranking {
+	n := len(e.Enrollments)
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	union := func(a, b int) {
+		if ra, rb := find(a), find(b); ra != rb {
+			parent[rb] = ra
+		}
+	}
+	byKey := map[string]int{}
+	byDID := map[string]int{}
+	for i, en := range e.Enrollments {
+		if first, ok := byKey[en.Key]; ok {
+			union(first, i)
+		} else {
+			byKey[en.Key] = i
+		}
+		for _, did := range append([]string{en.DID}, en.DIDHistory...) {
+			if first, ok := byDID[did]; ok {
+				union(first, i)
+			} else {
+				byDID[did] = i
+			}
+		}
+	}
+	// The earliest of each participant: RFC 3339 UTC times order as
+	// strings once parsed; the export's order breaks a tie.
+	earliest := map[int]int{}
+	for i, en := range e.Enrollments {
+		root := find(i)
+		first, ok := earliest[root]
+		if !ok || enrolledBefore(en, e.Enrollments[first]) {
+			earliest[root] = i
+		}
+	}
+	var r Ranking
+	for i := range e.Enrollments {
+		en := &e.Enrollments[i]
+		first := earliest[find(i)]
+		if first == i {
+			r.Ranked = append(r.Ranked, en)
+			continue
+		}
+		r.NotRanked = append(r.NotRanked, Unranked{ID: en.ID, Agent: en.Agent, DID: en.DID, Reason: SameKey, RankedAs: e.Enrollments[first].ID})
+	}
+	return r
+}
+
+// enrolledBefore: a strictly earlier inscrit_le (both checked RFC 3339 UTC).
+func enrolledBefore(a, b Enrollment) bool {
+	ta, _ := seal.ParseUTC(a.EnrolledAt)
+	tb, _ := seal.ParseUTC(b.EnrolledAt)
+	return ta.Before(tb)
+}

@@ -1,0 +1,231 @@
+package index
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
+	"github.com/arkforge/proveit-corpus/tools/score"
+)
+
+// This file is the Index's one use of the replay (package score) and of
+// the proofs' verification: everything else reads what it returns.
+
+// maxSubmissionSize bounds each submission read.
+const maxSubmissionSize = 4 << 20
+
+// replayer scores a track's ranked enrollments one at a time, each exactly
+// as proveit score scores it alone, with the season's proofs verified once.
+type replayer struct {
+	scorer   *score.Scorer
+	verifier *proofs.Verifier
+	views    string
+	// results are the season's proofs, each verified with its first
+	// citation in the ranked enrollments' order; firstCiter is that
+	// enrollment's position.
+	results    map[string]proofs.Result
+	firstCiter map[string]int
+	// subs are the ranked enrollments' submissions, read once for the
+	// verification and each released once scored.
+	subs [][]score.Parsed
+}
+
+func newReplayer(in *trackInputs, verifier *proofs.Verifier, views string) *replayer {
+	return &replayer{
+		scorer: &score.Scorer{
+			Tasks: in.tasks, Key: in.key, Manifest: in.manifest, ManifestSHA256: in.manifestSHA256,
+			Fetch: in.fetch, Anchored: in.anchored,
+		},
+		verifier: verifier,
+		views:    views,
+	}
+}
+
+// submissions reads an enrollment's submissions that count, in the order
+// of their file names (the order of proveit score's arguments from the
+// shell's soumissions/<id>/*.json), and refuses one of another DID than
+// the enrollment's.
+func submissions(dir, did string) ([]score.Parsed, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // nothing submitted: every task not rendered
+	}
+	if err != nil {
+		return nil, err
+	}
+	var subs []score.Parsed
+	for _, e := range entries {
+		file := filepath.Join(dir, e.Name())
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
+			return nil, fmt.Errorf("%s: not a submission (a <task_id>.json file)", file)
+		}
+		data, err := readBounded(file, maxSubmissionSize)
+		if err != nil {
+			return nil, err
+		}
+		sub, err := score.ParseSubmission(file, data)
+		if sub.AgentDID != "" && sub.AgentDID != did {
+			return nil, fmt.Errorf("%s /agent_did: %q, not the DID %q the enrollment names", file, sub.AgentDID, did)
+		}
+		subs = append(subs, score.Parsed{Submission: sub, Err: err})
+	}
+	return subs, nil
+}
+
+// verifySeason verifies every proof the ranked enrollments cite, once,
+// and refuses while one is pending, naming them all.
+func (r *replayer) verifySeason(dirs, dids []string) error {
+	var cites []proofs.Citation
+	r.firstCiter = map[string]int{}
+	r.subs = make([][]score.Parsed, len(dirs))
+	for i, dir := range dirs {
+		subs, err := submissions(dir, dids[i])
+		if err != nil {
+			return err
+		}
+		r.subs[i] = subs
+		for _, c := range score.Citations(subs) {
+			if _, seen := r.firstCiter[c.ProofID]; !seen {
+				r.firstCiter[c.ProofID] = i
+			}
+			cites = append(cites, c)
+		}
+	}
+	var err error
+	if r.results, err = r.verifier.VerifyFolder(r.views, cites); err != nil {
+		return err
+	}
+	var pending []string
+	for id, res := range r.results {
+		if res.Pending {
+			pending = append(pending, id)
+		}
+	}
+	if len(pending) > 0 {
+		slices.Sort(pending)
+		return &PendingError{Proofs: pending}
+	}
+	return nil
+}
+
+// PendingError refuses an Index while cited proofs await their batch's
+// anchoring: no score is rendered for a submission citing one.
+type PendingError struct{ Proofs []string }
+
+func (e *PendingError) Error() string {
+	return fmt.Sprintf("refusing to publish: %d cited proofs are pending (their batch is not anchored yet; fetch the views again later): %s",
+		len(e.Proofs), strings.Join(e.Proofs, ", "))
+}
+
+// score replays the i-th ranked enrollment's submissions.
+func (r *replayer) score(i int) (*replayed, error) {
+	subs := r.subs[i]
+	r.subs[i] = nil
+	cites := score.Citations(subs)
+	// A proof another enrollment cited first is verified again with this
+	// one's citation, as its own replay would: its DID and disclosure.
+	var shared []proofs.Citation
+	for _, c := range cites {
+		if r.firstCiter[c.ProofID] != i {
+			shared = append(shared, c)
+		}
+	}
+	own, err := r.verifier.VerifyFolder(r.views, shared)
+	if err != nil {
+		return nil, err
+	}
+	results := make(map[string]proofs.Result, len(cites))
+	for _, c := range cites {
+		if res, ok := own[c.ProofID]; ok {
+			results[c.ProofID] = res
+		} else {
+			results[c.ProofID] = r.results[c.ProofID]
+		}
+	}
+	r.scorer.Proofs = proofs.Outcomes(results)
+	r.scorer.Failures = make(map[string][]proofs.Check, len(results))
+	for id, res := range results {
+		r.scorer.Failures[id] = res.Failures
+	}
+	report, err := r.scorer.Score(subs)
+	if err != nil {
+		return nil, err
+	}
+	return replayedOf(report, subs)
+}
+
+// constant is the constant-best-answer row of the track.
+func (r *replayer) constant() (Constant, string, error) {
+	r.scorer.Proofs, r.scorer.Failures = map[string]proofs.Outcome{}, map[string][]proofs.Check{}
+	report, err := r.scorer.Score(nil)
+	if err != nil {
+		return Constant{}, "", err
+	}
+	return Constant{Verdict: report.Constant.Verdict, Success: report.Constant.Success, OutOf: report.Success.OutOf}, report.Anchoring, nil
+}
+
+// replayedOf is what the pages show of a report.
+func replayedOf(report *score.Report, subs []score.Parsed) (*replayed, error) {
+	raw, err := json.Marshal(report)
+	if err != nil {
+		return nil, err
+	}
+	out := &replayed{
+		report:     raw,
+		conditions: report.Conditions12,
+		overclaim:  Overclaim{Unsupported: report.Overclaim.Unsupported, Rendered: report.Overclaim.Rendered, Rate: report.Overclaim.Rate},
+		success:    Success{OutOf: report.Success.OutOf},
+	}
+	if report.Success.Founded == nil {
+		return nil, errors.New("the replay rendered no score: a cited proof is pending")
+	}
+	out.success.Founded = *report.Success.Founded
+	for _, t := range report.Tasks {
+		tv := taskView{ID: t.TaskID, Status: string(t.Status), Exact: t.VerdictExact, Founded: t.VerdictFounded}
+		if t.Status == score.Rendered {
+			out.rendered++
+		}
+		if t.Reason != nil {
+			tv.Reason = *t.Reason
+		}
+		if t.Verdict != nil {
+			tv.Verdict = *t.Verdict
+		}
+		for _, f := range t.MissingFacts {
+			value := f.Value
+			if v, err := pyjson.Parse(f.Value); err == nil {
+				value = pyjson.Canonical(v)
+			}
+			tv.Missing = append(tv.Missing, fmt.Sprintf("%s %s = %s", f.Resource, f.Field, value))
+		}
+		for _, a := range t.Assertions {
+			av := assertionView{ID: a.ID, Status: string(a.Status)}
+			if a.Cause != nil {
+				av.Cause = string(*a.Cause)
+			}
+			for _, id := range slices.Sorted(maps.Keys(a.Failures)) {
+				checks := make([]string, len(a.Failures[id]))
+				for k, c := range a.Failures[id] {
+					checks[k] = string(c)
+				}
+				av.Failures = append(av.Failures, proofFailures{ProofID: id, Checks: checks})
+			}
+			tv.Assertions = append(tv.Assertions, av)
+		}
+		out.tasks = append(out.tasks, tv)
+	}
+	for _, p := range subs {
+		if p.Submission != nil && p.Submission.Narrative != "" {
+			out.narratives = append(out.narratives, Narrative{TaskID: p.Submission.TaskID, Text: p.Submission.Narrative})
+		}
+	}
+	return out, nil
+}
