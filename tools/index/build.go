@@ -186,7 +186,10 @@ func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) 
 		}
 	}
 	window, _ := in.record.Window()
-	r := newReplayer(in, &proofs.Verifier{Trust: trust, Season: window}, filepath.Join(o.Season, "views"))
+	r, err := newReplayer(in, &proofs.Verifier{Trust: trust, Season: window}, filepath.Join(o.Season, "views"))
+	if err != nil {
+		return nil, err
+	}
 	var dirs, dids []string
 	for _, en := range ranking.Ranked {
 		dirs = append(dirs, in.submissionsDir(en.ID))

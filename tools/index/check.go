@@ -14,11 +14,12 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 )
 
-// maxPageSize bounds each published file a check reads: the published site
+// pageLimit bounds each published file a check reads: the published site
 // is anyone's to edit.
-const maxPageSize = 64 << 20
+var pageLimit = proofs.Limit{What: "a published page", Bytes: 64 << 20}
 
 // Difference is one cell of a published Index that its re-derivation does
 // not give: where it is (the track, the file, the table, the participant
@@ -98,7 +99,7 @@ func (c *checkSink) file(name string, replayed []byte) error {
 		c.diffs = append(c.diffs, fileDifference(name, "not a regular file", "a file"))
 		return nil
 	}
-	published, err := readBounded(file, maxPageSize)
+	published, err := readBounded(file, pageLimit)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		c.diffs = append(c.diffs, fileDifference(name, "absent", "present"))

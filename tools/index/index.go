@@ -24,11 +24,9 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
-	"github.com/arkforge/proveit-corpus/manifest/verify"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
-	"github.com/arkforge/proveit-corpus/tools/solver"
 
 	// Every track of the season: the Index reads each one's files.
 	_ "github.com/arkforge/proveit-corpus/tools/tracks/all"
@@ -72,7 +70,6 @@ type trackInputs struct {
 	key            *season.Key
 	manifest       *manifest.Manifest
 	manifestSHA256 string
-	fetch          season.Fetcher
 	anchored       bool
 	record         seal.Record
 	recordProof    *string
@@ -145,7 +142,7 @@ func (o *Options) readTrack(t *corpus.Track) (*trackInputs, error) {
 		into *seal.File
 		name string
 	}{{&files.Tasks, tasksFile}, {&files.Key, keyFile}} {
-		data, err := readBounded(f.name, maxSubmissionSize)
+		data, err := readBounded(f.name, seasonFileLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -181,17 +178,17 @@ func (o *Options) readTrack(t *corpus.Track) (*trackInputs, error) {
 	if in.key, err = season.DecodeKey(keyFile, files.Key.Data); err != nil {
 		return nil, err
 	}
-	if err := verify.Check(in.manifest, t.Embedded(), verify.Full, nil); err != nil {
-		return nil, fmt.Errorf("the compiled-in tree of %s against its manifest: %w", t.Name, err)
-	}
-	in.fetch = solver.ServeTree(t.Embedded())
 	return in, nil
 }
+
+// seasonFileLimit bounds the statements and the key a season's folder
+// holds: a few dozen KiB each.
+var seasonFileLimit = proofs.Limit{What: "a season's statements or key", Bytes: 4 << 20}
 
 // readRecordProof reads the proof_id that anchored the record, one line,
 // when the season's folder holds it; nil otherwise.
 func readRecordProof(file string) (*string, error) {
-	data, err := readBounded(file, 256)
+	data, err := readBounded(file, proofs.Limit{What: "a proof id's line", Bytes: 256})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -2,9 +2,8 @@ package index
 
 import (
 	"fmt"
-	"io"
 	"net/url"
-	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -51,9 +51,9 @@ type Enrollment struct {
 	Prompt    *string `json:"prompt,omitempty"`
 }
 
-// maxInscriptionsSize bounds the export read: it is hostile input like
-// any published file.
-const maxInscriptionsSize = 16 << 20
+// inscriptionsLimit bounds the export read: it is hostile input like any
+// published file.
+var inscriptionsLimit = proofs.Limit{What: "an enrollment export", Bytes: 16 << 20}
 
 var (
 	enrollmentID = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
@@ -68,7 +68,7 @@ var (
 // table and no other, each value of its form. Every error names the file,
 // the JSON pointer and the rule.
 func ReadEnrollments(file, track string) (*Enrollments, error) {
-	data, err := readBounded(file, maxInscriptionsSize)
+	data, err := readBounded(file, inscriptionsLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -186,31 +186,11 @@ func printable(s string) bool {
 	return true
 }
 
-// readBounded reads a file of at most max bytes.
-func readBounded(file string, max int64) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", file)
-	}
-	if info.Size() > max {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d read", file, info.Size(), max)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: more than the %d bytes read", file, max)
-	}
-	return data, nil
+// readBounded reads a season's file as every published file is read
+// (proofs.ReadFolderFile): a regular file, no link out of its folder, of
+// at most limit's bytes.
+func readBounded(file string, limit proofs.Limit) ([]byte, error) {
+	return proofs.ReadFolderFile(filepath.Dir(file), filepath.Base(file), limit)
 }
 
 // Ranking is who of a track's enrollments is ranked: one participant per

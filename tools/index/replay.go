@@ -19,13 +19,10 @@ import (
 // This file is the Index's one use of the replay (package score) and of
 // the proofs' verification: everything else reads what it returns.
 
-// maxSubmissionSize bounds each submission read.
-const maxSubmissionSize = 4 << 20
-
 // replayer scores a track's ranked enrollments one at a time, each exactly
 // as proveit score scores it alone, with the season's proofs verified once.
 type replayer struct {
-	scorer   *score.Scorer
+	replay   *score.Replay
 	verifier *proofs.Verifier
 	views    string
 	// results are the season's proofs, each verified with its first
@@ -38,15 +35,18 @@ type replayer struct {
 	subs [][]score.Parsed
 }
 
-func newReplayer(in *trackInputs, verifier *proofs.Verifier, views string) *replayer {
-	return &replayer{
-		scorer: &score.Scorer{
-			Tasks: in.tasks, Key: in.key, Manifest: in.manifest, ManifestSHA256: in.manifestSHA256,
-			Fetch: in.fetch, Anchored: in.anchored,
-		},
-		verifier: verifier,
-		views:    views,
+// newReplayer builds the track's replay once: its compiled-in tree checked
+// against the manifest and every task's graph walked, shared by every
+// enrollment.
+func newReplayer(in *trackInputs, verifier *proofs.Verifier, views string) (*replayer, error) {
+	replay, err := score.NewReplay(score.ReplayInput{
+		Tasks: in.tasks, Key: in.key, Manifest: in.manifest, ManifestSHA256: in.manifestSHA256,
+		Tree: in.track.Embedded(), Anchored: in.anchored,
+	})
+	if err != nil {
+		return nil, err
 	}
+	return &replayer{replay: replay, verifier: verifier, views: views}, nil
 }
 
 // submissions reads an enrollment's submissions that count, in the order
@@ -67,7 +67,7 @@ func submissions(dir, did string) ([]score.Parsed, error) {
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
 			return nil, fmt.Errorf("%s: not a submission (a <task_id>.json file)", file)
 		}
-		data, err := readBounded(file, maxSubmissionSize)
+		data, err := readBounded(file, score.SubmissionLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -150,12 +150,7 @@ func (r *replayer) score(i int) (*replayed, error) {
 			results[c.ProofID] = r.results[c.ProofID]
 		}
 	}
-	r.scorer.Proofs = proofs.Outcomes(results)
-	r.scorer.Failures = make(map[string][]proofs.Check, len(results))
-	for id, res := range results {
-		r.scorer.Failures[id] = res.Failures
-	}
-	report, err := r.scorer.Score(subs)
+	report, err := r.replay.Score(subs, score.Verified(results))
 	if err != nil {
 		return nil, err
 	}
@@ -164,8 +159,7 @@ func (r *replayer) score(i int) (*replayed, error) {
 
 // constant is the constant-best-answer row of the track.
 func (r *replayer) constant() (Constant, string, error) {
-	r.scorer.Proofs, r.scorer.Failures = map[string]proofs.Outcome{}, map[string][]proofs.Check{}
-	report, err := r.scorer.Score(nil)
+	report, err := r.replay.Score(nil, score.Verified(map[string]proofs.Result{}))
 	if err != nil {
 		return Constant{}, "", err
 	}
@@ -180,7 +174,7 @@ func replayedOf(report *score.Report, subs []score.Parsed) (*replayed, error) {
 	}
 	out := &replayed{
 		report:     raw,
-		conditions: report.Conditions12,
+		conditions: string(report.Conditions12),
 		overclaim:  Overclaim{Unsupported: report.Overclaim.Unsupported, Rendered: report.Overclaim.Rendered, Rate: report.Overclaim.Rate},
 		success:    Success{OutOf: report.Success.OutOf},
 	}
