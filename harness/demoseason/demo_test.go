@@ -339,17 +339,20 @@ func TestIndexInBrowser(t *testing.T) {
 			assert.Contains(t, text, "Prudente (seconde inscription)", "the second enrollment is listed")
 			assert.Regexp(t, `meme_cle|même clé`, text)
 
-			tables, err := page.Count("table")
+			// The two tables of the ranked runs, each in its section under
+			// its heading; the non-ranked enrollments are listed apart.
+			boards := `table[data-table="` + ReferenceBoard + `"], table[data-table="` + CommunityBoard + `"]`
+			tables, err := page.Count(boards)
 			require.NoError(t, err)
 			require.Equal(t, 2, tables, "two tables: reference runs and community")
-			captions, err := page.Texts("table caption")
+			captions, err := page.Texts(`section[id="` + ReferenceBoard + `"] h2, section[id="` + CommunityBoard + `"] h2`)
 			require.NoError(t, err)
 			require.Len(t, captions, 2, "each table is labelled")
 			assert.Contains(t, strings.ToLower(captions[0]), "calibration", "the reference table is labelled calibration")
 			assert.NotContains(t, strings.ToLower(captions[1]), "calibration")
-			headers, err := page.TextsIn("table", "thead th")
+			headers, err := page.TextsIn(boards, "thead th")
 			require.NoError(t, err)
-			rows, err := page.TextsIn("table", "tbody tr")
+			rows, err := page.TextsIn(boards, "tbody tr")
 			require.NoError(t, err)
 			for i, board := range []string{ReferenceBoard, CommunityBoard} {
 				assert.True(t, inOrder(headers[i], columns), "%s: the columns %q in order, not %q", board, columns, headers[i])
@@ -368,7 +371,7 @@ func TestIndexInBrowser(t *testing.T) {
 
 			charts, err := page.Count("svg")
 			require.NoError(t, err)
-			assert.Equal(t, 1, charts, "one chart")
+			assert.Equal(t, 2, charts, "one chart a table: the calibration runs are not ranked with the community")
 			marks, err := page.Count("svg circle")
 			require.NoError(t, err)
 			assert.Equal(t, len(index.Tables[ReferenceBoard])+len(index.Tables[CommunityBoard]), marks, "one mark per ranked agent")
