@@ -317,6 +317,7 @@ func TestIndexInBrowser(t *testing.T) {
 					ID    string `json:"id"`
 					Agent string `json:"agent"`
 				} `json:"tableaux"`
+				Record    string `json:"preenregistrement"`
 				NotRanked []struct {
 					ID     string `json:"id"`
 					Motif  string `json:"motif"`
@@ -326,6 +327,7 @@ func TestIndexInBrowser(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(d.site, tp.track.Name, "index.json"))
 			require.NoError(t, err)
 			require.NoError(t, json.Unmarshal(data, &index))
+			assert.Equal(t, tp.recordProof, index.Record, "the proof that anchored the record")
 			assert.Len(t, index.Tables[ReferenceBoard], 1)
 			assert.Len(t, index.Tables[CommunityBoard], 3)
 			require.Len(t, index.NotRanked, 1)

@@ -289,6 +289,11 @@ func (d *demo) sealAndAnchor(tp *trackPlay, tl *trustlayer.TrustLayer, records *
 		return fmt.Errorf("anchoring %s: the record's URL answered %d", record, proof.Status)
 	}
 	tp.recordProof = proof.ID
+	// Published beside the record, so that the Index names the proof
+	// that anchored it.
+	if err := atomicfile.Replace(filepath.Join(d.season, name, "preenregistrement.proof"), []byte(proof.ID+"\n"), 0o644); err != nil {
+		return err
+	}
 	disclosure, err := json.MarshalIndent(proof.Disclosure, "", "  ")
 	if err != nil {
 		return err
