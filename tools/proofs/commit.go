@@ -3,7 +3,8 @@ package proofs
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/transparency-dev/merkle/compact"
@@ -60,23 +61,43 @@ func MerkleRoot(leaves [][]byte) []byte {
 	return root
 }
 
-// decodeHex64 reads a bare SHA-256 or nonce: exactly 64 lowercase hex
+// decodeHash reads a bare SHA-256 or nonce: exactly 64 lowercase hex
 // digits, stricter than Python's bytes.fromhex.
-func decodeHex64(s string) ([]byte, bool) {
+func decodeHash(s string) ([sha256.Size]byte, error) {
+	var b [sha256.Size]byte
 	if !isHex64(s) {
-		return nil, false
+		return b, errNotHash
 	}
-	b, _ := hex.DecodeString(s)
-	return b, true
+	for i := range b { // validated above: each digit is 0-9 or a-f
+		b[i] = hexDigit(s[2*i])<<4 | hexDigit(s[2*i+1])
+	}
+	return b, nil
 }
 
-// opens reports whether the nonce (64 hex digits) and value open the
-// commitment, compared in constant time as Trust Layer compares them.
-func opens(field, nonceHex string, value pyjson.Value, commitment []byte) bool {
-	nonce, ok := decodeHex64(nonceHex)
-	if !ok || len(commitment) != sha256.Size {
-		return false
+func hexDigit(c byte) byte {
+	if c <= '9' {
+		return c - '0'
 	}
-	sum := Commit(field, nonce, value)
-	return subtle.ConstantTimeCompare(sum[:], commitment) == 1
+	return c - 'a' + 10
+}
+
+// errNotHash is a hash or nonce not written as Trust Layer writes them.
+var errNotHash = errors.New("want 64 lowercase hex digits")
+
+// opens reports why the nonce (64 hex digits) and value do not open the
+// commitment, nil when they do; the sums are compared in constant time, as
+// Trust Layer compares them.
+func opens(field, nonceHex string, value pyjson.Value, commitment []byte) error {
+	nonce, err := decodeHash(nonceHex)
+	switch {
+	case err != nil:
+		return fmt.Errorf("nonce: %w", err)
+	case len(commitment) != sha256.Size:
+		return fmt.Errorf("no commitment of %s to open", field)
+	}
+	sum := Commit(field, nonce[:], value)
+	if subtle.ConstantTimeCompare(sum[:], commitment) != 1 {
+		return fmt.Errorf("the nonce and value do not open the commitment of %s", field)
+	}
+	return nil
 }

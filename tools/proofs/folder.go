@@ -72,32 +72,43 @@ type Citation struct {
 // CheckViewMissing (so does an id no proof can have): as far as any reader
 // can tell, it does not exist. A view
 // or entry that cannot be read is an error naming its file.
+//
+// The proofs are verified on the verifier's workers (every core by
+// default); the results are those of one worker.
 func (vr *Verifier) VerifyFolder(dir string, cites []Citation) (map[string]Result, error) {
-	out := make(map[string]Result, len(cites))
-	entries := map[string][]byte{} // a batch's entry, read once for its hundred proofs
+	var unique []Citation
+	seen := make(map[string]bool, len(cites))
 	for _, c := range cites {
-		if _, done := out[c.ProofID]; done {
-			continue
+		if !seen[c.ProofID] {
+			seen[c.ProofID] = true
+			unique = append(unique, c)
 		}
+	}
+	results := make([]Result, len(unique))
+	entries := newEntryCache(dir) // a batch's entry, read once for its hundred proofs
+	err := vr.each(len(unique), func(i int) error {
+		c := unique[i]
 		view, err := ReadView(dir, c.ProofID)
 		if !ValidProofID(c.ProofID) || errors.Is(err, fs.ErrNotExist) {
-			out[c.ProofID] = Result{Failures: []Check{CheckViewMissing}, Incidents: []string{}}
-			continue
+			results[i] = Result{Failures: []Check{CheckViewMissing}, Incidents: []string{}}
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
-		var entry []byte
-		if view.Log != nil {
-			var read bool
-			if entry, read = entries[view.Log.UUID]; !read {
-				if entry, err = readEntry(dir, view); err != nil {
-					return nil, err
-				}
-				entries[view.Log.UUID] = entry
-			}
+		entry, err := entries.read(view)
+		if err != nil {
+			return err
 		}
-		out[c.ProofID] = vr.Verify(Input{View: view, Entry: entry, Disclosure: c.Disclosure, AgentDID: c.AgentDID})
+		results[i] = vr.Verify(Input{View: view, Entry: entry, Disclosure: c.Disclosure, AgentDID: c.AgentDID})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Result, len(unique))
+	for i, c := range unique {
+		out[c.ProofID] = results[i]
 	}
 	return out, nil
 }

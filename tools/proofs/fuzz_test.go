@@ -35,7 +35,7 @@ func FuzzParseView(f *testing.F) {
 			assert.Contains(t, err.Error(), "view.json")
 			return
 		}
-		r := (&proofs.Verifier{Trust: trust, Season: gelSeason}).Verify(proofs.Input{View: v, AgentDID: gelDID,
+		r := newVerifier(t, trust, gelSeason).Verify(proofs.Input{View: v, AgentDID: gelDID,
 			Disclosure: &proofs.Disclosure{RequestHash: proofs.Opening{Nonce: hexOf(1), Value: hexOf(2)}, ResponseHash: proofs.Opening{Nonce: "", Value: "x"}}})
 		assert.False(t, r.Valid && len(r.Failures) > 0)
 		assert.False(t, r.Valid && r.Pending)
@@ -64,7 +64,7 @@ func FuzzRekorEntry(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := (&proofs.Verifier{Trust: trust, Season: gelSeason}).Verify(proofs.Input{View: view, Entry: entry})
+		r := newVerifier(t, trust, gelSeason).Verify(proofs.Input{View: view, Entry: entry})
 		assert.False(t, r.Valid, "a 2.0 proof is never valid")
 		assert.Contains(t, r.Failures, proofs.CheckSpecVersion)
 	})
@@ -93,7 +93,7 @@ func FuzzToken(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tsr []byte) {
 		v, _ := proofs.ParseView("gel", gel)
 		v.TSA.TSRBase64 = base64.StdEncoding.EncodeToString(tsr)
-		r := (&proofs.Verifier{Trust: trust, Season: gelSeason}).Verify(proofs.Input{View: v})
+		r := newVerifier(t, trust, gelSeason).Verify(proofs.Input{View: v})
 		assert.False(t, r.Valid, "the gel view has no Rekor entry here")
 		for _, c := range r.Failures {
 			assert.Contains(t, proofs.Checks, c)

@@ -222,7 +222,10 @@ func runProofsVerify(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	vr := &proofs.Verifier{Trust: trust, Season: window}
+	vr, err := proofs.NewVerifier(trust, proofs.WithSeason(window))
+	if err != nil {
+		return badInput(err)
+	}
 	results, err := vr.VerifyFolder(*views, cites)
 	if err != nil {
 		return badInput(err)
@@ -268,6 +271,11 @@ func resultsText(results map[string]proofs.Result) string {
 				checks[i] = string(c)
 			}
 			fmt.Fprintf(&b, "%s invalide: %s\n", id, strings.Join(checks, ", "))
+			for _, c := range r.Failures {
+				if d, ok := r.Details[c]; ok {
+					fmt.Fprintf(&b, "%s %s: %s\n", id, c, d)
+				}
+			}
 		}
 		for _, p := range r.Incidents {
 			fmt.Fprintf(&b, "%s incident: the view's flat field %s differs from its opened value (a Trust Layer incident)\n", id, p)

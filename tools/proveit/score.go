@@ -189,7 +189,10 @@ func verifyConditions12(scorer *score.Scorer, subs []score.Parsed, views, trustD
 	if err != nil {
 		return badInput(fmt.Errorf("%s %w", recordFile, err))
 	}
-	vr := &proofs.Verifier{Trust: trust, Season: window}
+	vr, err := proofs.NewVerifier(trust, proofs.WithSeason(window))
+	if err != nil {
+		return badInput(fmt.Errorf("%s %w", recordFile, err))
+	}
 	results, err := vr.VerifyFolder(views, score.Citations(subs))
 	if err != nil {
 		return badInput(err)

@@ -213,7 +213,10 @@ func (a recordAnchoring) verify(stdout io.Writer, recordFile string, rec seal.Re
 	if err != nil {
 		return badInput(fmt.Errorf("%s %w", recordFile, err))
 	}
-	vr := &proofs.Verifier{Trust: trust, Season: proofs.Window{Closing: dates.Opening}}
+	vr, err := proofs.NewVerifier(trust, proofs.WithAnchoredBefore(dates.Opening))
+	if err != nil {
+		return badInput(fmt.Errorf("%s %w", recordFile, err))
+	}
 	results, err := vr.VerifyFolder(a.views, []proofs.Citation{{ProofID: a.proofID, Disclosure: &d}})
 	if err != nil {
 		return badInput(err)
