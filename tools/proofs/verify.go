@@ -151,11 +151,7 @@ func NewVerifier(trust *Trust, opts ...VerifierOption) (*Verifier, error) {
 	v := &Verifier{trust: trust, season: *c.window, workers: c.workers,
 		signers: make(map[string]*ed25519.ExpandedPublicKey, len(trust.Keys))}
 	for _, k := range trust.Keys {
-		// A key whose point does not decode verifies nothing, as the
-		// standard library would have it: it stays out of signers.
-		if x, err := ed25519.NewExpandedPublicKey(ed25519.PublicKey(k.Public)); err == nil {
-			v.signers[k.Encoded] = x
-		}
+		v.signers[k.Encoded] = expandKey(k.Public)
 	}
 	return v, nil
 }
@@ -475,8 +471,28 @@ func checkPair(r *verification, field string, o Opening, cs commitments, flat st
 
 // signatureOptions verify as crypto/ed25519 does: curve25519-voi with the
 // standard library's rules (cofactorless, canonical S and R, any A),
-// which TestEd25519AsStandardLibrary holds on edge-case vectors.
+// which TestEd25519AsStandardLibrary holds on edge-case vectors. It is
+// about 1.6 times as fast (docs/performance.md).
 var signatureOptions = &ed25519.Options{Verify: ed25519.VerifyOptionsStdLib}
+
+// expandKey decodes an Ed25519 public key's point once, for every
+// signature verifyEd25519 checks with it; nil when the point does not
+// decode, a key the standard library verifies nothing with.
+func expandKey(public []byte) *ed25519.ExpandedPublicKey {
+	if len(public) != ed25519.PublicKeySize {
+		return nil
+	}
+	x, err := ed25519.NewExpandedPublicKey(ed25519.PublicKey(public))
+	if err != nil {
+		return nil
+	}
+	return x
+}
+
+// verifyEd25519 is crypto/ed25519.Verify of a key expandKey prepared.
+func verifyEd25519(key *ed25519.ExpandedPublicKey, message, sig []byte) bool {
+	return key != nil && len(sig) == ed25519.SignatureSize && ed25519.VerifyExpandedWithOptions(key, message, sig, signatureOptions)
+}
 
 // checkSignature verifies ArkForge's Ed25519 signature over the 64 hex
 // digits of the chain hash with the key of the pinned history the view
@@ -503,7 +519,7 @@ func (vr *Verifier) checkSignature(r *verification, view *View, chain [sha256.Si
 		r.fail(CheckSignature, errors.New("arkforge_signature: want 64 bytes in base64url without padding"))
 	case chainErr != nil:
 		r.fail(CheckSignature, chainErr)
-	case signer == nil || !ed25519.VerifyExpandedWithOptions(signer, message[:], sig[:], signatureOptions):
+	case !verifyEd25519(signer, message[:], sig[:]):
 		r.fail(CheckSignature, fmt.Errorf("ed25519: the signature over the chain hash does not verify with key %q", key.ID))
 	}
 	return key, true
