@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/transparency-dev/merkle"
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/rfc6962"
 
@@ -36,7 +37,7 @@ func CommitmentsRoot(commitments map[string][]byte) []byte {
 	slices.Sort(fields) // Go compares strings bytewise: UTF-8 keeps code point order
 	leaves := make([][]byte, len(fields))
 	for i, f := range fields {
-		leaves[i] = rfc6962.DefaultHasher.HashLeaf(commitments[f])
+		leaves[i] = hasher.HashLeaf(commitments[f])
 	}
 	return MerkleRoot(leaves)
 }
@@ -47,7 +48,7 @@ func MerkleRoot(leaves [][]byte) []byte {
 	if len(leaves) == 0 {
 		return nil
 	}
-	factory := compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
+	factory := compact.RangeFactory{Hash: hasher.HashChildren}
 	r := factory.NewEmptyRange(0)
 	for _, leaf := range leaves {
 		if err := r.Append(leaf, nil); err != nil {
@@ -59,6 +60,29 @@ func MerkleRoot(leaves [][]byte) []byte {
 		panic(err) // a non-empty range always has a root
 	}
 	return root
+}
+
+// hasher is RFC 6962's SHA-256 tree hasher, rfc6962.DefaultHasher, each
+// hash summed from a buffer on the stack: the same values
+// (TestHasherIsRFC6962), one allocation a hash where the library's makes
+// three, for the tens of hashes each proof's root and path take.
+var hasher merkle.LogHasher = sha256Hasher{}
+
+type sha256Hasher struct{}
+
+func (sha256Hasher) EmptyRoot() []byte { return rfc6962.DefaultHasher.EmptyRoot() }
+func (sha256Hasher) Size() int         { return sha256.Size }
+
+func (sha256Hasher) HashLeaf(leaf []byte) []byte {
+	var buf [1 + 2*sha256.Size]byte
+	sum := sha256.Sum256(append(append(buf[:0], rfc6962.RFC6962LeafHashPrefix), leaf...))
+	return sum[:]
+}
+
+func (sha256Hasher) HashChildren(l, r []byte) []byte {
+	var buf [1 + 2*sha256.Size]byte
+	sum := sha256.Sum256(append(append(append(buf[:0], rfc6962.RFC6962NodeHashPrefix), l...), r...))
+	return sum[:]
 }
 
 // decodeHash reads a bare SHA-256 or nonce: exactly 64 lowercase hex

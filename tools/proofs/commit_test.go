@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/transparency-dev/merkle/rfc6962"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson/pyref"
@@ -113,4 +114,17 @@ func TestCommitmentsAgainstPython(t *testing.T) {
 func TestCommitmentsRootOfNothing(t *testing.T) {
 	assert.Nil(t, proofs.CommitmentsRoot(nil))
 	assert.Nil(t, proofs.MerkleRoot(nil))
+}
+
+// The verification's tree hasher gives rfc6962.DefaultHasher's values, on
+// leaves of every length around its buffer's and on children.
+func TestHasherIsRFC6962(t *testing.T) {
+	for _, n := range []int{0, 1, 31, 32, 33, 63, 64, 65, 1000} {
+		leaf := bytes.Repeat([]byte{byte(n)}, n)
+		assert.Equal(t, rfc6962.DefaultHasher.HashLeaf(leaf), proofs.Hasher.HashLeaf(leaf), "leaf of %d bytes", n)
+	}
+	l, r := rfc6962.DefaultHasher.HashLeaf([]byte("l")), rfc6962.DefaultHasher.HashLeaf([]byte("r"))
+	assert.Equal(t, rfc6962.DefaultHasher.HashChildren(l, r), proofs.Hasher.HashChildren(l, r))
+	assert.Equal(t, rfc6962.DefaultHasher.EmptyRoot(), proofs.Hasher.EmptyRoot())
+	assert.Equal(t, rfc6962.DefaultHasher.Size(), proofs.Hasher.Size())
 }

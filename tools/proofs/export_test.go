@@ -9,3 +9,6 @@ func (vr *Verifier) Each(n int, do func(i int) error) error { return vr.each(n, 
 func VerifyEd25519(public, message, sig []byte) bool {
 	return verifyEd25519(expandKey(public), message, sig)
 }
+
+// Hasher is the tree hasher the verification uses.
+var Hasher = hasher

@@ -17,7 +17,6 @@ import (
 
 	"github.com/oasisprotocol/curve25519-voi/primitives/ed25519"
 	"github.com/transparency-dev/merkle/proof"
-	"github.com/transparency-dev/merkle/rfc6962"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
@@ -403,7 +402,7 @@ func (cs commitments) root() []byte {
 	var leaves [16][]byte // a view's commitments fit: no allocation for the list
 	list := leaves[:0]
 	for i := range cs {
-		list = append(list, rfc6962.DefaultHasher.HashLeaf(cs[i].sum[:]))
+		list = append(list, hasher.HashLeaf(cs[i].sum[:]))
 	}
 	return MerkleRoot(list)
 }
@@ -566,8 +565,8 @@ func checkBatch(r *verification, view *View, chain [sha256.Size]byte, chainErr e
 	}
 	if chainErr != nil {
 		r.fail(CheckBatchPath, chainErr)
-	} else if err := proof.VerifyInclusion(rfc6962.DefaultHasher, uint64(*b.LeafIndex), uint64(*b.TreeSize),
-		rfc6962.DefaultHasher.HashLeaf(chain[:]), path, root[:]); err != nil {
+	} else if err := proof.VerifyInclusion(hasher, uint64(*b.LeafIndex), uint64(*b.TreeSize),
+		hasher.HashLeaf(chain[:]), path, root[:]); err != nil {
 		r.fail(CheckBatchPath, err)
 	}
 	return root[:], false

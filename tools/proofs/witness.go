@@ -19,7 +19,6 @@ import (
 	"github.com/digitorus/timestamp"
 	"github.com/transparency-dev/formats/log"
 	"github.com/transparency-dev/merkle/proof"
-	"github.com/transparency-dev/merkle/rfc6962"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
@@ -301,7 +300,7 @@ func (vr *Verifier) checkRekor(tl *TransparencyLog, anchored, data []byte) []*Ch
 		fail(CheckRekorSET, err)
 	}
 	ip := e.Verification.InclusionProof
-	leaf := rfc6962.DefaultHasher.HashLeaf(body)
+	leaf := hasher.HashLeaf(body)
 	root, rootErr := decodeHash(ip.RootHash)
 	hashes, hashesErr := decodeHashes(ip.Hashes)
 	switch {
@@ -312,7 +311,7 @@ func (vr *Verifier) checkRekor(tl *TransparencyLog, anchored, data []byte) []*Ch
 	case ip.LogIndex < 0 || ip.TreeSize <= 0:
 		fail(CheckRekorInclusion, errors.New("inclusionProof: want 0 ≤ logIndex and 0 < treeSize"))
 	default:
-		if err := proof.VerifyInclusion(rfc6962.DefaultHasher, uint64(ip.LogIndex), uint64(ip.TreeSize), leaf, hashes, root[:]); err != nil {
+		if err := proof.VerifyInclusion(hasher, uint64(ip.LogIndex), uint64(ip.TreeSize), leaf, hashes, root[:]); err != nil {
 			fail(CheckRekorInclusion, err)
 		}
 	}
