@@ -16,7 +16,10 @@
 // generation and verification against a plain Python reference
 // (harness/bench/reference.py) and sha256sum over the same files, and on the
 // generated corpus, the tree reader (manifest/tree) against the Linux
-// system-call reader it replaced.
+// system-call reader it replaced. Last, it verifies a season's proofs
+// (package tools/proofs) on one core and on every core, against as many
+// standard-library Ed25519 verifications; `-only proofs` runs that part
+// alone and prints it, writing no document.
 //
 // Benchmarks never fail on a number: the document gives each goal's ratio
 // as measured, and whether it is met.
@@ -31,6 +34,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -57,7 +61,8 @@ type bench struct {
 	rate                                        float64
 	repeat, pythonRepeat                        int
 	generated                                   int
-	keep                                        bool // keep the scratch folder, for a look at logs and profiles
+	keep                                        bool   // keep the scratch folder, for a look at logs and profiles
+	only                                        string // "proofs": the proof verification's benchmarks alone
 	maxLoad                                     float64
 	waitLoad                                    time.Duration
 	// secret opens the gate of every server; it lives in memory and in the
@@ -105,8 +110,18 @@ func main() {
 	flag.BoolVar(&b.keep, "keep", false, "keep the scratch folder (servers' logs, profile, generated corpus)")
 	flag.Float64Var(&b.maxLoad, "max-load", 1, "wait until the 1-minute load average is below this before measuring")
 	flag.DurationVar(&b.waitLoad, "wait-load", time.Minute, "how long to wait for the load to drop; then measure anyway and say so")
+	flag.StringVar(&b.only, "only", "", `"proofs": run only the proof verification's benchmarks and print their goals, writing no document`)
 	flag.Parse()
-	if err := b.run(); err != nil {
+	run := b.run
+	switch b.only {
+	case "":
+	case "proofs":
+		run = b.runProofs
+	default:
+		fmt.Fprintf(os.Stderr, "bench: -only %q: want proofs\n", b.only)
+		os.Exit(2)
+	}
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -184,6 +199,9 @@ func (b *bench) run() error {
 	if r.GoBench, err = b.goBenchmarks(); err != nil {
 		b.log("go benchmarks: %v", err)
 	}
+	if r.ProofBench, err = b.proofBenchmarks(); err != nil {
+		b.log("proof benchmarks: %v", err)
+	}
 	r.Finished = time.Now()
 	r.LoadAfter = loadAverage()
 	if err := os.MkdirAll(filepath.Dir(b.out), 0o755); err != nil {
@@ -193,6 +211,32 @@ func (b *bench) run() error {
 		return err
 	}
 	b.log("wrote %s", b.out)
+	return nil
+}
+
+// runProofs measures the proof verification alone, on a machine others may
+// be using: its benchmark lines and goals go to standard output.
+func (b *bench) runProofs() error {
+	goTool, err := lookPath(b.goTool)
+	if err != nil {
+		return fmt.Errorf("missing: %s", b.goTool)
+	}
+	b.goTool = goTool
+	b.waitIdle()
+	r := &report{Started: time.Now(), Machine: machine{Cores: strconv.Itoa(runtime.NumCPU())}}
+	if r.ProofBench, err = b.proofBenchmarks(); err != nil {
+		return err
+	}
+	for _, line := range r.ProofBench {
+		fmt.Println(line)
+	}
+	for _, t := range r.proofTargets() {
+		met := "missed"
+		if t.Met {
+			met = "met"
+		}
+		fmt.Printf("%s: %s: %s\n", t.Name, t.Measured, met)
+	}
 	return nil
 }
 

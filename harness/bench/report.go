@@ -22,6 +22,8 @@ type report struct {
 	Profiles     []*profileResult
 	ProfileError string
 	GoBench      []string
+	// ProofBench are the lines of the proof verification's benchmarks.
+	ProofBench []string
 }
 
 // corpusRun is what was measured on one corpus.
@@ -83,6 +85,7 @@ type performanceData struct {
 	ProfileError  string
 	Targets       []target
 	GoBench       []string
+	ProofBench    []string
 }
 
 // method is how the run measured, as the document states it.
@@ -115,7 +118,7 @@ func (r *report) markdown() []byte {
 			AbsentPercent: absentShare * 100, ForbiddenPercent: forbiddenShare * 100, QuietEnough: quietEnough,
 			Attempts: attempts, ReaderBenchTimes: readerBenchTimes, StartupRuns: startupRuns, FastPathGain: fastPathGain,
 		},
-		Profiles: r.Profiles, ProfileError: r.ProfileError, Targets: r.targets(), GoBench: r.GoBench,
+		Profiles: r.Profiles, ProfileError: r.ProfileError, Targets: r.targets(), GoBench: r.GoBench, ProofBench: r.ProofBench,
 	}
 	for _, c := range r.Corpora {
 		view := corpusView{corpusRun: c, Method: data.Method,

@@ -107,6 +107,9 @@ func fixedReport(failing bool) *report {
 			{Setup: "respond", Seconds: 8, Samples: 6.9, RPS: 25_100, Shares: shares(0.9), Top: " 2.40s 34.10%  syscall"},
 		},
 		GoBench: []string{"goos: linux", "BenchmarkServeResource-2   	 3000000	       402 ns/op	       0 B/op	       0 allocs/op", "PASS"},
+		ProofBench: []string{"BenchmarkVerifySeason 2 560000000 ns/op 128553474 B/op 2797221 allocs/op",
+			"BenchmarkVerifySeason-2 4 300000000 ns/op 128553474 B/op 2797221 allocs/op",
+			"BenchmarkEd25519Season 3 460000000 ns/op 0 B/op 0 allocs/op", "BenchmarkEd25519Season-2 3 461000000 ns/op 0 B/op 0 allocs/op"},
 	}
 	if failing {
 		season.Servers[2] = &serverRun{Setup: season.Servers[2].Setup, Skipped: "nginx: not found\nsecond line | with a bar"}
@@ -121,9 +124,37 @@ func fixedReport(failing bool) *report {
 		r.Profiles = nil
 		r.ProfileError = "pprof: connection refused\nmore"
 		r.GoBench = []string{"BenchmarkServeResource-2   	 3000000	       450 ns/op	      16 B/op	       1 allocs/op"}
+		r.ProofBench = []string{"BenchmarkVerifySeason 1 770000000 ns/op", "BenchmarkVerifySeason-2 1 700000000 ns/op", "BenchmarkEd25519Season 3 460000000 ns/op"}
 		r.Finished = started.Add(11 * time.Minute)
 		r.Corpora = append(r.Corpora, generated)
 		generated.Paired = nil
 	}
 	return r
+}
+
+// The proof verification's goals read the lines of one run: the season on
+// one core against its Ed25519 floor, and on every core against one.
+func TestProofTargets(t *testing.T) {
+	tests := []struct {
+		name  string
+		cores string
+		lines []string
+		want  []bool // met, goal by goal; absent goals are not set
+	}{
+		{"both met", "2", []string{"BenchmarkVerifySeason 2 590000000 ns/op", "BenchmarkVerifySeason-2 4 350000000 ns/op", "BenchmarkEd25519Season 3 460000000 ns/op"}, []bool{true, true}},
+		{"both missed", "2", []string{"BenchmarkVerifySeason 1 770000000 ns/op", "BenchmarkVerifySeason-2 1 470000000 ns/op", "BenchmarkEd25519Season 3 460000000 ns/op"}, []bool{false, false}},
+		{"one core: no cores goal", "1", []string{"BenchmarkVerifySeason 2 590000000 ns/op", "BenchmarkEd25519Season 3 460000000 ns/op"}, []bool{true}},
+		{"no floor measured", "2", []string{"BenchmarkVerifySeason 2 590000000 ns/op", "BenchmarkVerifySeason-2 4 300000000 ns/op"}, []bool{true}},
+		{"nothing measured", "2", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &report{Machine: machine{Cores: tt.cores}, ProofBench: tt.lines}
+			var met []bool
+			for _, target := range r.proofTargets() {
+				met = append(met, target.Met)
+			}
+			assert.Equal(t, tt.want, met)
+		})
+	}
 }
