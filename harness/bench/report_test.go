@@ -107,9 +107,9 @@ func fixedReport(failing bool) *report {
 			{Setup: "respond", Seconds: 8, Samples: 6.9, RPS: 25_100, Shares: shares(0.9), Top: " 2.40s 34.10%  syscall"},
 		},
 		GoBench: []string{"goos: linux", "BenchmarkServeResource-2   	 3000000	       402 ns/op	       0 B/op	       0 allocs/op", "PASS"},
-		ProofBench: []string{"BenchmarkVerifySeason 2 560000000 ns/op 128553474 B/op 2797221 allocs/op",
-			"BenchmarkVerifySeason-2 4 300000000 ns/op 128553474 B/op 2797221 allocs/op",
-			"BenchmarkEd25519Season 3 460000000 ns/op 0 B/op 0 allocs/op", "BenchmarkEd25519Season-2 3 461000000 ns/op 0 B/op 0 allocs/op"},
+		ProofBench: []string{"BenchmarkVerifySeason-2 3 560000000 ns/op 1.217 x-ed25519 128553474 B/op 2797221 allocs/op",
+			"BenchmarkVerifySeasonAllCores-2 3 300000000 ns/op 0.5357 x-one-core 128553474 B/op 2797221 allocs/op",
+			"BenchmarkEd25519Season-2 3 460000000 ns/op 0 B/op 0 allocs/op"},
 	}
 	if failing {
 		season.Servers[2] = &serverRun{Setup: season.Servers[2].Setup, Skipped: "nginx: not found\nsecond line | with a bar"}
@@ -124,7 +124,7 @@ func fixedReport(failing bool) *report {
 		r.Profiles = nil
 		r.ProfileError = "pprof: connection refused\nmore"
 		r.GoBench = []string{"BenchmarkServeResource-2   	 3000000	       450 ns/op	      16 B/op	       1 allocs/op"}
-		r.ProofBench = []string{"BenchmarkVerifySeason 1 770000000 ns/op", "BenchmarkVerifySeason-2 1 700000000 ns/op", "BenchmarkEd25519Season 3 460000000 ns/op"}
+		r.ProofBench = []string{"BenchmarkVerifySeason-2 3 770000000 ns/op 1.674 x-ed25519", "BenchmarkVerifySeasonAllCores-2 3 700000000 ns/op 0.9091 x-one-core"}
 		r.Finished = started.Add(11 * time.Minute)
 		r.Corpora = append(r.Corpora, generated)
 		generated.Paired = nil
@@ -137,19 +137,18 @@ func fixedReport(failing bool) *report {
 func TestProofTargets(t *testing.T) {
 	tests := []struct {
 		name  string
-		cores string
 		lines []string
 		want  []bool // met, goal by goal; absent goals are not set
 	}{
-		{"both met", "2", []string{"BenchmarkVerifySeason 2 590000000 ns/op", "BenchmarkVerifySeason-2 4 350000000 ns/op", "BenchmarkEd25519Season 3 460000000 ns/op"}, []bool{true, true}},
-		{"both missed", "2", []string{"BenchmarkVerifySeason 1 770000000 ns/op", "BenchmarkVerifySeason-2 1 470000000 ns/op", "BenchmarkEd25519Season 3 460000000 ns/op"}, []bool{false, false}},
-		{"one core: no cores goal", "1", []string{"BenchmarkVerifySeason 2 590000000 ns/op", "BenchmarkEd25519Season 3 460000000 ns/op"}, []bool{true}},
-		{"no floor measured", "2", []string{"BenchmarkVerifySeason 2 590000000 ns/op", "BenchmarkVerifySeason-2 4 300000000 ns/op"}, []bool{true}},
-		{"nothing measured", "2", nil, nil},
+		{"both met", []string{"BenchmarkVerifySeason-2 3 590000000 ns/op 1.28 x-ed25519 1 B/op", "BenchmarkVerifySeasonAllCores-2 3 350000000 ns/op 0.59 x-one-core", "BenchmarkEd25519Season-2 3 460000000 ns/op"}, []bool{true, true}},
+		{"both missed", []string{"BenchmarkVerifySeason-2 3 770000000 ns/op 1.674 x-ed25519", "BenchmarkVerifySeasonAllCores-2 3 470000000 ns/op 0.61 x-one-core"}, []bool{false, false}},
+		{"on a machine of one CPU", []string{"BenchmarkVerifySeason 3 590000000 ns/op 1.1 x-ed25519", "BenchmarkVerifySeasonAllCores 3 590000000 ns/op 1.0 x-one-core"}, []bool{true, false}},
+		{"no ratio reported", []string{"BenchmarkVerifySeason-2 3 590000000 ns/op", "BenchmarkVerifySeasonAllCores-2 4 300000000 ns/op 0.5 x-one-core"}, []bool{true}},
+		{"nothing measured", nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &report{Machine: machine{Cores: tt.cores}, ProofBench: tt.lines}
+			r := &report{ProofBench: tt.lines}
 			var met []bool
 			for _, target := range r.proofTargets() {
 				met = append(met, target.Met)
