@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -127,4 +128,37 @@ func TestHasherIsRFC6962(t *testing.T) {
 	assert.Equal(t, rfc6962.DefaultHasher.HashChildren(l, r), proofs.Hasher.HashChildren(l, r))
 	assert.Equal(t, rfc6962.DefaultHasher.EmptyRoot(), proofs.Hasher.EmptyRoot())
 	assert.Equal(t, rfc6962.DefaultHasher.Size(), proofs.Hasher.Size())
+}
+
+// decodeHash takes exactly what isHex64 takes: 64 lowercase hex digits.
+func TestDecodeHashIsLowercaseHex(t *testing.T) {
+	valid := strings.Repeat("0123456789abcdef", 4)
+	tests := []struct {
+		name string
+		s    string
+		ok   bool
+	}{
+		{"every lowercase digit", valid, true},
+		{"all f", strings.Repeat("f", 64), true},
+		{"an uppercase digit", "A" + valid[1:], false},
+		{"one short", valid[1:], false},
+		{"one long", valid + "0", false},
+		{"a g", valid[:63] + "g", false},
+		{"a space", " " + valid[1:], false},
+		{"a byte past ASCII", "\xff" + valid[1:], false},
+		{"sha256: prefixed", "sha256:" + valid[7:], false},
+		{"empty", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := proofs.DecodeHash(tt.s)
+			if !tt.ok {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			want, _ := hex.DecodeString(tt.s)
+			assert.Equal(t, want, got[:])
+		})
+	}
 }

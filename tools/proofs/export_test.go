@@ -12,3 +12,6 @@ func VerifyEd25519(public, message, sig []byte) bool {
 
 // Hasher is the tree hasher the verification uses.
 var Hasher = hasher
+
+// DecodeHash is the verification's reading of a bare hash or nonce.
+var DecodeHash = decodeHash

@@ -3,8 +3,11 @@ package proofs_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -208,4 +211,35 @@ func TestVerifyFolderWorkers(t *testing.T) {
 	// nonces (i % 7 == 5), 29 intact; the last batch's 29 lack its entry.
 	assert.Equal(t, map[string]int{"valid": 5 * 29, string(proofs.CheckRekorMissing): 29,
 		string(proofs.CheckRequestPair): 6 * 6, string(proofs.CheckResponsePair): 6 * 5, string(proofs.CheckViewMissing): 2}, counts)
+}
+
+// The worker pool calls every index once, however many workers share it
+// and steal from one another, and returns the error of the lowest index
+// that failed, as one worker would.
+func TestWorkerPool(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 7, 100, 1001} {
+		for _, workers := range []int{1, 2, 3, 8, 64} {
+			vr := newVerifier(t, pinned(t), gelSeason, proofs.WithWorkers(workers))
+			calls := make([]atomic.Int32, n)
+			require.NoError(t, vr.Each(n, func(i int) error {
+				calls[i].Add(1)
+				if i%5 == 0 {
+					runtime.Gosched() // uneven work: some workers finish early and steal
+				}
+				return nil
+			}))
+			for i := range calls {
+				require.Equal(t, int32(1), calls[i].Load(), "n %d, %d workers: index %d", n, workers, i)
+			}
+			if n > 3 {
+				err := vr.Each(n, func(i int) error {
+					if i == n-1 || i == 3 {
+						return fmt.Errorf("index %d", i)
+					}
+					return nil
+				})
+				assert.EqualError(t, err, "index 3", "n %d, %d workers", n, workers)
+			}
+		}
+	}
 }

@@ -589,6 +589,13 @@ func hexSum(b []byte) string {
 // returns the error of the lowest i that failed (as one worker would have),
 // or nil. Calls past a failure may still run; their results are the
 // caller's to drop.
+//
+// Each worker takes the indices of a contiguous share in order and, its
+// share done, the upper half of the largest share left. Proofs cited
+// together are mostly of one batch: kept on one worker, the batch's
+// witnesses are checked by it while the others verify other batches,
+// instead of waiting for the check (a millisecond, some fifteen proofs'
+// worth of work).
 func (vr *Verifier) each(n int, do func(i int) error) error {
 	workers := min(vr.workers, n)
 	if workers <= 1 {
@@ -600,21 +607,11 @@ func (vr *Verifier) each(n int, do func(i int) error) error {
 		return nil
 	}
 	errs := make([]error, n)
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next int
-	)
-	for range workers {
+	q := newShares(n, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
 		wg.Go(func() {
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
+			for i, ok := q.take(w); ok; i, ok = q.take(w) {
 				errs[i] = do(i)
 			}
 		})
@@ -626,6 +623,45 @@ func (vr *Verifier) each(n int, do func(i int) error) error {
 		}
 	}
 	return nil
+}
+
+// shares hands out the indices below n to workers: a contiguous share
+// each, then halves of what is left of the others'.
+type shares struct {
+	mu   sync.Mutex
+	left []struct{ next, end int }
+}
+
+func newShares(n, workers int) *shares {
+	q := &shares{left: make([]struct{ next, end int }, workers)}
+	for w := range q.left {
+		q.left[w].next, q.left[w].end = w*n/workers, (w+1)*n/workers
+	}
+	return q
+}
+
+// take is worker w's next index; false when none is left anywhere.
+func (q *shares) take(w int) (int, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	own := &q.left[w]
+	if own.next == own.end {
+		largest := -1
+		for v := range q.left {
+			if rest := q.left[v].end - q.left[v].next; rest > 0 && (largest < 0 || rest > q.left[largest].end-q.left[largest].next) {
+				largest = v
+			}
+		}
+		if largest < 0 {
+			return 0, false
+		}
+		from := &q.left[largest]
+		mid := from.next + (from.end-from.next)/2
+		own.next, own.end, from.end = mid, from.end, mid
+	}
+	i := own.next
+	own.next++
+	return i, true
 }
 
 // entryCache reads each Rekor entry of a folder once, for every goroutine:
