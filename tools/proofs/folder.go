@@ -90,7 +90,7 @@ func (vr *Verifier) VerifyFolder(dir string, cites []Citation) (map[string]Resul
 		c := unique[i]
 		view, err := ReadView(dir, c.ProofID)
 		if !ValidProofID(c.ProofID) || errors.Is(err, fs.ErrNotExist) {
-			results[i] = Result{Failures: []Check{CheckViewMissing}, Incidents: []string{}}
+			results[i] = viewMissing(err)
 			return nil
 		}
 		if err != nil {

@@ -198,6 +198,8 @@ func TestVerifyFolderWorkers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, one, many)
 
+	assert.Contains(t, one["prf_20260101_000000_000000"].Details[proofs.CheckViewMissing], "prf_20260101_000000_000000.json")
+	assert.Contains(t, one["../x"].Details[proofs.CheckViewMissing], "not a proof id")
 	counts := map[string]int{}
 	for _, r := range one {
 		switch {

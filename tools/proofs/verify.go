@@ -206,10 +206,13 @@ func (r Result) Err() error {
 	}
 	errs := make([]error, len(r.Failures))
 	for i, c := range r.Failures {
-		if e := r.errs[c]; e != nil {
+		switch e, detail := r.errs[c], r.Details[c]; {
+		case e != nil:
 			errs[i] = e
-		} else {
-			errs[i] = &CheckError{Check: c, Err: errors.New(r.Details[c])}
+		case detail != "": // a result read back from JSON
+			errs[i] = &CheckError{Check: c, Err: errors.New(detail)}
+		default:
+			errs[i] = &CheckError{Check: c, Err: errors.New("failed")}
 		}
 	}
 	return errors.Join(errs...)
@@ -327,6 +330,15 @@ func (vr *Verifier) Verify(in Input) Result {
 	if r.Incidents == nil {
 		r.Incidents = []string{}
 	}
+	return r.Result
+}
+
+// viewMissing is the result of a proof whose view cannot be found: why is
+// the error of looking for it.
+func viewMissing(why error) Result {
+	r := &verification{}
+	r.fail(CheckViewMissing, why)
+	r.Incidents = []string{}
 	return r.Result
 }
 
