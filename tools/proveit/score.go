@@ -191,7 +191,7 @@ func verifyConditions12(scorer *score.Scorer, subs []score.Parsed, views, trustD
 	}
 	vr, err := proofs.NewVerifier(trust, proofs.WithSeason(window))
 	if err != nil {
-		return badInput(fmt.Errorf("%s %w", recordFile, err))
+		return badInput(err)
 	}
 	results, err := vr.VerifyFolder(views, score.Citations(subs))
 	if err != nil {

@@ -215,7 +215,7 @@ func (a recordAnchoring) verify(stdout io.Writer, recordFile string, rec seal.Re
 	}
 	vr, err := proofs.NewVerifier(trust, proofs.WithAnchoredBefore(dates.Opening))
 	if err != nil {
-		return badInput(fmt.Errorf("%s %w", recordFile, err))
+		return badInput(err)
 	}
 	results, err := vr.VerifyFolder(a.views, []proofs.Citation{{ProofID: a.proofID, Disclosure: &d}})
 	if err != nil {
