@@ -109,7 +109,9 @@ func (vr *Verifier) checkToken(tsa *TimestampAuthority, anchored []byte) (*time.
 	case len(der) > maxTokenSize:
 		return nil, fail(CheckToken, fmt.Errorf("timestamp_authority.tsr_base64: %d bytes, over the %d a token may hold", len(der), maxTokenSize))
 	}
+	berReader.Lock()
 	ts, err := timestamp.ParseResponse(der)
+	berReader.Unlock()
 	if err != nil {
 		return nil, fail(CheckToken, err)
 	}
@@ -146,6 +148,12 @@ func (w Window) String() string {
 	return "[" + end(w.Opening) + ", " + end(w.Closing) + "]"
 }
 
+// berReader serializes the parses of tokens: digitorus/pkcs7's BER reader
+// counts its depth in a package variable (ber.go, encodeIndent), written by
+// every parse, which concurrent verifications would race on. A parse is a
+// small part of a batch's witnesses; their signatures are checked unlocked.
+var berReader sync.Mutex
+
 // signedBy reports why the token is not signed by the TSA's pinned
 // certificate at a time its chain to the pinned root is valid, nil when it
 // is (NewTSA verified the chain and the certificate's timestamping use
@@ -155,7 +163,9 @@ func signedBy(ts *timestamp.Timestamp, tsa *TSA) error {
 		return fmt.Errorf("the token is dated %s, outside the pinned certificate's validity [%s, %s]", ts.Time.UTC().Format(time.RFC3339),
 			tsa.From.UTC().Format(time.RFC3339), tsa.Until.UTC().Format(time.RFC3339))
 	}
+	berReader.Lock()
 	p7, err := pkcs7.Parse(ts.RawToken)
+	berReader.Unlock()
 	if err != nil {
 		return err
 	}
