@@ -76,6 +76,7 @@ type Citation struct {
 // The proofs are verified on the verifier's workers (every core by
 // default); the results are those of one worker.
 func (vr *Verifier) VerifyFolder(dir string, cites []Citation) (map[string]Result, error) {
+	vr.mustBeMade()
 	var unique []Citation
 	seen := make(map[string]bool, len(cites))
 	for _, c := range cites {

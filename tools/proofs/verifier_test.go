@@ -67,6 +67,12 @@ func TestNewVerifierValidates(t *testing.T) {
 	}
 	_, err := proofs.NewVerifier(trust, proofs.WithSeason(gelSeason), proofs.WithWorkers(0))
 	assert.Error(t, err, "zero workers")
+
+	// A Verifier not made by NewVerifier says so, rather than verify with
+	// no trust material or accept any time.
+	view := readView(t, "proof_proveit_gel.json")
+	assert.PanicsWithError(t, "proofs: a Verifier is made by NewVerifier", func() { (&proofs.Verifier{}).Verify(proofs.Input{View: view}) })
+	assert.PanicsWithError(t, "proofs: a Verifier is made by NewVerifier", func() { _, _ = (&proofs.Verifier{}).VerifyFolder(t.TempDir(), nil) })
 }
 
 // The window an option names is the one tokens are held to: the gel token

@@ -43,7 +43,8 @@ func (w Window) contains(t time.Time) bool {
 
 // Verifier verifies proofs against pinned trust material and a season's
 // window. It is made by NewVerifier only, which validates both; the trust
-// material it is given must not change afterwards.
+// material it is given must not change afterwards. A Verifier it did not
+// make (the zero value) panics on use rather than verify with nothing.
 //
 // A Verifier is safe for concurrent use by several goroutines. The
 // witnesses of a batch (its token and its Rekor entry) are checked once, by
@@ -290,6 +291,7 @@ var checkOrder = func() map[Check]int {
 // A check whose input is missing fails by its own name; later checks still
 // run where they can, so that a report names everything that is wrong.
 func (vr *Verifier) Verify(in Input) Result {
+	vr.mustBeMade()
 	view := in.View
 	r := &verification{}
 	receivable := specAtLeast31(view.SpecVersion)
@@ -331,6 +333,16 @@ func (vr *Verifier) Verify(in Input) Result {
 		r.Incidents = []string{}
 	}
 	return r.Result
+}
+
+// errNotMade is the use of a Verifier NewVerifier did not make, a
+// programming error: its zero value holds no trust material and no window.
+var errNotMade = errors.New("proofs: a Verifier is made by NewVerifier")
+
+func (vr *Verifier) mustBeMade() {
+	if vr == nil || vr.trust == nil {
+		panic(errNotMade)
+	}
 }
 
 // viewMissing is the result of a proof whose view cannot be found: why is
