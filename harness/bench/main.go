@@ -16,7 +16,10 @@
 // generation and verification against a plain Python reference
 // (harness/bench/reference.py) and sha256sum over the same files, and on the
 // generated corpus, the tree reader (manifest/tree) against the Linux
-// system-call reader it replaced.
+// system-call reader it replaced. Last, it verifies a season's proofs
+// (package tools/proofs) on one core and on every core, against as many
+// standard-library Ed25519 verifications; `-only proofs` runs that part
+// alone and prints it, writing no document.
 //
 // Benchmarks never fail on a number: the document gives each goal's ratio
 // as measured, and whether it is met.
@@ -31,6 +34,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -58,7 +62,7 @@ type bench struct {
 	repeat, pythonRepeat                        int
 	generated                                   int
 	indexPerTrack                               int    // enrollments a track of the Index's season
-	only                                        string // run only this part ("index")
+	only                                        string // run only this part: "index", or "proofs" (the proof verification's benchmarks)
 	keep                                        bool   // keep the scratch folder, for a look at logs and profiles
 	maxLoad                                     float64
 	waitLoad                                    time.Duration
@@ -105,12 +109,21 @@ func main() {
 	flag.IntVar(&b.pythonRepeat, "python-repeat", 1, "runs of the Python reference (the median is kept): slow, and only compared with a wide margin")
 	flag.IntVar(&b.generated, "n", 100_000, "resources of the generated corpus (0: skip it)")
 	flag.IntVar(&b.indexPerTrack, "index", 100, "enrollments a track of the season the Index is built from (0: skip it)")
-	flag.StringVar(&b.only, "only", "", "run only this part and print its figures, writing no document: index")
+	flag.StringVar(&b.only, "only", "", `run only this part and print its figures, writing no document: "index" (the Index of a generated season) or "proofs" (the proof verification's benchmarks)`)
 	flag.BoolVar(&b.keep, "keep", false, "keep the scratch folder (servers' logs, profile, generated corpus)")
 	flag.Float64Var(&b.maxLoad, "max-load", 1, "wait until the 1-minute load average is below this before measuring")
 	flag.DurationVar(&b.waitLoad, "wait-load", time.Minute, "how long to wait for the load to drop; then measure anyway and say so")
 	flag.Parse()
-	if err := b.run(); err != nil {
+	run := b.run
+	switch b.only {
+	case "", "index":
+	case "proofs":
+		run = b.runProofs
+	default:
+		fmt.Fprintf(os.Stderr, "bench: -only %q: want index or proofs\n", b.only)
+		os.Exit(2)
+	}
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -191,6 +204,9 @@ func (b *bench) run() error {
 	if r.GoBench, err = b.goBenchmarks(); err != nil {
 		b.log("go benchmarks: %v", err)
 	}
+	if r.ProofBench, err = b.proofBenchmarks(); err != nil {
+		b.log("proof benchmarks: %v", err)
+	}
 	if b.indexPerTrack > 0 {
 		if r.Index, err = b.measureIndex(b.indexPerTrack); err != nil {
 			b.log("index: %v", err)
@@ -205,6 +221,32 @@ func (b *bench) run() error {
 		return err
 	}
 	b.log("wrote %s", b.out)
+	return nil
+}
+
+// runProofs measures the proof verification alone, on a machine others may
+// be using: its benchmark lines and goals go to standard output.
+func (b *bench) runProofs() error {
+	goTool, err := lookPath(b.goTool)
+	if err != nil {
+		return fmt.Errorf("missing: %s", b.goTool)
+	}
+	b.goTool = goTool
+	b.waitIdle()
+	r := &report{Started: time.Now(), Machine: machine{Cores: strconv.Itoa(runtime.NumCPU())}}
+	if r.ProofBench, err = b.proofBenchmarks(); err != nil {
+		return err
+	}
+	for _, line := range r.ProofBench {
+		fmt.Println(line)
+	}
+	for _, t := range r.proofTargets() {
+		met := "missed"
+		if t.Met {
+			met = "met"
+		}
+		fmt.Printf("%s: %s: %s\n", t.Name, t.Measured, met)
+	}
 	return nil
 }
 
@@ -305,7 +347,7 @@ func (b *bench) preflight() error {
 			return fmt.Errorf("-only index: -index must be at least 1")
 		}
 	default:
-		return fmt.Errorf("-only %q: the one part run alone is index", b.only)
+		return fmt.Errorf("-only %q: the parts run alone are index and proofs", b.only)
 	}
 	var missing []string
 	// Servers run in folders of their own: every path is made absolute.

@@ -25,6 +25,8 @@ type report struct {
 	// Index is the Index built and checked on a generated season; nil
 	// when skipped or failed.
 	Index *indexRun
+	// ProofBench are the lines of the proof verification's benchmarks.
+	ProofBench []string
 }
 
 // corpusRun is what was measured on one corpus.
@@ -87,6 +89,7 @@ type performanceData struct {
 	Targets       []target
 	GoBench       []string
 	Index         *indexRun
+	ProofBench    []string
 }
 
 // method is how the run measured, as the document states it.
@@ -119,7 +122,7 @@ func (r *report) markdown() []byte {
 			AbsentPercent: absentShare * 100, ForbiddenPercent: forbiddenShare * 100, QuietEnough: quietEnough,
 			Attempts: attempts, ReaderBenchTimes: readerBenchTimes, StartupRuns: startupRuns, FastPathGain: fastPathGain,
 		},
-		Profiles: r.Profiles, ProfileError: r.ProfileError, Targets: r.targets(), GoBench: r.GoBench, Index: r.Index,
+		Profiles: r.Profiles, ProfileError: r.ProfileError, Targets: r.targets(), GoBench: r.GoBench, Index: r.Index, ProofBench: r.ProofBench,
 	}
 	for _, c := range r.Corpora {
 		view := corpusView{corpusRun: c, Method: data.Method,

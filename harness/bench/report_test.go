@@ -110,6 +110,9 @@ func fixedReport(failing bool) *report {
 		Index: &indexRun{PerTrack: 100, Tracks: 2, Ranked: 180, Proofs: 4500, SeasonBuilt: 5 * time.Minute,
 			Verify: 4 * time.Second, Build: 5 * time.Second, Check: 4500 * time.Millisecond,
 			VerifyRSS: 60 << 20, BuildRSS: 70 << 20, CheckRSS: 72 << 20},
+		ProofBench: []string{"BenchmarkVerifySeason-2 3 560000000 ns/op 1.217 x-ed25519 128553474 B/op 2797221 allocs/op",
+			"BenchmarkVerifySeasonAllCores-2 3 300000000 ns/op 0.5357 x-one-core 128553474 B/op 2797221 allocs/op",
+			"BenchmarkEd25519Season-2 3 460000000 ns/op 0 B/op 0 allocs/op"},
 	}
 	if failing {
 		r.Index = nil
@@ -125,9 +128,36 @@ func fixedReport(failing bool) *report {
 		r.Profiles = nil
 		r.ProfileError = "pprof: connection refused\nmore"
 		r.GoBench = []string{"BenchmarkServeResource-2   	 3000000	       450 ns/op	      16 B/op	       1 allocs/op"}
+		r.ProofBench = []string{"BenchmarkVerifySeason-2 3 770000000 ns/op 1.674 x-ed25519", "BenchmarkVerifySeasonAllCores-2 3 700000000 ns/op 0.9091 x-one-core"}
 		r.Finished = started.Add(11 * time.Minute)
 		r.Corpora = append(r.Corpora, generated)
 		generated.Paired = nil
 	}
 	return r
+}
+
+// The proof verification's goals read the lines of one run: the season on
+// one core against its Ed25519 floor, and on every core against one.
+func TestProofTargets(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []string
+		want  []bool // met, goal by goal; absent goals are not set
+	}{
+		{"both met", []string{"BenchmarkVerifySeason-2 3 590000000 ns/op 1.28 x-ed25519 1 B/op", "BenchmarkVerifySeasonAllCores-2 3 350000000 ns/op 0.59 x-one-core", "BenchmarkEd25519Season-2 3 460000000 ns/op"}, []bool{true, true}},
+		{"both missed", []string{"BenchmarkVerifySeason-2 3 770000000 ns/op 1.674 x-ed25519", "BenchmarkVerifySeasonAllCores-2 3 470000000 ns/op 0.61 x-one-core"}, []bool{false, false}},
+		{"on a machine of one CPU", []string{"BenchmarkVerifySeason 3 590000000 ns/op 1.1 x-ed25519", "BenchmarkVerifySeasonAllCores 3 590000000 ns/op 1.0 x-one-core"}, []bool{true, false}},
+		{"no ratio reported", []string{"BenchmarkVerifySeason-2 3 590000000 ns/op", "BenchmarkVerifySeasonAllCores-2 4 300000000 ns/op 0.5 x-one-core"}, []bool{true}},
+		{"nothing measured", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &report{ProofBench: tt.lines}
+			var met []bool
+			for _, target := range r.proofTargets() {
+				met = append(met, target.Met)
+			}
+			assert.Equal(t, tt.want, met)
+		})
+	}
 }

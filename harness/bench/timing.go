@@ -156,13 +156,32 @@ func (b *bench) timed(cpus string, args []string) (time.Duration, error) {
 }
 
 // goBenchmarks runs the module's Go benchmarks (request path, canonical
-// encoder, manifest, the verification of a season's proofs), pinned to the server CPU, and returns their lines.
+// encoder, manifest), pinned to the server CPU, and returns their lines.
 func (b *bench) goBenchmarks() ([]string, error) {
 	b.log("Go benchmarks")
+	return b.goTest(b.serverCPU, "-run", "^$", "-bench", ".", "-benchmem",
+		"./caddy-module/", "./manifest/...", "./harness/gencorpus/")
+}
+
+// proofBenchmarks runs the verification of a season's proofs on one core
+// and on every core, and its floor, 10,000 standard-library Ed25519
+// verifications, in one go test free to use every CPU: each benchmark sets
+// its own GOMAXPROCS and measures its goal's two sides in turn.
+func (b *bench) proofBenchmarks() ([]string, error) {
+	b.log("proof verification benchmarks")
+	return b.goTest(fmt.Sprintf("0-%d", runtime.NumCPU()-1), "-run", "^$",
+		"-bench", proofBenchmarkPattern, "-benchtime", "3x", "-benchmem", "./tools/proofs/")
+}
+
+// proofBenchmarkPattern selects the proof verification's benchmarks.
+const proofBenchmarkPattern = "^Benchmark(VerifySeason|VerifySeasonAllCores|Ed25519Season)$"
+
+// goTest runs go test on the given CPUs and returns the benchmark lines
+// of its output.
+func (b *bench) goTest(cpus string, args ...string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "taskset", "-c", b.serverCPU, b.goTool, "test", "-run", "^$", "-bench", ".", "-benchmem",
-		"./caddy-module/", "./manifest/...", "./harness/gencorpus/", "./tools/proofs/")
+	cmd := exec.CommandContext(ctx, "taskset", append([]string{"-c", cpus, b.goTool, "test"}, args...)...)
 	out, err := cmd.CombinedOutput()
 	var lines []string
 	for _, line := range strings.Split(string(out), "\n") {

@@ -186,7 +186,11 @@ func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) 
 		}
 	}
 	window, _ := in.record.Window()
-	r, err := newReplayer(in, &proofs.Verifier{Trust: trust, Season: window}, filepath.Join(o.Season, "views"))
+	verifier, err := proofs.NewVerifier(trust, proofs.WithSeason(window))
+	if err != nil {
+		return nil, err
+	}
+	r, err := newReplayer(in, verifier, filepath.Join(o.Season, "views"))
 	if err != nil {
 		return nil, err
 	}

@@ -3,9 +3,11 @@ package proofs
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
+	"errors"
+	"fmt"
 	"slices"
 
+	"github.com/transparency-dev/merkle"
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/rfc6962"
 
@@ -35,7 +37,7 @@ func CommitmentsRoot(commitments map[string][]byte) []byte {
 	slices.Sort(fields) // Go compares strings bytewise: UTF-8 keeps code point order
 	leaves := make([][]byte, len(fields))
 	for i, f := range fields {
-		leaves[i] = rfc6962.DefaultHasher.HashLeaf(commitments[f])
+		leaves[i] = hasher.HashLeaf(commitments[f])
 	}
 	return MerkleRoot(leaves)
 }
@@ -46,7 +48,7 @@ func MerkleRoot(leaves [][]byte) []byte {
 	if len(leaves) == 0 {
 		return nil
 	}
-	factory := compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
+	factory := compact.RangeFactory{Hash: hasher.HashChildren}
 	r := factory.NewEmptyRange(0)
 	for _, leaf := range leaves {
 		if err := r.Append(leaf, nil); err != nil {
@@ -60,23 +62,82 @@ func MerkleRoot(leaves [][]byte) []byte {
 	return root
 }
 
-// decodeHex64 reads a bare SHA-256 or nonce: exactly 64 lowercase hex
-// digits, stricter than Python's bytes.fromhex.
-func decodeHex64(s string) ([]byte, bool) {
-	if !isHex64(s) {
-		return nil, false
-	}
-	b, _ := hex.DecodeString(s)
-	return b, true
+// hasher is RFC 6962's SHA-256 tree hasher, rfc6962.DefaultHasher, each
+// hash summed from a buffer on the stack: the same values
+// (TestHasherIsRFC6962), one allocation a hash where the library's makes
+// three, for the tens of hashes each proof's root and path take.
+var hasher merkle.LogHasher = sha256Hasher{}
+
+type sha256Hasher struct{}
+
+func (sha256Hasher) EmptyRoot() []byte { return rfc6962.DefaultHasher.EmptyRoot() }
+func (sha256Hasher) Size() int         { return sha256.Size }
+
+func (sha256Hasher) HashLeaf(leaf []byte) []byte {
+	var buf [1 + 2*sha256.Size]byte
+	sum := sha256.Sum256(append(append(buf[:0], rfc6962.RFC6962LeafHashPrefix), leaf...))
+	return sum[:]
 }
 
-// opens reports whether the nonce (64 hex digits) and value open the
-// commitment, compared in constant time as Trust Layer compares them.
-func opens(field, nonceHex string, value pyjson.Value, commitment []byte) bool {
-	nonce, ok := decodeHex64(nonceHex)
-	if !ok || len(commitment) != sha256.Size {
-		return false
+func (sha256Hasher) HashChildren(l, r []byte) []byte {
+	var buf [1 + 2*sha256.Size]byte
+	sum := sha256.Sum256(append(append(append(buf[:0], rfc6962.RFC6962NodeHashPrefix), l...), r...))
+	return sum[:]
+}
+
+// decodeHash reads a bare SHA-256 or nonce: exactly 64 lowercase hex
+// digits (isHex64's rule), stricter than Python's bytes.fromhex. A proof
+// holds some thirty of them: each is checked and decoded in one pass.
+func decodeHash(s string) ([sha256.Size]byte, error) {
+	var b [sha256.Size]byte
+	if len(s) != 2*sha256.Size {
+		return b, errNotHash
 	}
-	sum := Commit(field, nonce, value)
-	return subtle.ConstantTimeCompare(sum[:], commitment) == 1
+	var bad byte
+	for i := range b {
+		hi, lo := lowerHexValue[s[2*i]], lowerHexValue[s[2*i+1]]
+		bad |= hi | lo
+		b[i] = hi<<4 | lo&0x0f
+	}
+	if bad&0xf0 != 0 {
+		return [sha256.Size]byte{}, errNotHash
+	}
+	return b, nil
+}
+
+// lowerHexValue is each lowercase hex digit's value, 0xff for any other
+// byte.
+var lowerHexValue = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case '0' <= c && c <= '9':
+			t[c] = byte(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[c] = byte(c - 'a' + 10)
+		default:
+			t[c] = 0xff
+		}
+	}
+	return t
+}()
+
+// errNotHash is a hash or nonce not written as Trust Layer writes them.
+var errNotHash = errors.New("want 64 lowercase hex digits")
+
+// opens reports why the nonce (64 hex digits) and value do not open the
+// commitment, nil when they do; the sums are compared in constant time, as
+// Trust Layer compares them.
+func opens(field, nonceHex string, value pyjson.Value, commitment []byte) error {
+	nonce, err := decodeHash(nonceHex)
+	switch {
+	case err != nil:
+		return fmt.Errorf("nonce: %w", err)
+	case len(commitment) != sha256.Size:
+		return fmt.Errorf("no commitment of %s to open", field)
+	}
+	sum := Commit(field, nonce[:], value)
+	if subtle.ConstantTimeCompare(sum[:], commitment) != 1 {
+		return fmt.Errorf("the nonce and value do not open the commitment of %s", field)
+	}
+	return nil
 }

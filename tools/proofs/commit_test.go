@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/transparency-dev/merkle/rfc6962"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson/pyref"
@@ -113,4 +115,50 @@ func TestCommitmentsAgainstPython(t *testing.T) {
 func TestCommitmentsRootOfNothing(t *testing.T) {
 	assert.Nil(t, proofs.CommitmentsRoot(nil))
 	assert.Nil(t, proofs.MerkleRoot(nil))
+}
+
+// The verification's tree hasher gives rfc6962.DefaultHasher's values, on
+// leaves of every length around its buffer's and on children.
+func TestHasherIsRFC6962(t *testing.T) {
+	for _, n := range []int{0, 1, 31, 32, 33, 63, 64, 65, 1000} {
+		leaf := bytes.Repeat([]byte{byte(n)}, n)
+		assert.Equal(t, rfc6962.DefaultHasher.HashLeaf(leaf), proofs.Hasher.HashLeaf(leaf), "leaf of %d bytes", n)
+	}
+	l, r := rfc6962.DefaultHasher.HashLeaf([]byte("l")), rfc6962.DefaultHasher.HashLeaf([]byte("r"))
+	assert.Equal(t, rfc6962.DefaultHasher.HashChildren(l, r), proofs.Hasher.HashChildren(l, r))
+	assert.Equal(t, rfc6962.DefaultHasher.EmptyRoot(), proofs.Hasher.EmptyRoot())
+	assert.Equal(t, rfc6962.DefaultHasher.Size(), proofs.Hasher.Size())
+}
+
+// decodeHash takes exactly what isHex64 takes: 64 lowercase hex digits.
+func TestDecodeHashIsLowercaseHex(t *testing.T) {
+	valid := strings.Repeat("0123456789abcdef", 4)
+	tests := []struct {
+		name string
+		s    string
+		ok   bool
+	}{
+		{"every lowercase digit", valid, true},
+		{"all f", strings.Repeat("f", 64), true},
+		{"an uppercase digit", "A" + valid[1:], false},
+		{"one short", valid[1:], false},
+		{"one long", valid + "0", false},
+		{"a g", valid[:63] + "g", false},
+		{"a space", " " + valid[1:], false},
+		{"a byte past ASCII", "\xff" + valid[1:], false},
+		{"sha256: prefixed", "sha256:" + valid[7:], false},
+		{"empty", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := proofs.DecodeHash(tt.s)
+			if !tt.ok {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			want, _ := hex.DecodeString(tt.s)
+			assert.Equal(t, want, got[:])
+		})
+	}
 }

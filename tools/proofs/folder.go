@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-
-	"github.com/arkforge/proveit-corpus/internal/printable"
 )
 
 // A views folder holds what a replay reads of Trust Layer and Rekor, as
@@ -206,50 +202,40 @@ type Citation struct {
 // fails CheckViewUnreadable, and an entry that cannot be read leaves its
 // proofs' Rekor entry not supplied, each with the file and why as the
 // check's detail: one file fails its proofs alone, never the others.
-func (vr *Verifier) VerifyFolder(dir string, cites []Citation) (map[string]Result, error) {
-	out := make(map[string]Result, len(cites))
-	type entryRead struct {
-		data []byte
-		err  error
-	}
-	entries := map[string]entryRead{} // a batch's entry, read once for its hundred proofs
+//
+// The proofs are verified on the verifier's workers (every core by
+// default); the results are those of one worker.
+func (vr *Verifier) VerifyFolder(dir string, cites []Citation) map[string]Result {
+	vr.mustBeMade()
+	var unique []Citation
+	seen := make(map[string]bool, len(cites))
 	for _, c := range cites {
-		if _, done := out[c.ProofID]; done {
-			continue
+		if !seen[c.ProofID] {
+			seen[c.ProofID] = true
+			unique = append(unique, c)
 		}
-		view, err := ReadView(dir, c.ProofID)
-		if !ValidProofID(c.ProofID) || errors.Is(err, fs.ErrNotExist) {
-			out[c.ProofID] = Result{Failures: []Check{CheckViewMissing}, Incidents: []string{}}
-			continue
-		}
-		if err != nil {
-			out[c.ProofID] = failed(CheckViewUnreadable, err)
-			continue
-		}
-		var entry entryRead
-		if view.Log != nil {
-			var read bool
-			if entry, read = entries[view.Log.UUID]; !read {
-				entry.data, entry.err = readEntry(dir, view)
-				entries[view.Log.UUID] = entry
-			}
-		}
-		r := vr.Verify(Input{View: view, Entry: entry.data, Disclosure: c.Disclosure, AgentDID: c.AgentDID})
-		if entry.err != nil && slices.Contains(r.Failures, CheckRekorMissing) {
-			r.Details = maps.Clone(r.Details)
-			if r.Details == nil {
-				r.Details = map[Check]string{}
-			}
-			r.Details[CheckRekorMissing] = printable.String(entry.err.Error())
-		}
-		out[c.ProofID] = r
 	}
-	return out, nil
-}
-
-// failed is the result of a proof that failed one check, for a reason.
-func failed(c Check, err error) Result {
-	return Result{Failures: []Check{c}, Details: map[Check]string{c: printable.String(err.Error())}, Incidents: []string{}}
+	results := make([]Result, len(unique))
+	entries := newEntryCache(dir)                // a batch's entry, read once for its hundred proofs
+	_ = vr.each(len(unique), func(i int) error { // one file fails its proofs alone: no error stops the others
+		c := unique[i]
+		view, err := ReadView(dir, c.ProofID)
+		switch {
+		case !ValidProofID(c.ProofID) || errors.Is(err, fs.ErrNotExist):
+			results[i] = failed(CheckViewMissing, err)
+		case err != nil:
+			results[i] = failed(CheckViewUnreadable, err)
+		default:
+			entry, entryErr := entries.read(view)
+			results[i] = vr.Verify(Input{View: view, Entry: entry, EntryErr: entryErr, Disclosure: c.Disclosure, AgentDID: c.AgentDID})
+		}
+		return nil
+	})
+	out := make(map[string]Result, len(unique))
+	for i, c := range unique {
+		out[c.ProofID] = results[i]
+	}
+	return out
 }
 
 // Outcomes are the verifier's input the results establish, by proof id.

@@ -71,9 +71,8 @@ func TestHostileFolder(t *testing.T) {
 			file := proofs.ViewFile(dir, gelID)
 			require.NoError(t, os.Remove(file))
 			tt.plant(t, file)
-			results, err := (&proofs.Verifier{Trust: trust, Season: gelSeason}).VerifyFolder(dir,
+			results := newVerifier(t, trust, gelSeason).VerifyFolder(dir,
 				[]proofs.Citation{{ProofID: rekorID}, {ProofID: gelID}, {ProofID: julyID}})
-			require.NoError(t, err)
 			gel := results[gelID]
 			assert.Equal(t, []proofs.Check{proofs.CheckViewUnreadable}, gel.Failures)
 			assert.False(t, gel.Valid)
@@ -92,14 +91,13 @@ func TestRekorLinkOutOfTheFolder(t *testing.T) {
 	outside := t.TempDir()
 	require.NoError(t, os.Rename(filepath.Join(dir, "rekor"), filepath.Join(outside, "rekor")))
 	require.NoError(t, os.Symlink(filepath.Join(outside, "rekor"), filepath.Join(dir, "rekor")))
-	results, err := (&proofs.Verifier{Trust: pinned(t), Season: gelSeason}).VerifyFolder(dir, []proofs.Citation{{ProofID: rekorID}})
-	require.NoError(t, err)
+	results := newVerifier(t, pinned(t), gelSeason).VerifyFolder(dir, []proofs.Citation{{ProofID: rekorID}})
 	r := results[rekorID]
 	assert.Contains(t, r.Failures, proofs.CheckRekorMissing)
 	assert.Contains(t, r.Details[proofs.CheckRekorMissing], filepath.Join(dir, filepath.FromSlash(entry)))
 	assert.Contains(t, r.Details[proofs.CheckRekorMissing], ": its folder rekor is a link to "+filepath.Join(outside, "rekor")+", out of the views folder: not followed")
 
-	_, err = proofs.ReadFolderFile(dir, entry, proofs.EntryLimit)
+	_, err := proofs.ReadFolderFile(dir, entry, proofs.EntryLimit)
 	require.Error(t, err)
 	data, err := proofs.ReadFolderFile(outside, entry, proofs.EntryLimit)
 	require.NoError(t, err, "the same file read from its own folder")

@@ -20,9 +20,8 @@ func TestNamedPipeView(t *testing.T) {
 	require.NoError(t, syscall.Mkfifo(proofs.ViewFile(dir, gelID), 0o644))
 	require.NoError(t, syscall.Unlink(dir+"/"+entry))
 	require.NoError(t, syscall.Mkfifo(dir+"/"+entry, 0o644))
-	results, err := (&proofs.Verifier{Trust: pinned(t), Season: gelSeason}).VerifyFolder(dir,
+	results := newVerifier(t, pinned(t), gelSeason).VerifyFolder(dir,
 		[]proofs.Citation{{ProofID: gelID}, {ProofID: rekorID}})
-	require.NoError(t, err)
 	assert.Equal(t, []proofs.Check{proofs.CheckViewUnreadable}, results[gelID].Failures)
 	assert.Contains(t, results[gelID].Details[proofs.CheckViewUnreadable], "a named pipe, not a regular file")
 	assert.Contains(t, results[rekorID].Failures, proofs.CheckRekorMissing)
@@ -38,8 +37,7 @@ func TestDeviceView(t *testing.T) {
 	dir, _ := hostileFolder(t)
 	require.NoError(t, syscall.Unlink(proofs.ViewFile(dir, gelID)))
 	require.NoError(t, syscall.Mknod(proofs.ViewFile(dir, gelID), syscall.S_IFCHR|0o644, 1<<8|5)) // 1,5: /dev/zero
-	results, err := (&proofs.Verifier{Trust: pinned(t), Season: gelSeason}).VerifyFolder(dir, []proofs.Citation{{ProofID: gelID}})
-	require.NoError(t, err)
+	results := newVerifier(t, pinned(t), gelSeason).VerifyFolder(dir, []proofs.Citation{{ProofID: gelID}})
 	assert.Equal(t, []proofs.Check{proofs.CheckViewUnreadable}, results[gelID].Failures)
 	assert.Contains(t, results[gelID].Details[proofs.CheckViewUnreadable], "a device, not a regular file")
 }

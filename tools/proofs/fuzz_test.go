@@ -51,7 +51,7 @@ func FuzzParseView(f *testing.F) {
 			}
 			return
 		}
-		r := (&proofs.Verifier{Trust: trust, Season: gelSeason}).Verify(proofs.Input{View: v, AgentDID: gelDID,
+		r := newVerifier(t, trust, gelSeason).Verify(proofs.Input{View: v, AgentDID: gelDID,
 			Disclosure: &proofs.Disclosure{RequestHash: proofs.Opening{Nonce: hexOf(1), Value: hexOf(2)}, ResponseHash: proofs.Opening{Nonce: "", Value: "x"}}})
 		assert.False(t, r.Valid && len(r.Failures) > 0)
 		assert.False(t, r.Valid && r.Pending)
@@ -80,7 +80,7 @@ func FuzzRekorEntry(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := (&proofs.Verifier{Trust: trust, Season: gelSeason}).Verify(proofs.Input{View: view, Entry: entry})
+		r := newVerifier(t, trust, gelSeason).Verify(proofs.Input{View: view, Entry: entry})
 		assert.False(t, r.Valid, "a 2.0 proof is never valid")
 		assert.Contains(t, r.Failures, proofs.CheckSpecVersion)
 	})
@@ -96,7 +96,7 @@ func FuzzToken(f *testing.F) {
 	f.Add(real)
 	f.Add(real[:40])
 	f.Add([]byte{0x30, 0x84, 0xff, 0xff, 0xff, 0xff})
-	vr := &proofs.Verifier{Trust: pinned(f), Season: gelSeason}
+	vr := newVerifier(f, pinned(f), gelSeason)
 	f.Fuzz(func(t *testing.T, tsr []byte) {
 		data := withToken(t, gel, base64.StdEncoding.EncodeToString(tsr))
 		v, err := proofs.ParseView("gel", data)

@@ -89,7 +89,7 @@ func TestUnreadableToken(t *testing.T) {
 		{"empty", nil},
 	}
 	gel := readFile(t, "proof_proveit_gel.json")
-	vr := &proofs.Verifier{Trust: pinned(t), Season: gelSeason}
+	vr := newVerifier(t, pinned(t), gelSeason)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v, err := proofs.ParseView("gel", withToken(t, gel, base64.StdEncoding.EncodeToString(tt.token)))
@@ -137,7 +137,7 @@ func TestViewOfManyKeys(t *testing.T) {
 		{"commitments", fill("commitments", "c", `"x"`), proofs.CheckCommitments},
 		{"disclosed", fill("disclosed", "d", `{}`), ""},
 	}
-	vr := &proofs.Verifier{Trust: pinned(t), Season: gelSeason}
+	vr := newVerifier(t, pinned(t), gelSeason)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()

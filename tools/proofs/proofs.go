@@ -90,14 +90,19 @@ type Outcome struct {
 }
 
 // Result is a proof's outcome with what a reader needs to act on it: the
-// checks that failed, in order, and the Trust Layer incidents, the JSON
-// pointers of the view's flat fields that differ from their opened values.
+// checks that failed, in order, why each failed, and the Trust Layer
+// incidents, the JSON pointers of the view's flat fields that differ from
+// their opened values.
 type Result struct {
 	Outcome
 	Failures []Check `json:"echecs"`
-	// Details says why each failed check failed, in printable text.
+	// Details says why each failed check failed, in printable text: the
+	// error of the library that refused it, or the rule the input broke.
+	// Err gives the errors themselves.
 	Details   map[Check]string `json:"details,omitempty"`
 	Incidents []string         `json:"incidents"`
+
+	errs map[Check]*CheckError
 }
 
 // Disclosure is what a submission discloses for one proof: the openings of

@@ -63,6 +63,14 @@ func issueBatch(t testing.TB, tl *trustlayer.TrustLayer, n int, did string) []is
 
 func standIn(t testing.TB, opts trustlayer.Options) (*trustlayer.TrustLayer, *proofs.Verifier) {
 	t.Helper()
+	tl, trust, window := standInTrust(t, opts)
+	return tl, newVerifier(t, trust, window)
+}
+
+// standInTrust is a stand-in issuer, the trust material it pins and a
+// window holding the tokens it issues within the hour.
+func standInTrust(t testing.TB, opts trustlayer.Options) (*trustlayer.TrustLayer, *proofs.Trust, proofs.Window) {
+	t.Helper()
 	tl, err := trustlayer.New(opts)
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -70,7 +78,7 @@ func standIn(t testing.TB, opts trustlayer.Options) (*trustlayer.TrustLayer, *pr
 	trust, err := proofs.ReadTrust(dir)
 	require.NoError(t, err)
 	now := time.Now()
-	return tl, &proofs.Verifier{Trust: trust, Season: proofs.Window{Opening: now.Add(-time.Hour), Closing: now.Add(time.Hour)}}
+	return tl, trust, proofs.Window{Opening: now.Add(-time.Hour), Closing: now.Add(time.Hour)}
 }
 
 // TestStandInProofs holds the checks that need an issuer: the pairs, the

@@ -47,6 +47,14 @@ func readView(t testing.TB, name string) *proofs.View {
 	return v
 }
 
+// newVerifier is a verifier of trust holding tokens to the season.
+func newVerifier(t testing.TB, trust *proofs.Trust, season proofs.Window, opts ...proofs.VerifierOption) *proofs.Verifier {
+	t.Helper()
+	vr, err := proofs.NewVerifier(trust, append([]proofs.VerifierOption{proofs.WithSeason(season)}, opts...)...)
+	require.NoError(t, err)
+	return vr
+}
+
 func pinned(t testing.TB) *proofs.Trust {
 	t.Helper()
 	trust, err := proofs.PinnedTrust()
@@ -78,7 +86,7 @@ func TestRealProofs(t *testing.T) {
 			if tt.entry != "" {
 				entry = readFile(t, tt.entry)
 			}
-			vr := &proofs.Verifier{Trust: pinned(t), Season: gelSeason}
+			vr := newVerifier(t, pinned(t), gelSeason)
 			r := vr.Verify(proofs.Input{View: readView(t, tt.view), Entry: entry})
 			assert.Equal(t, tt.want, r.Failures)
 			assert.False(t, r.Valid)
@@ -178,7 +186,7 @@ func TestRealSpec20RekorEntry(t *testing.T) {
 			if tt.entry != nil {
 				entry = tt.entry(t)
 			}
-			vr := &proofs.Verifier{Trust: pinned(t), Season: gelSeason}
+			vr := newVerifier(t, pinned(t), gelSeason)
 			r := vr.Verify(proofs.Input{View: view, Entry: entry})
 			assert.Equal(t, tt.want, rekorChecks(r))
 		})
@@ -270,7 +278,7 @@ func TestRealSpec31Mutations(t *testing.T) {
 			if tt.season != nil {
 				season = *tt.season
 			}
-			vr := &proofs.Verifier{Trust: trust, Season: season}
+			vr := newVerifier(t, trust, season)
 			r := vr.Verify(proofs.Input{View: view, AgentDID: tt.did})
 			assert.Equal(t, append(tt.want, proofs.CheckRekorMissing), r.Failures)
 		})
@@ -280,7 +288,7 @@ func TestRealSpec31Mutations(t *testing.T) {
 func TestPendingBatch(t *testing.T) {
 	view := readView(t, "proof_proveit_gel.json")
 	view.Batch = &proofs.BatchAnchor{Status: "pending"}
-	vr := &proofs.Verifier{Trust: pinned(t), Season: gelSeason}
+	vr := newVerifier(t, pinned(t), gelSeason)
 	r := vr.Verify(proofs.Input{View: view})
 	assert.Equal(t, proofs.Outcome{Pending: true, AgentDID: gelDID}, r.Outcome)
 	assert.Empty(t, r.Failures)
@@ -293,7 +301,7 @@ func TestPendingBatch(t *testing.T) {
 }
 
 func TestFlatFieldsAreIncidentsOnly(t *testing.T) {
-	vr := &proofs.Verifier{Trust: pinned(t), Season: gelSeason}
+	vr := newVerifier(t, pinned(t), gelSeason)
 	base := vr.Verify(proofs.Input{View: readView(t, "proof_proveit_gel.json")})
 	view := readView(t, "proof_proveit_gel.json")
 	view.Flat["agent_identity"] = "did:key:z6MkForged"

@@ -13,57 +13,83 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/digitorus/pkcs7"
 	"github.com/digitorus/timestamp"
 	"github.com/transparency-dev/formats/log"
 	"github.com/transparency-dev/merkle/proof"
-	"github.com/transparency-dev/merkle/rfc6962"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
 // The witnesses attest the anchored hash (a batch's root), not a proof: a
 // batch's hundred proofs share one token and one Rekor entry, checked once.
+// The key holds everything of a view the witnesses' checks read.
 type witnessKey struct {
 	anchored, provider, token, uuid string
+	hasTSA, hasLog                  bool
+	hasLogIndex, hasIntegratedTime  bool
 	logIndex, integratedTime        int64
 }
 
 type witnessResult struct {
-	entry     []byte // the entry checked, compared whole on a hit
-	failures  []Check
+	failures  []*CheckError
 	tokenTime *time.Time // the token's genTime, when it verified
+}
+
+// witnessMemo remembers each batch's witnesses for every goroutine: the
+// first proof to need them checks them while the others of the batch wait.
+type witnessMemo struct {
+	mu    sync.Mutex
+	cells map[witnessKey]*witnessCell
+}
+
+type witnessCell struct {
+	once   sync.Once
+	entry  []byte // the entry checked, compared whole on a hit
+	result witnessResult
 }
 
 // witness checks the RFC 3161 token and the Rekor entry over the anchored
 // hash, or returns what an earlier proof of the same batch found.
-func (vr *Verifier) witness(view *View, anchored, entry []byte) witnessResult {
+func (vr *Verifier) witness(view *View, anchored, entry []byte, entryErr error) witnessResult {
 	key := witnessKey{anchored: string(anchored)}
 	if view.TSA != nil {
-		key.provider, key.token = view.TSA.Provider, view.TSA.TSRBase64
+		key.hasTSA, key.provider, key.token = true, view.TSA.Provider, view.TSA.TSRBase64
 	}
 	if l := view.Log; l != nil {
-		key.uuid = l.UUID
+		key.hasLog, key.uuid = true, l.UUID
 		if l.LogIndex != nil {
-			key.logIndex = *l.LogIndex
+			key.hasLogIndex, key.logIndex = true, *l.LogIndex
 		}
 		if l.IntegratedTime != nil {
-			key.integratedTime = *l.IntegratedTime
+			key.hasIntegratedTime, key.integratedTime = true, *l.IntegratedTime
 		}
 	}
-	if w, ok := vr.witnessed[key]; ok && bytes.Equal(w.entry, entry) && (w.entry == nil) == (entry == nil) {
+	check := func() witnessResult {
+		var w witnessResult
+		w.tokenTime, w.failures = vr.checkToken(view.TSA, anchored)
+		w.failures = append(w.failures, vr.checkRekor(view.Log, anchored, entry, entryErr)...)
 		return w
 	}
-	w := witnessResult{entry: entry}
-	w.tokenTime, w.failures = vr.checkToken(view.TSA, anchored)
-	w.failures = append(w.failures, vr.checkRekor(view.Log, anchored, entry)...)
-	if vr.witnessed == nil {
-		vr.witnessed = map[witnessKey]witnessResult{}
+	m := &vr.witnessed
+	m.mu.Lock()
+	cell, ok := m.cells[key]
+	if !ok {
+		if m.cells == nil {
+			m.cells = map[witnessKey]*witnessCell{}
+		}
+		cell = &witnessCell{entry: entry}
+		m.cells[key] = cell
 	}
-	vr.witnessed[key] = w
-	return w
+	m.mu.Unlock()
+	if !bytes.Equal(cell.entry, entry) || (cell.entry == nil) != (entry == nil) {
+		return check() // another entry for the same batch: checked on its own
+	}
+	cell.once.Do(func() { cell.result = check() })
+	return cell.result
 }
 
 // checkToken verifies the RFC 3161 response over the anchored hash: granted,
@@ -72,25 +98,29 @@ func (vr *Verifier) witness(view *View, anchored, entry []byte) witnessResult {
 // at the token's time, and dated within the season. Tokens embed no
 // certificate, so timestamp.Parse checks no signature: the pinned
 // certificate is made the token's only one, and pkcs7 verifies with it.
-func (vr *Verifier) checkToken(tsa *TimestampAuthority, anchored []byte) (*time.Time, []Check) {
+func (vr *Verifier) checkToken(tsa *TimestampAuthority, anchored []byte) (*time.Time, []*CheckError) {
+	fail := func(c Check, err error) []*CheckError { return []*CheckError{{Check: c, Err: err}} }
 	if tsa == nil || tsa.TSRBase64 == "" {
-		return nil, []Check{CheckToken}
+		return nil, fail(CheckToken, errors.New("timestamp_authority.tsr_base64: missing"))
 	}
 	ts, err := readToken(tsa.TSRBase64)
 	if err != nil {
-		return nil, []Check{CheckToken}
+		return nil, fail(CheckToken, err)
 	}
-	var failures []Check
+	var failures []*CheckError
 	want := sha256.Sum256(anchored)
 	if ts.HashAlgorithm != crypto.SHA256 || !bytes.Equal(ts.HashedMessage, want[:]) {
-		failures = append(failures, CheckTokenImprint)
+		failures = append(failures, &CheckError{CheckTokenImprint, fmt.Errorf("the token's imprint is %s %x, not SHA-256 %x of the anchored root",
+			ts.HashAlgorithm, ts.HashedMessage, want)})
 	}
-	pinned, ok := vr.Trust.TSAs[tsa.Provider]
-	if !ok || !signedBy(ts, pinned) {
-		failures = append(failures, CheckTokenSigner)
+	if pinned, ok := vr.trust.TSAs[tsa.Provider]; !ok {
+		failures = append(failures, &CheckError{CheckTokenSigner, fmt.Errorf("timestamp_authority.provider %q: no TSA of that name is pinned", tsa.Provider)})
+	} else if err := signedBy(ts, pinned); err != nil {
+		failures = append(failures, &CheckError{CheckTokenSigner, err})
 	}
-	if !vr.Season.contains(ts.Time) {
-		failures = append(failures, CheckTokenOutOfTime)
+	if !vr.season.contains(ts.Time) {
+		failures = append(failures, &CheckError{CheckTokenOutOfTime, fmt.Errorf("the token is dated %s, outside the window %s",
+			ts.Time.UTC().Format(time.RFC3339), vr.season)})
 	}
 	if len(failures) > 0 {
 		return nil, failures
@@ -99,22 +129,44 @@ func (vr *Verifier) checkToken(tsa *TimestampAuthority, anchored []byte) (*time.
 	return &t, nil
 }
 
-// signedBy reports whether the token is signed by the TSA's pinned
-// certificate at a time its chain to the pinned root is valid (NewTSA
-// verified the chain and the certificate's timestamping use once).
-func signedBy(ts *timestamp.Timestamp, tsa *TSA) bool {
-	if ts.Time.Before(tsa.From) || ts.Time.After(tsa.Until) {
-		return false
+// String writes the window as its two ends, an open one as "…".
+func (w Window) String() string {
+	end := func(t time.Time) string {
+		if t.IsZero() {
+			return "…"
+		}
+		return t.UTC().Format(time.RFC3339)
 	}
-	err := guard(func() error {
-		p7, err := pkcs7.Parse(ts.RawToken)
+	return "[" + end(w.Opening) + ", " + end(w.Closing) + "]"
+}
+
+// berReader serializes the parses of tokens: digitorus/pkcs7's BER reader
+// counts its depth in a package variable (ber.go, encodeIndent), written by
+// every parse, which concurrent verifications would race on. A parse is a
+// small part of a batch's witnesses; their signatures are checked unlocked.
+var berReader sync.Mutex
+
+// signedBy reports why the token is not signed by the TSA's pinned
+// certificate at a time its chain to the pinned root is valid, nil when it
+// is (NewTSA verified the chain and the certificate's timestamping use
+// once).
+func signedBy(ts *timestamp.Timestamp, tsa *TSA) error {
+	if ts.Time.Before(tsa.From) || ts.Time.After(tsa.Until) {
+		return fmt.Errorf("the token is dated %s, outside the pinned certificate's validity [%s, %s]", ts.Time.UTC().Format(time.RFC3339),
+			tsa.From.UTC().Format(time.RFC3339), tsa.Until.UTC().Format(time.RFC3339))
+	}
+	return guard(func() error {
+		p7, err := func() (*pkcs7.PKCS7, error) {
+			berReader.Lock()
+			defer berReader.Unlock() // released even when the parse panics
+			return pkcs7.Parse(ts.RawToken)
+		}()
 		if err != nil {
 			return err
 		}
 		p7.Certificates = []*x509.Certificate{tsa.Cert}
 		return p7.VerifyWithOpts(x509.VerifyOptions{}) // no Roots: the signature alone, the chain being pinned
 	})
-	return err == nil
 }
 
 // maxDERDepth bounds the nesting of a token's ASN.1: a real one nests
@@ -139,6 +191,8 @@ func readToken(tsrBase64 string) (*timestamp.Timestamp, error) {
 	}
 	var ts *timestamp.Timestamp
 	err = guard(func() (err error) {
+		berReader.Lock()
+		defer berReader.Unlock()
 		ts, err = timestamp.ParseResponse(der)
 		return err
 	})
@@ -279,98 +333,151 @@ func parseRekorFile(data []byte) (*RekorEntry, string, error) {
 // of the hash's hex, signed by a pinned ArkForge Rekor key, its SET, its
 // inclusion proof and its checkpoint by the log's pinned key, and its uuid,
 // index and time those the view states.
-func (vr *Verifier) checkRekor(tl *TransparencyLog, anchored, data []byte) []Check {
+func (vr *Verifier) checkRekor(tl *TransparencyLog, anchored, data []byte, dataErr error) []*CheckError {
+	var failures []*CheckError
+	fail := func(c Check, err error) { failures = append(failures, &CheckError{Check: c, Err: err}) }
 	switch {
 	case tl == nil || tl.UUID == "":
-		return []Check{CheckRekorMissing}
+		fail(CheckRekorMissing, errors.New("transparency_log.uuid: missing"))
+		return failures
 	case !ValidRekorUUID(tl.UUID) || tl.LogIndex == nil || tl.IntegratedTime == nil:
-		return []Check{CheckRekorUnverifiable} // "_already_exists": Trust Layer lost the entry's coordinates
+		// "_already_exists": Trust Layer lost the entry's coordinates.
+		fail(CheckRekorUnverifiable, errors.New("transparency_log: want a uuid of 80 hex digits, a log_index and an integrated_time"))
+		return failures
+	case data == nil && dataErr != nil:
+		fail(CheckRekorMissing, dataErr) // the folder's file could not be read
+		return failures
 	case data == nil:
-		return []Check{CheckRekorMissing}
+		fail(CheckRekorMissing, fmt.Errorf("no Rekor entry of uuid %s supplied", tl.UUID))
+		return failures
 	}
 	e, uuid, err := parseRekorFile(data)
 	if err != nil {
-		return []Check{CheckRekorKind}
+		fail(CheckRekorKind, err)
+		return failures
 	}
 	body, err := base64.StdEncoding.DecodeString(e.Body)
 	var rec HashedRekord
-	if err != nil || decodeJSON(body, &rec) != nil || rec.Kind != "hashedrekord" || rec.APIVersion != "0.0.1" {
-		return []Check{CheckRekorKind}
+	switch {
+	case err != nil:
+		fail(CheckRekorKind, fmt.Errorf("body: %w", err))
+		return failures
+	case decodeJSON(body, &rec) != nil || rec.Kind != "hashedrekord" || rec.APIVersion != "0.0.1":
+		fail(CheckRekorKind, errors.New("body: not a hashedrekord 0.0.1"))
+		return failures
 	}
-	var failures []Check
-	fail := func(c Check) { failures = append(failures, c) }
-	artifact := []byte(hex.EncodeToString(anchored))
-	digest := sha256.Sum256(artifact)
-	if rec.Spec.Data.Hash.Algorithm != "sha256" || rec.Spec.Data.Hash.Value != hex.EncodeToString(digest[:]) {
-		fail(CheckRekorImprint)
+	var artifact [2 * sha256.Size]byte // the anchored hash's hex, which the entry signs
+	hex.Encode(artifact[:], anchored)
+	digest := sha256.Sum256(artifact[:len(anchored)*2])
+	if wantHex := hex.EncodeToString(digest[:]); rec.Spec.Data.Hash.Algorithm != "sha256" || rec.Spec.Data.Hash.Value != wantHex {
+		fail(CheckRekorImprint, fmt.Errorf("the entry's hash is %s %s, not sha256 %s of the anchored root's hex", rec.Spec.Data.Hash.Algorithm, rec.Spec.Data.Hash.Value, wantHex))
 	}
-	if !vr.signedByArkForge(rec, digest[:], e.IntegratedTime) {
-		fail(CheckRekorSigner)
+	if err := vr.signedByArkForge(rec, digest[:], e.IntegratedTime); err != nil {
+		fail(CheckRekorSigner, err)
 	}
-	lg := vr.Trust.logByID(e.LogID)
-	if lg == nil || !verifySET(lg, e) {
-		fail(CheckRekorSET)
+	lg := vr.trust.logByID(e.LogID)
+	if lg == nil {
+		fail(CheckRekorSET, fmt.Errorf("logID %s: no Rekor log of that key is pinned", e.LogID))
+	} else if err := verifySET(lg, e); err != nil {
+		fail(CheckRekorSET, err)
 	}
 	ip := e.Verification.InclusionProof
-	leaf := rfc6962.DefaultHasher.HashLeaf(body)
-	root, rootOK := decodeHex64(ip.RootHash)
-	hashes, hashesOK := decodeHashes(ip.Hashes)
-	if !rootOK || !hashesOK || ip.LogIndex < 0 || ip.TreeSize <= 0 ||
-		proof.VerifyInclusion(rfc6962.DefaultHasher, uint64(ip.LogIndex), uint64(ip.TreeSize), leaf, hashes, root) != nil {
-		fail(CheckRekorInclusion)
+	leaf := hasher.HashLeaf(body)
+	root, rootErr := decodeHash(ip.RootHash)
+	hashes, hashesErr := decodeHashes(ip.Hashes)
+	switch {
+	case rootErr != nil:
+		fail(CheckRekorInclusion, fmt.Errorf("inclusionProof.rootHash: %w", rootErr))
+	case hashesErr != nil:
+		fail(CheckRekorInclusion, fmt.Errorf("inclusionProof.hashes: %w", hashesErr))
+	case ip.LogIndex < 0 || ip.TreeSize <= 0:
+		fail(CheckRekorInclusion, errors.New("inclusionProof: want 0 ≤ logIndex and 0 < treeSize"))
+	default:
+		if err := proof.VerifyInclusion(hasher, uint64(ip.LogIndex), uint64(ip.TreeSize), leaf, hashes, root[:]); err != nil {
+			fail(CheckRekorInclusion, err)
+		}
 	}
-	if lg == nil || !verifyCheckpoint(lg, tl.UUID, ip.Checkpoint, ip.TreeSize, root) {
-		fail(CheckRekorCheckpoint)
+	if lg == nil {
+		fail(CheckRekorCheckpoint, fmt.Errorf("logID %s: no Rekor log of that key is pinned", e.LogID))
+	} else if err := verifyCheckpoint(lg, tl.UUID, ip.Checkpoint, ip.TreeSize, root[:]); err != nil {
+		fail(CheckRekorCheckpoint, err)
 	}
-	if uuid != tl.UUID || uuid[16:] != hex.EncodeToString(leaf) || e.LogIndex != *tl.LogIndex || e.IntegratedTime != *tl.IntegratedTime {
-		fail(CheckRekorCoordinates)
+	switch {
+	case uuid != tl.UUID:
+		fail(CheckRekorCoordinates, errors.New("the entry's uuid is not the view's"))
+	case uuid[16:] != hex.EncodeToString(leaf):
+		fail(CheckRekorCoordinates, errors.New("the uuid does not end with the entry's leaf hash"))
+	case e.LogIndex != *tl.LogIndex || e.IntegratedTime != *tl.IntegratedTime:
+		fail(CheckRekorCoordinates, fmt.Errorf("the entry's logIndex %d and integratedTime %d are not the view's %d and %d",
+			e.LogIndex, e.IntegratedTime, *tl.LogIndex, *tl.IntegratedTime))
 	}
 	return failures
 }
 
-// signedByArkForge reports whether the entry's signature over the artifact
-// is by a pinned ArkForge Rekor key not retired at the entry's time.
-func (vr *Verifier) signedByArkForge(rec HashedRekord, digest []byte, integratedTime int64) bool {
+// signedByArkForge reports why the entry's signature over the artifact is
+// not by a pinned ArkForge Rekor key not retired at the entry's time, nil
+// when it is.
+func (vr *Verifier) signedByArkForge(rec HashedRekord, digest []byte, integratedTime int64) error {
 	pemData, err := base64.StdEncoding.DecodeString(rec.Spec.Signature.PublicKey.Content)
 	if err != nil {
-		return false
+		return fmt.Errorf("the entry's public key: %w", err)
 	}
 	block, _ := pem.Decode(pemData)
 	if block == nil {
-		return false
+		return errors.New("the entry's public key: not PEM")
 	}
-	key, ok := vr.Trust.rekorKey(block.Bytes)
-	if !ok || retiredAt(key.Retired, time.Unix(integratedTime, 0)) {
-		return false
+	key, ok := vr.trust.rekorKey(block.Bytes)
+	switch {
+	case !ok:
+		return errors.New("the entry's public key is not a pinned ArkForge Rekor key")
+	case retiredAt(key.Retired, time.Unix(integratedTime, 0)):
+		return fmt.Errorf("the ArkForge Rekor key %q retired at %s, before the entry's time", key.ID, key.Retired.UTC().Format(time.RFC3339))
 	}
 	sig, err := base64.StdEncoding.DecodeString(rec.Spec.Signature.Content)
-	return err == nil && ecdsa.VerifyASN1(key.Public, digest, sig)
+	if err != nil {
+		return fmt.Errorf("the entry's signature: %w", err)
+	}
+	if !ecdsa.VerifyASN1(key.Public, digest, sig) {
+		return fmt.Errorf("ecdsa: the entry's signature does not verify with the ArkForge Rekor key %q", key.ID)
+	}
+	return nil
 }
 
 // verifySET checks the log's signed entry timestamp: ECDSA by the log key
 // over the canonical JSON of the entry's body, time, log id and index.
-func verifySET(lg *Log, e *RekorEntry) bool {
+func verifySET(lg *Log, e *RekorEntry) error {
 	sig, err := base64.StdEncoding.DecodeString(e.Verification.SignedEntryTimestamp)
 	if err != nil {
-		return false
+		return fmt.Errorf("signedEntryTimestamp: %w", err)
 	}
 	payload := SignedEntryPayload(e.Body, e.IntegratedTime, e.LogID, e.LogIndex)
 	digest := sha256.Sum256(payload)
-	return ecdsa.VerifyASN1(lg.Public, digest[:], sig)
+	if !ecdsa.VerifyASN1(lg.Public, digest[:], sig) {
+		return fmt.Errorf("ecdsa: the signed entry timestamp does not verify with the key of %s", lg.Name)
+	}
+	return nil
 }
 
 // verifyCheckpoint opens the inclusion proof's checkpoint, a signed note by
 // the log's key whose origin is "<log name> - <tree id>" (the tree id is
-// the first 16 hex digits of the view's uuid, checked well formed), and requires its size and root to be the
-// proof's.
-func verifyCheckpoint(lg *Log, uuid, checkpoint string, size int64, root []byte) bool {
+// the first 16 hex digits of the view's uuid, checked well formed), and
+// requires its size and root to be the proof's.
+func verifyCheckpoint(lg *Log, uuid, checkpoint string, size int64, root []byte) error {
 	treeID, err := strconv.ParseUint(uuid[:16], 16, 64)
 	if err != nil {
-		return false
+		return err
 	}
 	origin := lg.Name + " - " + strconv.FormatUint(treeID, 10)
 	cp, _, _, err := log.ParseCheckpoint([]byte(checkpoint), origin, lg.Note)
-	return err == nil && size >= 0 && cp.Size == uint64(size) && bytes.Equal(cp.Hash, root)
+	switch {
+	case err != nil:
+		return err
+	case size < 0 || cp.Size != uint64(size):
+		return fmt.Errorf("the checkpoint's size is %d, not the inclusion proof's %d", cp.Size, size)
+	case !bytes.Equal(cp.Hash, root):
+		return fmt.Errorf("the checkpoint's root is %x, not the inclusion proof's", cp.Hash)
+	}
+	return nil
 }
 
 // logByID finds the pinned log whose key's SHA-256 is the entry's logID.
@@ -384,13 +491,14 @@ func (t *Trust) logByID(id string) *Log {
 }
 
 // decodeHashes reads a list of bare SHA-256s.
-func decodeHashes(list []string) ([][]byte, bool) {
+func decodeHashes(list []string) ([][]byte, error) {
 	out := make([][]byte, len(list))
 	for i, h := range list {
-		var ok bool
-		if out[i], ok = decodeHex64(h); !ok {
-			return nil, false
+		sum, err := decodeHash(h)
+		if err != nil {
+			return nil, fmt.Errorf("[%d]: %w", i, err)
 		}
+		out[i] = sum[:]
 	}
-	return out, true
+	return out, nil
 }

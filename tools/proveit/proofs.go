@@ -221,8 +221,12 @@ func recordWindow(rec *seal.Record, file, opening, closing string) (proofs.Windo
 
 // newVerifier is the verifier of proofs verify and score -views: the trust
 // material and the season window, both resolved.
-func newVerifier(trust *proofs.Trust, window proofs.Window) *proofs.Verifier {
-	return &proofs.Verifier{Trust: trust, Season: window}
+func newVerifier(trust *proofs.Trust, window proofs.Window) (*proofs.Verifier, error) {
+	vr, err := proofs.NewVerifier(trust, proofs.WithSeason(window))
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return vr, nil
 }
 
 // loadTrust reads the trust material of -trust, or the pinned one.
@@ -276,10 +280,11 @@ func runProofsVerify(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	results, err := newVerifier(trust, window).VerifyFolder(*views, cites)
+	vr, err := newVerifier(trust, window)
 	if err != nil {
-		return badInput(err)
+		return err
 	}
+	results := vr.VerifyFolder(*views, cites)
 	if *out != "" {
 		if err := writeReport(*out, proofs.Outcomes(results)); err != nil {
 			return err

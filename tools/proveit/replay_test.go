@@ -175,6 +175,12 @@ func TestProofsCommandLine(t *testing.T) {
 		{"fetch without -views, pointed at its help", []string{"proofs", "fetch", gelID}, 2, "-views is required: the folder the views are kept in; see proveit proofs fetch -h"},
 		{"score of a views folder that is not there", []string{"score", "-track", "conformite", "-dry-run", "-views", "/nonexistent", "sub.json"}, 2, "-views /nonexistent: no such folder"},
 		{"a proof no view holds", []string{"proofs", "verify", "-views", views, "-track", "conformite", "prf_20260101_000000_abcdef"}, 1, "prf_20260101_000000_abcdef invalide: vue_absente"},
+		{"why a check failed", []string{"proofs", "verify", "-views", views, "-track", "conformite", gelID}, 1,
+			gelID + " jeton_tsa_hors_saison: the token is dated 2026-09-23T07:31:48Z, outside the window ["},
+		{"why, in JSON", []string{"proofs", "verify", "-views", views, "-track", "conformite", "-format", "json", gelID}, 1,
+			`"details": {`},
+		{"a season that closes before it opens", []string{"proofs", "verify", "-views", views, "-opening", "2026-09-30T00:00:00Z", "-closing", "2026-09-01T00:00:00Z", gelID}, 2,
+			"closing 2026-09-01T00:00:00Z before opening 2026-09-30T00:00:00Z"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -219,11 +219,11 @@ func (f *scoreFlags) conditions(subs []score.Parsed, rec *seal.Record) (score.Co
 		if err != nil {
 			return score.Conditions{}, err
 		}
-		results, err := newVerifier(trust, window).VerifyFolder(f.views, score.Citations(subs))
+		vr, err := newVerifier(trust, window)
 		if err != nil {
-			return score.Conditions{}, badInput(err)
+			return score.Conditions{}, err
 		}
-		return score.Verified(results), nil
+		return score.Verified(vr.VerifyFolder(f.views, score.Citations(subs))), nil
 	case f.proofs != "":
 		data, err := os.ReadFile(f.proofs)
 		if err != nil {

@@ -213,12 +213,11 @@ func (a recordAnchoring) verify(stdout io.Writer, recordFile string, rec seal.Re
 	if err != nil {
 		return badInput(fmt.Errorf("%s %w", recordFile, err))
 	}
-	vr := &proofs.Verifier{Trust: trust, Season: proofs.Window{Closing: dates.Opening}}
-	results, err := vr.VerifyFolder(a.views, []proofs.Citation{{ProofID: a.proofID, Disclosure: &d}})
+	vr, err := proofs.NewVerifier(trust, proofs.WithAnchoredBefore(dates.Opening))
 	if err != nil {
 		return badInput(err)
 	}
-	r := results[a.proofID]
+	r := vr.VerifyFolder(a.views, []proofs.Citation{{ProofID: a.proofID, Disclosure: &d}})[a.proofID]
 	var lines []string
 	switch {
 	case r.Pending:
