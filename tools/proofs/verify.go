@@ -87,7 +87,7 @@ func WithSeason(w Window) VerifierOption {
 		case w.Opening.IsZero() || w.Closing.IsZero():
 			return fmt.Errorf("%w: a season has an opening and a closing", ErrInvalidWindow)
 		case w.Closing.Before(w.Opening):
-			return fmt.Errorf("%w: closing %s before opening %s", ErrInvalidWindow,
+			return fmt.Errorf("%w: the season closes before it opens (closing %s before opening %s)", ErrInvalidWindow,
 				w.Closing.UTC().Format(time.RFC3339), w.Opening.UTC().Format(time.RFC3339))
 		}
 		return c.setWindow(w)

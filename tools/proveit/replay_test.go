@@ -180,7 +180,7 @@ func TestProofsCommandLine(t *testing.T) {
 		{"why, in JSON", []string{"proofs", "verify", "-views", views, "-track", "conformite", "-format", "json", gelID}, 1,
 			`"details": {`},
 		{"a season that closes before it opens", []string{"proofs", "verify", "-views", views, "-opening", "2026-09-30T00:00:00Z", "-closing", "2026-09-01T00:00:00Z", gelID}, 2,
-			"closing 2026-09-01T00:00:00Z before opening 2026-09-30T00:00:00Z"},
+			"the season closes before it opens (closing 2026-09-01T00:00:00Z before opening 2026-09-30T00:00:00Z)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
