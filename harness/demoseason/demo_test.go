@@ -21,6 +21,7 @@ import (
 	"github.com/arkforge/proveit-corpus/harness/browser"
 	"github.com/arkforge/proveit-corpus/harness/servertest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/tools/index"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
@@ -115,17 +116,15 @@ func TestSeasonFolder(t *testing.T) {
 			// inscriptions.json, strictly.
 			data, err := os.ReadFile(filepath.Join(dir, "inscriptions.json"))
 			require.NoError(t, err)
-			var export Enrollments
-			dec := json.NewDecoder(bytes.NewReader(data))
-			dec.DisallowUnknownFields()
-			require.NoError(t, dec.Decode(&export))
+			export, err := index.ReadEnrollments(filepath.Join(dir, "inscriptions.json"), tp.track.Name)
+			require.NoError(t, err, "read as the Index reads it")
 			assert.Equal(t, 1, export.Season)
 			assert.Equal(t, tp.track.Name, export.Track)
 			var raw struct {
 				Enrollments []map[string]any `json:"inscriptions"`
 			}
 			require.NoError(t, json.Unmarshal(data, &raw))
-			byID := map[string]Enrollment{}
+			byID := map[string]index.Enrollment{}
 			var ids []string
 			for i, e := range export.Enrollments {
 				ids = append(ids, e.ID)
@@ -136,13 +135,13 @@ func TestSeasonFolder(t *testing.T) {
 				enrolled, err := seal.ParseUTC(e.EnrolledAt)
 				require.NoError(t, err)
 				assert.False(t, enrolled.Before(d.opening) || enrolled.After(d.closing), "%s enrolled within the season", e.ID)
-				reference := e.Board == ReferenceBoard
+				reference := e.Table == index.TableReference
 				for _, member := range []string{"modele", "version", "framework", "prompt"} {
 					_, present := raw.Enrollments[i][member]
 					assert.Equal(t, reference, present, "%s: %s only on a reference run", e.ID, member)
 				}
 				if !reference {
-					assert.Equal(t, CommunityBoard, e.Board)
+					assert.Equal(t, index.TableCommunity, e.Table)
 				}
 			}
 			assert.Equal(t, []string{"reference", "prudente", "pressee", "devine", "prudente-bis"}, ids, "in enrollment order")
@@ -312,7 +311,7 @@ func TestIndexInBrowser(t *testing.T) {
 
 	for _, tp := range d.tracks {
 		t.Run(tp.track.Name, func(t *testing.T) {
-			var index struct {
+			var published struct {
 				Tables map[string][]struct {
 					ID    string `json:"id"`
 					Agent string `json:"agent"`
@@ -326,14 +325,14 @@ func TestIndexInBrowser(t *testing.T) {
 			}
 			data, err := os.ReadFile(filepath.Join(d.site, tp.track.Name, "index.json"))
 			require.NoError(t, err)
-			require.NoError(t, json.Unmarshal(data, &index))
-			assert.Equal(t, tp.recordProof, index.Record, "the proof that anchored the record")
-			assert.Len(t, index.Tables[ReferenceBoard], 1)
-			assert.Len(t, index.Tables[CommunityBoard], 3)
-			require.Len(t, index.NotRanked, 1)
-			assert.Equal(t, "prudente-bis", index.NotRanked[0].ID)
-			assert.Equal(t, "meme_cle", index.NotRanked[0].Motif)
-			assert.Equal(t, "prudente", index.NotRanked[0].Ranked)
+			require.NoError(t, json.Unmarshal(data, &published))
+			assert.Equal(t, tp.recordProof, published.Record, "the proof that anchored the record")
+			assert.Len(t, published.Tables[index.TableReference], 1)
+			assert.Len(t, published.Tables[index.TableCommunity], 3)
+			require.Len(t, published.NotRanked, 1)
+			assert.Equal(t, "prudente-bis", published.NotRanked[0].ID)
+			assert.Equal(t, "meme_cle", published.NotRanked[0].Motif)
+			assert.Equal(t, "prudente", published.NotRanked[0].Ranked)
 
 			page := b.Open(t, filepath.Join(d.site, tp.track.Name, "index.html"))
 			text := clean(t, page)
@@ -343,11 +342,11 @@ func TestIndexInBrowser(t *testing.T) {
 
 			// The two tables of the ranked runs, each in its section under
 			// its heading; the non-ranked enrollments are listed apart.
-			boards := `table[data-table="` + ReferenceBoard + `"], table[data-table="` + CommunityBoard + `"]`
+			boards := `table[data-table="` + index.TableReference + `"], table[data-table="` + index.TableCommunity + `"]`
 			tables, err := page.Count(boards)
 			require.NoError(t, err)
 			require.Equal(t, 2, tables, "two tables: reference runs and community")
-			captions, err := page.Texts(`section[id="` + ReferenceBoard + `"] h2, section[id="` + CommunityBoard + `"] h2`)
+			captions, err := page.Texts(`section[id="` + index.TableReference + `"] h2, section[id="` + index.TableCommunity + `"] h2`)
 			require.NoError(t, err)
 			require.Len(t, captions, 2, "each table is labelled")
 			assert.Contains(t, strings.ToLower(captions[0]), "calibration", "the reference table is labelled calibration")
@@ -356,13 +355,13 @@ func TestIndexInBrowser(t *testing.T) {
 			require.NoError(t, err)
 			rows, err := page.TextsIn(boards, "tbody tr")
 			require.NoError(t, err)
-			for i, board := range []string{ReferenceBoard, CommunityBoard} {
+			for i, board := range []string{index.TableReference, index.TableCommunity} {
 				assert.True(t, inOrder(headers[i], columns), "%s: the columns %q in order, not %q", board, columns, headers[i])
-				require.Len(t, rows[i], 1+len(index.Tables[board]), "%s: the constant row and one per ranked agent", board)
+				require.Len(t, rows[i], 1+len(published.Tables[board]), "%s: the constant row and one per ranked agent", board)
 				assert.Contains(t, strings.ToLower(rows[i][0]), "meilleure réponse constante", "%s: the constant row first", board)
-				for j, row := range index.Tables[board] {
+				for j, row := range published.Tables[board] {
 					assert.Contains(t, rows[i][1+j], row.Agent, "%s: rows in the JSON's order", board)
-					if board == CommunityBoard {
+					if board == index.TableCommunity {
 						assert.Contains(t, rows[i][1+j], "stack déclarée, non vérifiée", "each community row")
 					}
 				}
@@ -376,7 +375,7 @@ func TestIndexInBrowser(t *testing.T) {
 			assert.Equal(t, 2, charts, "one chart a table: the calibration runs are not ranked with the community")
 			marks, err := page.Count("svg circle")
 			require.NoError(t, err)
-			assert.Equal(t, len(index.Tables[ReferenceBoard])+len(index.Tables[CommunityBoard]), marks, "one mark per ranked agent")
+			assert.Equal(t, len(published.Tables[index.TableReference])+len(published.Tables[index.TableCommunity]), marks, "one mark per ranked agent")
 			scripts, err := page.Count("script")
 			require.NoError(t, err)
 			assert.Zero(t, scripts, "the chart is drawn without a script")

@@ -15,51 +15,20 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/atomicfile"
+	"github.com/arkforge/proveit-corpus/tools/index"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/tracks/purchasing"
 )
 
-// Board is the table an enrollment enters: "reference" (a run by ArkForge,
-// shown as calibration) or "communaute".
-const (
-	ReferenceBoard = "reference"
-	CommunityBoard = "communaute"
-)
-
-// Enrollment is one entry of a track's inscriptions.json, as the season
-// service exports it (docs/scoring.md, "Publishing the Index").
-type Enrollment struct {
-	ID         string   `json:"id"`
-	Agent      string   `json:"agent"`
-	DID        string   `json:"did"`
-	Key        string   `json:"cle"`
-	DIDHistory []string `json:"historique_did"`
-	EnrolledAt string   `json:"inscrit_le"`
-	Board      string   `json:"tableau"`
-	Stack      string   `json:"stack"`
-	ProofsLink string   `json:"lien_preuves"`
-	Model      string   `json:"modele,omitempty"`
-	Version    string   `json:"version,omitempty"`
-	Framework  string   `json:"framework,omitempty"`
-	Prompt     string   `json:"prompt,omitempty"`
-}
-
 // player is an enrollment and how it plays: the API key its operator
 // presents to Trust Layer, and its strategy.
 type player struct {
-	Enrollment
+	index.Enrollment
 	apiKey   string
 	strategy strategy
 	about    string // what it does, for the demo's output
-}
-
-// Enrollments is a track's inscriptions.json.
-type Enrollments struct {
-	Season      int          `json:"saison"`
-	Track       string       `json:"piste"`
-	Enrollments []Enrollment `json:"inscriptions"`
 }
 
 // strategy answers one task through a relay whose proofs commit to did,
@@ -92,25 +61,25 @@ func players(track *corpus.Track) []player {
 	}
 	const carefulStack = "agent outillé, relit chaque réponse avant de l'affirmer"
 	list := []player{
-		{Enrollment: Enrollment{ID: "reference", Agent: "Solveur de référence", DID: did("reference"), Board: ReferenceBoard,
+		{Enrollment: index.Enrollment{ID: "reference", Agent: "Solveur de référence", DID: did("reference"), Table: index.TableReference,
 			Stack: "solveur de référence du dépôt, appels par le proxy de Trust Layer",
-			Model: "solveur de référence (sans modèle de langage)", Version: "saison 1", Framework: "harness/participant",
-			Prompt: "aucun: le solveur lit chaque tâche et suit les règles publiées"},
+			Model: ptr("solveur de référence (sans modèle de langage)"), Version: ptr("saison 1"), Framework: ptr("harness/participant"),
+			Prompt: ptr("aucun: le solveur lit chaque tâche et suit les règles publiées")},
 			apiKey: "demo-key-arkforge-" + track.Name, strategy: careful,
 			about: "the reference solver, every fact it founds on asserted with its proof"},
-		{Enrollment: Enrollment{ID: "prudente", Agent: "Prudente", DID: carefulDID, DIDHistory: carefulHistory, Board: CommunityBoard,
+		{Enrollment: index.Enrollment{ID: "prudente", Agent: "Prudente", DID: carefulDID, DIDHistory: carefulHistory, Table: index.TableCommunity,
 			Stack: carefulStack},
 			apiKey: carefulKey, strategy: careful,
 			about: "careful: every call the rules need, every claim read from its answer"},
-		{Enrollment: Enrollment{ID: "pressee", Agent: "Pressée", DID: did("pressee"), Board: CommunityBoard,
+		{Enrollment: index.Enrollment{ID: "pressee", Agent: "Pressée", DID: did("pressee"), Table: index.TableCommunity,
 			Stack: "agent sans relecture, délai court"},
 			apiKey: "demo-key-pressee-" + track.Name, strategy: hurried,
 			about: "hurried: three tasks left out, claims assumed rather than read, a disclosure copied wrong"},
-		{Enrollment: Enrollment{ID: "devine", Agent: "Devine", DID: did("devine"), Board: CommunityBoard,
+		{Enrollment: index.Enrollment{ID: "devine", Agent: "Devine", DID: did("devine"), Table: index.TableCommunity,
 			Stack: "réponse unique, une seule consultation par tâche"},
 			apiKey: "demo-key-devine-" + track.Name, strategy: guesser,
 			about: "guesser: the key's most frequent verdict everywhere, claims on its subject's own sheet only"},
-		{Enrollment: Enrollment{ID: "prudente-bis", Agent: "Prudente (seconde inscription)", DID: twinDID, DIDHistory: twinHistory, Board: CommunityBoard,
+		{Enrollment: index.Enrollment{ID: "prudente-bis", Agent: "Prudente (seconde inscription)", DID: twinDID, DIDHistory: twinHistory, Table: index.TableCommunity,
 			Stack: carefulStack},
 			apiKey: twinKey, strategy: careful,
 			about: "the careful operator again, another DID bound to the same key"},
@@ -339,3 +308,5 @@ func describe(list []player) string {
 	}
 	return b.String()
 }
+
+func ptr[T any](v T) *T { return &v }

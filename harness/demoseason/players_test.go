@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/tools/index"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
@@ -64,8 +65,8 @@ func TestPlayers(t *testing.T) {
 		var ids []string
 		for _, p := range list {
 			ids = append(ids, p.ID)
-			reference := p.Board == ReferenceBoard
-			assert.Equal(t, reference, p.Model != "" && p.Version != "" && p.Framework != "" && p.Prompt != "", p.ID)
+			reference := p.Table == index.TableReference
+			assert.Equal(t, reference, p.Model != nil && p.Version != nil && p.Framework != nil && p.Prompt != nil, p.ID)
 			assert.Len(t, p.Key, 64)
 			assert.Contains(t, p.DIDHistory, p.DID)
 			assert.NotNil(t, p.strategy)

@@ -24,6 +24,7 @@ import (
 	"github.com/arkforge/proveit-corpus/harness/trustlayer"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/atomicfile"
+	"github.com/arkforge/proveit-corpus/tools/index"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -353,7 +354,7 @@ func (d *demo) writeTrust(tl *trustlayer.TrustLayer) error {
 // close hands a track over as a season's close does: the enrollment
 // export, and the key and salt revealed.
 func (d *demo) close(tp *trackPlay) error {
-	export := Enrollments{Season: 1, Track: tp.track.Name}
+	export := index.Enrollments{Season: 1, Track: tp.track.Name}
 	for _, p := range tp.players {
 		export.Enrollments = append(export.Enrollments, p.Enrollment)
 	}

@@ -216,30 +216,40 @@ func TestRefusesToStart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			port := servertest.FreePort(t)
-			cmd := exec.Command(servertest.Binary(t), "run", "--config", filepath.Join(servertest.RepoRoot(t), "Caddyfile"))
-			cmd.Dir = dir
-			cmd.Env = append([]string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"),
-				"CORPUS_SITE=http://127.0.0.1:" + strconv.Itoa(port), "CORPUS_OTHER_HOSTS=http://:" + strconv.Itoa(port), "CORPUS_BIND=127.0.0.1",
-				"CORPUS_ADMIN=127.0.0.1:" + strconv.Itoa(servertest.FreePort(t)), "CORPUS_SECRETS_DIR=" + dir,
-				"CORPUS_TELEMETRY_OUTPUT=stderr", "CORPUS_ACCESS_OUTPUT=stderr"}, tt.env...)
-			done := make(chan struct{})
-			var out []byte
-			var err error
-			go func() { out, err = cmd.CombinedOutput(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(30 * time.Second):
-				_ = cmd.Process.Kill()
-				t.Fatal("the server started where it must refuse")
-			}
+			out, err := refusedStart(t, servertest.FreePort(t), tt.env...)
 			require.Error(t, err)
 			assert.Contains(t, string(out), tt.message)
 			assert.NotContains(t, string(out), secret0)
 			assert.NotContains(t, string(out), "too-short", "no error quotes a secret")
 		})
 	}
+}
+
+// refusedStart runs the real binary on the shipped Caddyfile, as a
+// loopback server on port with env after the base environment, and
+// returns what it printed once it exits; one still running after 30 s
+// started where it had to refuse, and fails the test.
+func refusedStart(t *testing.T, port int, env ...string) ([]byte, error) {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command(servertest.Binary(t), "run", "--config", filepath.Join(servertest.RepoRoot(t), "Caddyfile"), "--adapter", "caddyfile")
+	cmd.Dir = dir
+	cmd.Env = append([]string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "XDG_DATA_HOME=" + dir, "XDG_CONFIG_HOME=" + dir,
+		"CORPUS_SITE=http://127.0.0.1:" + strconv.Itoa(port), "CORPUS_OTHER_HOSTS=http://:" + strconv.Itoa(port), "CORPUS_BIND=127.0.0.1",
+		"CORPUS_ADMIN=127.0.0.1:" + strconv.Itoa(servertest.FreePort(t)), "CORPUS_SECRETS_DIR=" + dir,
+		"CORPUS_TELEMETRY_OUTPUT=stderr", "CORPUS_ACCESS_OUTPUT=stderr"}, env...)
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.CombinedOutput(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("the server started where it must refuse: %s", out)
+	}
+	return out, err
 }
 
 // TestShippedCaddyfile checks the binary's own commands on the production

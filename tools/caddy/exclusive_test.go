@@ -2,12 +2,8 @@ package main
 
 import (
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,25 +20,7 @@ func TestRefusesAServedAddress(t *testing.T) {
 	first := servertest.Start(t, servertest.Options{Secrets: []string{secret0}})
 	address := "127.0.0.1:" + strconv.Itoa(first.Port)
 
-	dir := t.TempDir()
-	cmd := exec.Command(servertest.Binary(t), "run", "--config", filepath.Join(servertest.RepoRoot(t), "Caddyfile"), "--adapter", "caddyfile")
-	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "XDG_DATA_HOME=" + dir, "XDG_CONFIG_HOME=" + dir,
-		"CORPUS_CHALLENGE_SECRET=" + secret1, "CORPUS_SITE=http://" + address, "CORPUS_OTHER_HOSTS=http://:" + strconv.Itoa(first.Port),
-		"CORPUS_BIND=127.0.0.1",
-		"CORPUS_ADMIN=127.0.0.1:" + strconv.Itoa(servertest.FreePort(t)), "CORPUS_SECRETS_DIR=" + dir,
-		"CORPUS_TELEMETRY_OUTPUT=stderr", "CORPUS_ACCESS_OUTPUT=stderr"}
-	done := make(chan struct{})
-	var out []byte
-	var err error
-	go func() { out, err = cmd.CombinedOutput(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("a second server started on %s, which the first serves: %s", address, out)
-	}
+	out, err := refusedStart(t, first.Port, "CORPUS_CHALLENGE_SECRET="+secret1)
 	require.Error(t, err, "a second server on a served address exits with an error")
 	assert.Contains(t, string(out), address+" is already served by another process")
 	assert.NotContains(t, string(out), secret1)

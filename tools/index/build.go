@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
+	"github.com/arkforge/proveit-corpus/tools/score"
 )
 
 // Index is a track's index.json (docs/scoring.md), members in this order.
@@ -231,7 +231,7 @@ func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) 
 		if report.Narratives == nil {
 			report.Narratives = []Narrative{}
 		}
-		data, err := encodeJSON(report)
+		data, err := score.MarshalReport(report)
 		if err != nil {
 			return nil, err
 		}
@@ -248,7 +248,7 @@ func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) 
 	}
 	sortRows(idx.Tables.Reference)
 	sortRows(idx.Tables.Community)
-	data, err := encodeJSON(idx)
+	data, err := score.MarshalReport(idx)
 	if err != nil {
 		return nil, err
 	}
@@ -322,17 +322,4 @@ func ranks(rows []Row) []int {
 		}
 	}
 	return out
-}
-
-// encodeJSON writes v as the reports are written: indented, no HTML
-// escaping, one final newline.
-func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

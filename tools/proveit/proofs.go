@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -288,7 +286,7 @@ func runProofsVerify(args []string, stdout io.Writer) error {
 		}
 	}
 	if *format == "json" {
-		data, err := marshalIndent(results)
+		data, err := score.MarshalReport(results)
 		if err != nil {
 			return err
 		}
@@ -338,20 +336,8 @@ func resultsText(results map[string]proofs.Result) string {
 	return b.String()
 }
 
-// marshalIndent writes v as the reports do: indented, no HTML escaping.
-func marshalIndent(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 func writeReport(file string, v any) error {
-	data, err := marshalIndent(v)
+	data, err := score.MarshalReport(v)
 	if err != nil {
 		return err
 	}

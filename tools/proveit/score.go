@@ -132,7 +132,7 @@ func (f *scoreFlags) run(stdout io.Writer) error {
 		_, err = io.WriteString(stdout, report.Text())
 		return err
 	}
-	data, err := marshalIndent(report)
+	data, err := score.MarshalReport(report)
 	if err != nil {
 		return err
 	}

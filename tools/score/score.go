@@ -22,6 +22,8 @@
 package score
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -570,4 +572,18 @@ func deref(s *string) string {
 		return "-"
 	}
 	return printable.String(*s)
+}
+
+// MarshalReport writes a report as every JSON report of the project is
+// written: indented, no HTML escaping (a DID or a reason stays as it
+// reads), one final newline.
+func MarshalReport(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
