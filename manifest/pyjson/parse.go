@@ -547,10 +547,21 @@ func (d *Document) next(i int) int {
 // allocates little more than a value each; a part of the tree kept keeps
 // the whole document's text alive.
 func (d *Document) Value() Value {
-	b := treeBuilder{d: d, data: string(d.data), arena: string(d.arena)}
+	v, _ := d.tree(0, true).valueAt(0)
+	return v
+}
+
+// tree is a builder of the value at token i and its descendants, with
+// blocks for their members and elements; shared gives its strings one copy
+// of the whole document's text, else each string is copied alone.
+func (d *Document) tree(i int, shared bool) *treeBuilder {
+	b := &treeBuilder{d: d}
+	if shared {
+		b.shared, b.data, b.arena = true, string(d.data), string(d.arena)
+	}
 	var members, elements int
-	for i := range d.tokens {
-		switch t := &d.tokens[i]; t.kind {
+	for _, t := range d.tokens[i:d.next(i)] {
+		switch t.kind {
 		case kindObject:
 			members += int(t.start)
 		case kindArray:
@@ -558,21 +569,26 @@ func (d *Document) Value() Value {
 		}
 	}
 	b.members, b.elements = make(Object, members), make(Array, elements)
-	v, _ := b.valueAt(0)
-	return v
+	return b
 }
 
 // treeBuilder builds the tree of a document's Values from its tokens,
 // handing out the text and the blocks Value allocated once.
 type treeBuilder struct {
 	d           *Document
+	shared      bool   // strings are parts of data and arena
 	data, arena string // the document's bytes and its arena, as text
 	members     Object // the members not yet given to an object
 	elements    Array  // the elements not yet given to an array
 }
 
-// text is the text of the string or number token t, a part of the shared copy.
-func (b *treeBuilder) text(t *token) string {
+// text is the text of the string or number token i: a part of the shared
+// copy, or a copy of its own.
+func (b *treeBuilder) text(i int) string {
+	if !b.shared {
+		return string(b.d.text(i))
+	}
+	t := &b.d.tokens[i]
 	if t.flags&flagEscaped != 0 {
 		return b.arena[t.start:t.end]
 	}
@@ -586,9 +602,9 @@ func (b *treeBuilder) valueAt(i int) (Value, int) {
 	case kindTrue:
 		return true, i + 1
 	case kindString:
-		return b.text(t), i + 1
+		return b.text(i), i + 1
 	case kindNumber:
-		return Number(b.text(t)), i + 1
+		return Number(b.text(i)), i + 1
 	case kindArray:
 		n := int(t.start)
 		// Capped at its length, so that appending to one array never
@@ -606,7 +622,7 @@ func (b *treeBuilder) valueAt(i int) (Value, int) {
 		b.members = b.members[n:]
 		next := i + 1
 		for k := range obj {
-			obj[k].Key = b.text(&b.d.tokens[next])
+			obj[k].Key = b.text(next)
 			obj[k].Value, next = b.valueAt(next + 1)
 		}
 		return obj, int(t.end)
