@@ -78,3 +78,57 @@ func TestNodeTextOutlivesTheDocument(t *testing.T) {
 	assert.Equal(t, "kept", s)
 	assert.Equal(t, pyjson.Object{{Key: "v", Value: "also"}}, v)
 }
+
+// Whatever Parse reads, the Document's nodes read the same, member by
+// member and element by element.
+func FuzzNodeReadsAsTheTree(f *testing.F) {
+	for _, seed := range []string{`{"a":{"b":[true,false,null]},"c":"\u00e9"}`, `[[],{},"x",-0.5]`, `{"a":1,"a":2}`, `"s"`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, err := pyjson.Parse(data)
+		if err != nil {
+			return
+		}
+		var d pyjson.Document
+		require.NoError(t, d.Read(data))
+		assertNode(t, want, d.Root())
+	})
+}
+
+// assertNode asserts that n reads as want, and so does each of its members
+// and elements.
+func assertNode(t *testing.T, want pyjson.Value, n pyjson.Node) {
+	t.Helper()
+	require.Equal(t, want, n.Value())
+	switch w := want.(type) {
+	case pyjson.Object:
+		require.Equal(t, len(w), n.Len())
+		i := 0
+		for key, m := range n.Members() {
+			require.Equal(t, w[i].Key, key)
+			assertNode(t, w[i].Value, m)
+			require.Equal(t, w[i].Value, n.Get(key).Value())
+			i++
+		}
+		require.Equal(t, len(w), i)
+	case pyjson.Array:
+		require.Equal(t, len(w), n.Len())
+		i := 0
+		for e := range n.Elements() {
+			assertNode(t, w[i], e)
+			i++
+		}
+		require.Equal(t, len(w), i)
+	case string:
+		s, ok := n.Text()
+		require.True(t, ok)
+		require.Equal(t, w, s)
+	case pyjson.Number:
+		s, ok := n.Number()
+		require.True(t, ok)
+		require.Equal(t, w, s)
+	case nil:
+		require.True(t, n.IsNull())
+	}
+}
