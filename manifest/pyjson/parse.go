@@ -541,35 +541,89 @@ func (d *Document) next(i int) int {
 	return i + 1
 }
 
-// Value returns the document read as a tree of Values.
+// Value returns the document read as a tree of Values. Its strings and
+// numbers share one copy of the document's text, and its objects and arrays
+// one block of members and one of elements, so that building the tree
+// allocates little more than a value each; a part of the tree kept keeps
+// the whole document's text alive.
 func (d *Document) Value() Value {
-	v, _ := d.valueAt(0)
+	v, _ := d.tree(0, true).valueAt(0)
 	return v
 }
 
-func (d *Document) valueAt(i int) (Value, int) {
-	switch t := &d.tokens[i]; t.kind {
+// tree is a builder of the value at token i and its descendants, with
+// blocks for their members and elements; shared gives its strings one copy
+// of the whole document's text, else each string is copied alone.
+func (d *Document) tree(i int, shared bool) *treeBuilder {
+	b := &treeBuilder{d: d}
+	if shared {
+		b.shared, b.data, b.arena = true, string(d.data), string(d.arena)
+	}
+	var members, elements int
+	for _, t := range d.tokens[i:d.next(i)] {
+		switch t.kind {
+		case kindObject:
+			members += int(t.start)
+		case kindArray:
+			elements += int(t.start)
+		}
+	}
+	b.members, b.elements = make(Object, members), make(Array, elements)
+	return b
+}
+
+// treeBuilder builds the tree of a document's Values from its tokens,
+// handing out the text and the blocks Value allocated once.
+type treeBuilder struct {
+	d           *Document
+	shared      bool   // strings are parts of data and arena
+	data, arena string // the document's bytes and its arena, as text
+	members     Object // the members not yet given to an object
+	elements    Array  // the elements not yet given to an array
+}
+
+// text is the text of the string or number token i: a part of the shared
+// copy, or a copy of its own.
+func (b *treeBuilder) text(i int) string {
+	if !b.shared {
+		return string(b.d.text(i))
+	}
+	t := &b.d.tokens[i]
+	if t.flags&flagEscaped != 0 {
+		return b.arena[t.start:t.end]
+	}
+	return b.data[t.start:t.end]
+}
+
+func (b *treeBuilder) valueAt(i int) (Value, int) {
+	switch t := &b.d.tokens[i]; t.kind {
 	case kindFalse:
 		return false, i + 1
 	case kindTrue:
 		return true, i + 1
 	case kindString:
-		return string(d.text(i)), i + 1
+		return b.text(i), i + 1
 	case kindNumber:
-		return Number(d.text(i)), i + 1
+		return Number(b.text(i)), i + 1
 	case kindArray:
-		arr := make(Array, t.start)
+		n := int(t.start)
+		// Capped at its length, so that appending to one array never
+		// writes over the next.
+		arr := b.elements[:n:n]
+		b.elements = b.elements[n:]
 		next := i + 1
 		for k := range arr {
-			arr[k], next = d.valueAt(next)
+			arr[k], next = b.valueAt(next)
 		}
 		return arr, int(t.end)
 	case kindObject:
-		obj := make(Object, t.start)
+		n := int(t.start)
+		obj := b.members[:n:n]
+		b.members = b.members[n:]
 		next := i + 1
 		for k := range obj {
-			obj[k].Key = string(d.text(next))
-			obj[k].Value, next = d.valueAt(next + 1)
+			obj[k].Key = b.text(next)
+			obj[k].Value, next = b.valueAt(next + 1)
 		}
 		return obj, int(t.end)
 	}

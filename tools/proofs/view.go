@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
@@ -113,16 +114,22 @@ type TransparencyLog struct {
 // refused). file names it in errors, with the JSON pointer of the member
 // and the rule it breaks. Only the shape is checked here; what the members
 // prove is Verify's, and a member left out fails the check that needs it.
+// The members are read from the parsed document in place: only those kept
+// are copied out, a season's views being read by the thousand.
 func ParseView(file string, data []byte) (*View, error) {
 	if len(data) > MaxViewSize {
 		return nil, fmt.Errorf("%s: %d bytes, over the %d a public view may hold", file, len(data), MaxViewSize)
 	}
-	doc, err := pyjson.Parse(data)
-	if err != nil {
+	doc := viewDocuments.Get().(*pyjson.Document)
+	defer func() {
+		doc.Reset()
+		viewDocuments.Put(doc)
+	}()
+	if err := doc.Read(data); err != nil {
 		return nil, fmt.Errorf("%s: not a public view: %w", file, err)
 	}
 	r := &reader{}
-	root := r.object(doc, "")
+	root := r.object(doc.Root(), "")
 	v := &View{
 		ProofID:     r.str(root, "", "proof_id"),
 		SpecVersion: r.str(root, "", "spec_version"),
@@ -132,49 +139,47 @@ func ParseView(file string, data []byte) (*View, error) {
 		KeyID:       r.str(root, "", "arkforge_kid"),
 		Flat:        map[string]pyjson.Value{},
 	}
-	if h := r.member(root, "", "hashes"); h != nil {
+	if h, ok := r.member(root, "", "hashes"); ok {
 		v.Hashes = ViewHashes{Request: r.str(h, "/hashes", "request"), Response: r.str(h, "/hashes", "response"), Chain: r.str(h, "/hashes", "chain")}
 	}
-	if c := r.member(root, "", "commitments"); c != nil {
-		v.Commitments = make(map[string]string, len(c))
-		for _, m := range c {
-			v.Commitments[m.Key] = r.text(m.Value, "/commitments", m.Key)
+	if c, ok := r.member(root, "", "commitments"); ok {
+		v.Commitments = make(map[string]string, c.Len())
+		for key, value := range c.Members() {
+			v.Commitments[key] = r.text(value, "/commitments", key)
 		}
 	}
-	if d := r.member(root, "", "disclosed"); d != nil {
-		v.Disclosed = make(map[string]FieldOpening, len(d))
-		for _, m := range d {
-			o, ok := m.Value.(pyjson.Object)
-			if !ok {
-				r.fail("/disclosed", m.Key, "an object")
+	if d, ok := r.member(root, "", "disclosed"); ok {
+		v.Disclosed = make(map[string]FieldOpening, d.Len())
+		for key, o := range d.Members() {
+			if !o.IsObject() {
+				r.fail("/disclosed", key, "an object")
 				break
 			}
-			value, _ := o.Get("value")
-			nonce, _ := o.Get("nonce")
-			n, ok := nonce.(string)
-			if !ok && nonce != nil {
-				r.fail("/disclosed"+pyjson.FormatPointer([]string{m.Key}), "nonce", "a string")
+			nonce := o.Get("nonce")
+			n, ok := nonce.Text()
+			if !ok && nonce.Exists() && !nonce.IsNull() {
+				r.fail("/disclosed"+pyjson.FormatPointer([]string{key}), "nonce", "a string")
 			}
-			v.Disclosed[m.Key] = FieldOpening{Nonce: n, Value: value}
+			v.Disclosed[key] = FieldOpening{Nonce: n, Value: o.Get("value").Value()}
 		}
 	}
 	for _, f := range identityFields {
-		if value, ok := root.Get(f); ok {
-			v.Flat[f] = value
+		if value := root.Get(f); value.Exists() {
+			v.Flat[f] = value.Value()
 		}
 	}
-	if b := r.member(root, "", "batch_anchor"); b != nil {
+	if b, ok := r.member(root, "", "batch_anchor"); ok {
 		v.Batch = &BatchAnchor{
 			Status: r.str(b, "/batch_anchor", "status"), BatchID: r.str(b, "/batch_anchor", "batch_id"),
 			LeafIndex: r.integer(b, "/batch_anchor", "leaf_index"), TreeSize: r.integer(b, "/batch_anchor", "tree_size"),
 			AuditPath: r.strings(b, "/batch_anchor", "audit_path"), Root: r.str(b, "/batch_anchor", "root"),
 		}
 	}
-	if t := r.member(root, "", "timestamp_authority"); t != nil {
+	if t, ok := r.member(root, "", "timestamp_authority"); ok {
 		v.TSA = &TimestampAuthority{Status: r.str(t, "/timestamp_authority", "status"),
 			Provider: r.str(t, "/timestamp_authority", "provider"), TSRBase64: r.str(t, "/timestamp_authority", "tsr_base64")}
 	}
-	if l := r.member(root, "", "transparency_log"); l != nil {
+	if l, ok := r.member(root, "", "transparency_log"); ok {
 		v.Log = &TransparencyLog{Provider: r.str(l, "/transparency_log", "provider"), Status: r.str(l, "/transparency_log", "status"),
 			UUID: r.str(l, "/transparency_log", "uuid"), LogIndex: r.integer(l, "/transparency_log", "log_index"),
 			IntegratedTime: r.integer(l, "/transparency_log", "integrated_time")}
@@ -192,6 +197,10 @@ func ParseView(file string, data []byte) (*View, error) {
 	return v, nil
 }
 
+// viewDocuments are reused by ParseView, so that reading a view allocates
+// only what it keeps.
+var viewDocuments = sync.Pool{New: func() any { return new(pyjson.Document) }}
+
 // reader reads members of a parsed view, keeping the first error: the
 // pointer of the member and the type it should have.
 type reader struct{ err error }
@@ -202,42 +211,41 @@ func (r *reader) fail(at, key, want string) {
 	}
 }
 
-// object is v as an object; anything else is an error at pointer at.
-func (r *reader) object(v pyjson.Value, at string) pyjson.Object {
-	o, ok := v.(pyjson.Object)
-	if !ok && r.err == nil {
+// object is v, which must be an object; anything else is an error at
+// pointer at. Reading a member of a node that is not an object finds none.
+func (r *reader) object(v pyjson.Node, at string) pyjson.Node {
+	if !v.IsObject() && r.err == nil {
 		r.err = fmt.Errorf("%s: want an object", pyjson.ShowPointer(at))
 	}
-	return o
+	return v
 }
 
-// member is the object at key, nil when absent or null.
-func (r *reader) member(o pyjson.Object, at, key string) pyjson.Object {
-	v, ok := o.Get(key)
-	if !ok || v == nil {
-		return nil
+// member is the object at key; false when absent or null, or not an object.
+func (r *reader) member(o pyjson.Node, at, key string) (pyjson.Node, bool) {
+	v := o.Get(key)
+	if !v.Exists() || v.IsNull() {
+		return v, false
 	}
-	m, ok := v.(pyjson.Object)
-	if !ok {
+	if !v.IsObject() {
 		r.fail(at, key, "an object or null")
+		return v, false
 	}
-	return m
+	return v, true
 }
 
 // str is the string at key, "" when absent or null.
-func (r *reader) str(o pyjson.Object, at, key string) string {
-	v, _ := o.Get(key)
-	return r.text(v, at, key)
+func (r *reader) str(o pyjson.Node, at, key string) string {
+	return r.text(o.Get(key), at, key)
 }
 
-// text is v, the member key's value, as a string: "" when null. Reading
-// every member of an object, ranging over it, calls text for each, never
-// str, which would scan the object once for each member.
-func (r *reader) text(v pyjson.Value, at, key string) string {
-	if v == nil {
+// text is v, the member key's value, as a string: "" when absent or null.
+// Reading every member of an object, ranging over it, calls text for
+// each, never str, which would scan the object once for each member.
+func (r *reader) text(v pyjson.Node, at, key string) string {
+	if !v.Exists() || v.IsNull() {
 		return ""
 	}
-	s, ok := v.(string)
+	s, ok := v.Text()
 	if !ok {
 		r.fail(at, key, "a string or null")
 	}
@@ -245,12 +253,12 @@ func (r *reader) text(v pyjson.Value, at, key string) string {
 }
 
 // integer is the integer at key, nil when absent or null.
-func (r *reader) integer(o pyjson.Object, at, key string) *int64 {
-	v, ok := o.Get(key)
-	if !ok || v == nil {
+func (r *reader) integer(o pyjson.Node, at, key string) *int64 {
+	v := o.Get(key)
+	if !v.Exists() || v.IsNull() {
 		return nil
 	}
-	n, ok := v.(pyjson.Number)
+	n, ok := v.Number()
 	i, err := strconv.ParseInt(string(n), 10, 64)
 	if !ok || err != nil {
 		r.fail(at, key, "an integer or null")
@@ -260,24 +268,25 @@ func (r *reader) integer(o pyjson.Object, at, key string) *int64 {
 }
 
 // strings is the array of strings at key, nil when absent or null.
-func (r *reader) strings(o pyjson.Object, at, key string) []string {
-	v, ok := o.Get(key)
-	if !ok || v == nil {
+func (r *reader) strings(o pyjson.Node, at, key string) []string {
+	v := o.Get(key)
+	if !v.Exists() || v.IsNull() {
 		return nil
 	}
-	a, ok := v.(pyjson.Array)
-	if !ok {
+	if !v.IsArray() {
 		r.fail(at, key, "an array of strings")
 		return nil
 	}
-	if len(a) > maxPathLength {
-		return make([]string, len(a)) // refused by its length
+	if v.Len() > maxPathLength {
+		return make([]string, v.Len()) // refused by its length
 	}
-	out := make([]string, len(a))
-	for i, e := range a {
-		if out[i], ok = e.(string); !ok {
+	out := make([]string, 0, v.Len())
+	for e := range v.Elements() {
+		s, ok := e.Text()
+		if !ok {
 			r.fail(at, key, "an array of strings")
 		}
+		out = append(out, s)
 	}
 	return out
 }
