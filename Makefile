@@ -114,6 +114,7 @@ unit: build
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckTarget$$' -fuzztime $(FUZZ_TARGET_EXECS) ./corpus
 	$(GO) test -run '^$$' -fuzz '^FuzzParseCanonical$$' -fuzztime $(FUZZ_JSON_EXECS) ./manifest/pyjson
+	$(GO) test -run '^$$' -fuzz '^FuzzNodeReadsAsTheTree$$' -fuzztime $(FUZZ_PROOF_EXECS) ./manifest/pyjson
 	$(GO) test -run '^$$' -fuzz '^FuzzParseView$$' -fuzztime $(FUZZ_PROOF_EXECS) ./tools/proofs
 	$(GO) test -run '^$$' -fuzz '^FuzzRekorEntry$$' -fuzztime $(FUZZ_PROOF_EXECS) ./tools/proofs
 	$(GO) test -run '^$$' -fuzz '^FuzzToken$$' -fuzztime $(FUZZ_PROOF_EXECS) ./tools/proofs

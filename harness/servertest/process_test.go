@@ -20,6 +20,12 @@ func TestProcess(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(p.Kill)
 	require.Eventually(t, func() bool { return p.Output() == "started\n" }, 10*time.Second, 10*time.Millisecond)
+	// The shell prints, then becomes sleep: read the memory of the one
+	// program, not of the shell before the exec and of sleep after it.
+	require.Eventually(t, func() bool {
+		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.cmd.Process.Pid))
+		return err == nil && string(comm) == "sleep\n"
+	}, 10*time.Second, 10*time.Millisecond)
 	assert.Positive(t, p.RSS())
 	assert.GreaterOrEqual(t, p.PeakRSS(), p.RSS())
 	affinity, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
