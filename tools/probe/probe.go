@@ -153,27 +153,34 @@ func (b *builder) expect(path string) (Expect, error) {
 // gate (authenticated) gets the 503 body instead on a server in
 // maintenance.
 func (b *builder) add(name string, req Request, path string, authenticated bool) {
-	if b.o.Maintenance && authenticated {
-		path = corpus.SystemUnavailable
-	}
-	e, err := b.expect(path)
-	if err != nil {
-		b.problems = append(b.problems, err.Error())
+	e, ok := b.answer(path, authenticated)
+	if !ok {
 		return
 	}
 	e.HeadersOnly = req.Method == http.MethodHead
 	b.checks = append(b.checks, Check{Name: name, Request: req, Expect: e})
 }
 
-// residual gives the check listed last the documented answer of one
-// topology (docs/reliability.md): the body at path, as add would expect it.
-func (b *builder) residual(id, why, path string, authenticated bool) {
+// answer is what a check expects of the body at path, the 503 body instead
+// past the gate of a server in maintenance; a body that cannot be expected
+// is a problem of the probe's build.
+func (b *builder) answer(path string, authenticated bool) (Expect, bool) {
 	if b.o.Maintenance && authenticated {
 		path = corpus.SystemUnavailable
 	}
 	e, err := b.expect(path)
 	if err != nil {
 		b.problems = append(b.problems, err.Error())
+		return e, false
+	}
+	return e, true
+}
+
+// residual gives the check listed last the documented answer of one
+// topology (docs/reliability.md): the body at path, as add would expect it.
+func (b *builder) residual(id, why, path string, authenticated bool) {
+	e, ok := b.answer(path, authenticated)
+	if !ok {
 		return
 	}
 	last := &b.checks[len(b.checks)-1]
