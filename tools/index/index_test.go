@@ -412,6 +412,8 @@ func TestRefusals(t *testing.T) {
 			[]string{inscriptions, "/inscriptions/3/id", "names /inscriptions/2 already"}},
 		{"a community enrollment with a model", inscriptions, `"agent": "Bob",`, `"agent": "Bob", "modele": "m",`,
 			[]string{inscriptions, "/inscriptions/2/modele", "unknown member"}},
+		{"a reference run whose prompt is null", inscriptions, `"prompt": "prompt-v1"`, `"prompt": null`,
+			[]string{inscriptions, "/inscriptions/0/prompt", "non-empty printable text"}},
 		{"a reference run without its prompt", inscriptions, `"prompt": "prompt-v1"`, `"promptx": "prompt-v1"`,
 			[]string{inscriptions, "/inscriptions/0/promptx", "unknown member"}},
 		{"a key that is no SHA-256", inscriptions, `"cle": "` + bobKey(), `"cle": "X` + bobKey()[1:],

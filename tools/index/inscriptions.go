@@ -161,6 +161,9 @@ func (en *Enrollment) check() *fieldError {
 			name  string
 			value *string
 		}{{"modele", en.Model}, {"version", en.Version}, {"framework", en.Framework}, {"prompt", en.Prompt}} {
+			if f.value == nil { // "modele": null
+				return &fieldError{"/" + f.name, "want non-empty printable text (valid UTF-8, no control character)"}
+			}
 			if err := text(f.name, *f.value); err != nil {
 				return err
 			}
