@@ -63,8 +63,8 @@ func players(track *corpus.Track) []player {
 	list := []player{
 		{Enrollment: index.Enrollment{ID: "reference", Agent: "Solveur de référence", DID: did("reference"), Table: index.TableReference,
 			Stack: "solveur de référence du dépôt, appels par le proxy de Trust Layer",
-			Model: ptr("solveur de référence (sans modèle de langage)"), Version: ptr("saison 1"), Framework: ptr("harness/participant"),
-			Prompt: ptr("aucun: le solveur lit chaque tâche et suit les règles publiées")},
+			ReferenceRun: index.ReferenceRun{Model: ptr("solveur de référence (sans modèle de langage)"), Version: ptr("saison 1"),
+				Framework: ptr("harness/participant"), Prompt: ptr("aucun: le solveur lit chaque tâche et suit les règles publiées")}},
 			apiKey: "demo-key-arkforge-" + track.Name, strategy: careful,
 			about: "the reference solver, every fact it founds on asserted with its proof"},
 		{Enrollment: index.Enrollment{ID: "prudente", Agent: "Prudente", DID: carefulDID, DIDHistory: carefulHistory, Table: index.TableCommunity,

@@ -43,10 +43,7 @@ type Row struct {
 	Rendered   int       `json:"taches_rendues"`
 	Stack      string    `json:"stack_declaree"`
 	ProofsLink string    `json:"lien_preuves"`
-	Model      *string   `json:"modele,omitempty"`
-	Version    *string   `json:"version,omitempty"`
-	Framework  *string   `json:"framework,omitempty"`
-	Prompt     *string   `json:"prompt,omitempty"`
+	ReferenceRun
 }
 
 // Overclaim is unsupported over rendered assertions; Rate is null with no
@@ -220,8 +217,7 @@ func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) 
 			return nil, err
 		}
 		row := Row{ID: en.ID, Agent: en.Agent, DID: en.DID, Overclaim: rep.overclaim, Success: rep.success,
-			Rendered: rep.rendered, Stack: en.Stack, ProofsLink: en.ProofsLink,
-			Model: en.Model, Version: en.Version, Framework: en.Framework, Prompt: en.Prompt}
+			Rendered: rep.rendered, Stack: en.Stack, ProofsLink: en.ProofsLink, ReferenceRun: en.ReferenceRun}
 		if en.Table == TableReference {
 			idx.Tables.Reference = append(idx.Tables.Reference, row)
 		} else {

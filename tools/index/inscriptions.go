@@ -44,7 +44,13 @@ type Enrollment struct {
 	Table      string   `json:"tableau"`
 	Stack      string   `json:"stack"`
 	ProofsLink string   `json:"lien_preuves"`
-	// A reference run's, all four; a community enrollment has none.
+	ReferenceRun
+}
+
+// ReferenceRun is what a reference run publishes of itself so that anyone
+// can run it again, all four members; a community enrollment, and its row,
+// have none.
+type ReferenceRun struct {
 	Model     *string `json:"modele,omitempty"`
 	Version   *string `json:"version,omitempty"`
 	Framework *string `json:"framework,omitempty"`
