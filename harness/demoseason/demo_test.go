@@ -62,7 +62,7 @@ var (
 func demoSeason(t *testing.T) *demo {
 	t.Helper()
 	caddy := servertest.Binary(t)
-	toolbox := proveitBinary(t)
+	toolbox := servertest.Toolbox(t)
 	demoOnce.Do(func() {
 		cfg := config{repo: servertest.RepoRoot(t), out: filepath.Join(workDir, "demo"), caddy: caddy, proveit: toolbox,
 			window: defaultWindow, timeout: 3 * time.Minute, stdout: &playOutput}
@@ -72,31 +72,6 @@ func demoSeason(t *testing.T) *demo {
 	})
 	require.NoError(t, playErr, playOutput.String())
 	return played
-}
-
-var (
-	buildOnce sync.Once
-	toolbox   string
-	buildErr  error
-)
-
-// proveitBinary is the toolbox: the one CORPUS_PROVEIT_BIN names (make
-// test's), or built once from this tree.
-func proveitBinary(t *testing.T) string {
-	t.Helper()
-	if bin := os.Getenv("CORPUS_PROVEIT_BIN"); bin != "" {
-		return bin
-	}
-	buildOnce.Do(func() {
-		toolbox = filepath.Join(workDir, "proveit")
-		cmd := exec.Command("go", "build", "-o", toolbox, "./tools/proveit")
-		cmd.Dir = servertest.RepoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	require.NoError(t, buildErr)
-	return toolbox
 }
 
 // The season folder holds what a season's close hands over, as the Index

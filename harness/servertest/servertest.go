@@ -19,9 +19,13 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest"
 )
 
-// BinaryEnv names the variable holding a prebuilt binary (the Makefile sets
-// it); without it the binary is built once per test process.
-const BinaryEnv = "CORPUS_CADDY_BIN"
+// BinaryEnv and ToolboxEnv name the variables holding prebuilt binaries
+// (the Makefile sets them); without one, its binary is built once per test
+// process.
+const (
+	BinaryEnv  = "CORPUS_CADDY_BIN"
+	ToolboxEnv = "CORPUS_PROVEIT_BIN"
+)
 
 // RepoRoot is the folder holding go.mod.
 func RepoRoot(t testing.TB) string {
@@ -33,36 +37,49 @@ func RepoRoot(t testing.TB) string {
 	return dir
 }
 
+// prebuilt is a binary of this tree: the one its variable names, or built
+// once per test process from its package.
+type prebuilt struct {
+	env, pkg, name string
+	once           sync.Once
+	path           string
+	err            error
+}
+
 var (
-	buildOnce sync.Once
-	built     string
-	buildErr  error
+	caddyBinary   = &prebuilt{env: BinaryEnv, pkg: "./tools/caddy", name: "caddy"}
+	toolboxBinary = &prebuilt{env: ToolboxEnv, pkg: "./tools/proveit", name: "proveit"}
 )
 
-// Binary returns the path of the custom Caddy binary.
-func Binary(t testing.TB) string {
+func (b *prebuilt) get(t testing.TB) string {
 	t.Helper()
-	if bin := os.Getenv(BinaryEnv); bin != "" {
+	if bin := os.Getenv(b.env); bin != "" {
 		return bin
 	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "proveit-caddy-")
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "proveit-"+b.name+"-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		built = filepath.Join(dir, "caddy")
-		cmd := exec.Command("go", "build", "-o", built, "./tools/caddy")
+		b.path = filepath.Join(dir, b.name)
+		cmd := exec.Command("go", "build", "-o", b.path, b.pkg)
 		cmd.Dir = RepoRoot(t)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return built
+	return b.path
 }
+
+// Binary returns the path of the custom Caddy binary.
+func Binary(t testing.TB) string { return caddyBinary.get(t) }
+
+// Toolbox returns the path of bin/proveit's binary.
+func Toolbox(t testing.TB) string { return toolboxBinary.get(t) }
 
 // FreePort returns a loopback TCP port free at the time of the call.
 func FreePort(t testing.TB) int {
