@@ -542,13 +542,18 @@ func (r *Report) Text() string {
 			if a.Cause != nil {
 				fmt.Fprintf(&b, "         assertion %s: %s (%s)\n", printable.String(a.ID), a.Status, *a.Cause)
 			}
+			// A proof cause says which checks of which proof failed, as
+			// proofs verify names them: the line to contest it on.
+			for _, id := range slices.Sorted(maps.Keys(a.Failures)) {
+				checks := make([]string, len(a.Failures[id]))
+				for i, c := range a.Failures[id] {
+					checks[i] = string(c)
+				}
+				fmt.Fprintf(&b, "           preuve %s: %s\n", printable.String(id), strings.Join(checks, ", "))
+			}
 		}
 		for _, f := range t.MissingFacts {
-			value := f.Value
-			if v, err := pyjson.Parse(f.Value); err == nil {
-				value = pyjson.Canonical(v)
-			}
-			fmt.Fprintf(&b, "         fait manquant: %s %s = %s\n", printable.String(f.Resource), printable.String(f.Field), value)
+			fmt.Fprintf(&b, "         fait manquant: %s %s = %s\n", printable.String(f.Resource), printable.String(f.Field), shownValue(f.Value))
 		}
 	}
 	rate := "-"
@@ -563,6 +568,17 @@ func (r *Report) Text() string {
 	fmt.Fprintf(&b, "reussite   %s / %d\n", founded, r.Success.OutOf)
 	fmt.Fprintf(&b, "meilleure reponse constante  %s: %d / %d\n", r.Constant.Verdict, r.Constant.Success, r.Success.OutOf)
 	return b.String()
+}
+
+// shownValue is a fact's value as the table shows it to people: the
+// JSON Python writes without ensure_ascii, on one line and printable, so
+// that a name reads "Hélène" and never as the canonical form's \u escapes.
+func shownValue(raw []byte) string {
+	v, err := pyjson.Parse(raw)
+	if err != nil {
+		return printable.String(string(raw))
+	}
+	return printable.String(string(pyjson.AppendCompact(nil, v)))
 }
 
 // deref is a report's optional text as the table shows it: printable,
