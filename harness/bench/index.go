@@ -75,10 +75,10 @@ func (b *bench) measureIndex(perTrack int) (*indexRun, error) {
 		}
 		record = filepath.Join(seasonDir, t.Name, "preenregistrement.json") // every track's has the same dates
 	}
-	trust, views := filepath.Join(seasonDir, "trust"), filepath.Join(seasonDir, "views")
+	trust, views := indextest.TrustOf(seasonDir), filepath.Join(seasonDir, "views")
 	verify := append([]string{b.proveit, "proofs", "verify", "-views", views, "-trust", trust, "-record", record}, files...)
-	build := []string{b.proveit, "index", "-season", seasonDir, "-o", site}
-	check := []string{b.proveit, "index", "-check", site, "-season", seasonDir}
+	build := []string{b.proveit, "index", "-season", seasonDir, "-o", site, "-trust", trust}
+	check := []string{b.proveit, "index", "-check", site, "-season", seasonDir, "-trust", trust}
 	out, _, err := b.timedRSS(verify)
 	if err != nil { // warms the page cache, and counts the proofs
 		return nil, err

@@ -3,13 +3,12 @@ package index
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 // Index is a track's index.json (docs/scoring.md), members in this order.
@@ -18,13 +17,57 @@ type Index struct {
 	Season         int        `json:"saison"`
 	Track          string     `json:"piste"`
 	ManifestSHA256 string     `json:"manifest_sha256"`
-	Record         *string    `json:"preenregistrement"` // the proof_id that anchored the record
+	Record         *string    `json:"preenregistrement"` // the proof_id that anchored the record, verified
+	RecordSHA256   string     `json:"preenregistrement_sha256"`
 	Opening        string     `json:"ouverture"`
 	Closing        string     `json:"cloture"`
 	Constant       Constant   `json:"meilleure_reponse_constante"`
 	Tables         Tables     `json:"tableaux"`
 	NotRanked      []Unranked `json:"non_classes"`
+	Trust          TrustUsed  `json:"confiance"`
+	ThirdParty     ThirdParty `json:"texte_de_tiers"`
 }
+
+// TrustUsed names the trust material the proofs were verified against:
+// the pinned one or the one the reader named, each file by its SHA-256
+// (never by a path of the machine that built the Index).
+type TrustUsed struct {
+	Source string             `json:"source"` // "epinglee" or "fournie"
+	Files  []proofs.TrustFile `json:"fichiers"`
+}
+
+func trustUsed(t *proofs.Trust) TrustUsed {
+	u := TrustUsed{Source: "fournie", Files: t.Files}
+	if t.Pinned {
+		u.Source = "epinglee"
+	}
+	return u
+}
+
+// ThirdParty marks the members of a published file that participants and
+// operators wrote, as the specification's own pages do: shown escaped and
+// stripped of format characters, never ArkForge's words.
+type ThirdParty struct {
+	Mark   string   `json:"marque"`
+	Fields []string `json:"champs"`
+}
+
+const thirdPartyMark = "texte de tiers, non fiable, non généré par ArkForge"
+
+// The third-party members of index.json and of a report, as JSON pointers
+// where * stands for any member or index.
+var (
+	indexThirdParty = ThirdParty{Mark: thirdPartyMark, Fields: []string{
+		"/tableaux/*/*/agent", "/tableaux/*/*/stack_declaree", "/tableaux/*/*/lien_preuves",
+		"/tableaux/*/*/modele", "/tableaux/*/*/version", "/tableaux/*/*/framework", "/tableaux/*/*/prompt",
+		"/non_classes/*/agent",
+	}}
+	reportThirdParty = ThirdParty{Mark: thirdPartyMark, Fields: []string{
+		"/inscription/agent", "/inscription/stack", "/inscription/lien_preuves",
+		"/inscription/modele", "/inscription/version", "/inscription/framework", "/inscription/prompt",
+		"/recits_non_notes/*/recit",
+	}}
+)
 
 // Tables are a track's two tables, never merged.
 type Tables struct {
@@ -78,6 +121,7 @@ type Report struct {
 	Enrollment *Enrollment     `json:"inscription"`
 	Replay     json.RawMessage `json:"rapport"`
 	Narratives []Narrative     `json:"recits_non_notes"`
+	ThirdParty ThirdParty      `json:"texte_de_tiers"`
 }
 
 // Narrative is a submission's narrative, shown as published, never scored.
@@ -108,6 +152,8 @@ type taskView struct {
 type assertionView struct {
 	ID, Status, Cause string
 	Failures          []proofFailures
+	Claim             *season.Fact // as the submission wrote it (withClaims)
+	Served            string       // for a value that does not match, the one served
 }
 
 type proofFailures struct {
@@ -120,26 +166,15 @@ type sink interface {
 	file(name string, data []byte) error
 }
 
-// dirSink writes the site into a folder.
-type dirSink struct{ root string }
-
-func (d dirSink) file(name string, data []byte) error {
-	path := filepath.Join(d.root, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o644)
-}
-
-// Build writes the Index of the season into the folder site.
-func Build(o Options, site string) error {
-	return o.generate(dirSink{site})
-}
-
 // generate makes every file of the site, track by track, one enrollment at
 // a time: what is held at once is a track's rows, not its reports.
 func (o *Options) generate(out sink) error {
-	tracks, err := Tracks(o.Season)
+	folder, err := proofs.OpenFolder(o.Season)
+	if err != nil {
+		return badInput(err)
+	}
+	defer folder.Close()
+	tracks, err := Tracks(folder)
 	if err != nil {
 		return err
 	}
@@ -147,27 +182,24 @@ func (o *Options) generate(out sink) error {
 	if err != nil {
 		return badInput(err)
 	}
-	var anchoring string
+	home := homePage{Version: o.Version}
 	for _, t := range tracks {
-		idx, err := o.generateTrack(t, trust, out)
+		idx, err := o.generateTrack(folder, t, trust, out)
 		if err != nil {
-			return badInput(fmt.Errorf("%s: %w", t.Name, err))
+			// Files are named by their path in the season's folder.
+			return badInput(fmt.Errorf("season %s: %w", o.Season, err))
 		}
-		anchoring = idx.Anchoring
+		home.add(t, idx)
 	}
-	page, err := renderHome(homePage{DryRun: anchoring != anchoredValue, Tracks: tracks})
-	if err != nil {
-		return err
-	}
-	return out.file("index.html", page)
+	return home.write(out)
 }
 
 // anchoredValue is the replay's ancrage of a publication (its first field
 // says essai_non_ancre in a dry run).
 const anchoredValue = "verifie"
 
-func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) (*Index, error) {
-	in, err := o.readTrack(t)
+func (o *Options) generateTrack(folder *proofs.Folder, t *corpus.Track, trust *proofs.Trust, out sink) (*Index, error) {
+	in, err := o.readTrack(folder, t, trust)
 	if err != nil {
 		return nil, err
 	}
@@ -175,10 +207,13 @@ func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) 
 		return nil, err
 	}
 	ranking := in.enrollments.Rank()
+	byID := make(map[string]*Enrollment, len(in.enrollments.Enrollments))
+	for i := range in.enrollments.Enrollments {
+		byID[in.enrollments.Enrollments[i].ID] = &in.enrollments.Enrollments[i]
+	}
 	for _, u := range ranking.NotRanked {
 		// Not scored, but what they submitted is checked as any other's.
-		en := enrollmentByID(in.enrollments, u.ID)
-		if _, err := submissions(in.submissionsDir(en.ID), en.DID); err != nil {
+		if _, err := in.submissions(byID[u.ID]); err != nil {
 			return nil, err
 		}
 	}
@@ -187,16 +222,11 @@ func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) 
 	if err != nil {
 		return nil, err
 	}
-	r, err := newReplayer(in, verifier, filepath.Join(o.Season, "views"))
+	r, err := newReplayer(in, trust, verifier, folder.Path(viewsFolder))
 	if err != nil {
 		return nil, err
 	}
-	var dirs, dids []string
-	for _, en := range ranking.Ranked {
-		dirs = append(dirs, in.submissionsDir(en.ID))
-		dids = append(dids, en.DID)
-	}
-	if err := r.verifySeason(dirs, dids); err != nil {
+	if err := r.verifySeason(in, ranking.Ranked); err != nil {
 		return nil, err
 	}
 	constant, anchoring, err := r.constant()
@@ -205,8 +235,9 @@ func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) 
 	}
 	idx := &Index{
 		Anchoring: anchoring, Season: in.enrollments.Season, Track: t.Name, ManifestSHA256: in.manifestSHA256,
-		Record: in.recordProof, Opening: in.record.Opening, Closing: in.record.Closing, Constant: constant,
+		Record: in.recordProof, RecordSHA256: in.recordSHA256, Opening: in.record.Opening, Closing: in.record.Closing, Constant: constant,
 		Tables: Tables{Reference: []Row{}, Community: []Row{}}, NotRanked: ranking.NotRanked,
+		Trust: trustUsed(trust), ThirdParty: indexThirdParty,
 	}
 	if idx.NotRanked == nil {
 		idx.NotRanked = []Unranked{}
@@ -223,7 +254,7 @@ func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) 
 		} else {
 			idx.Tables.Community = append(idx.Tables.Community, row)
 		}
-		report := Report{Anchoring: anchoring, Season: idx.Season, Track: t.Name, Enrollment: en, Replay: rep.report, Narratives: rep.narratives}
+		report := Report{Anchoring: anchoring, Season: idx.Season, Track: t.Name, Enrollment: en, Replay: rep.report, Narratives: rep.narratives, ThirdParty: reportThirdParty}
 		if report.Narratives == nil {
 			report.Narratives = []Narrative{}
 		}
@@ -234,7 +265,7 @@ func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) 
 		if err := out.file(t.Name+"/"+en.ID+".json", data); err != nil {
 			return nil, err
 		}
-		page, err := renderReport(reportPage{Index: idx, Enrollment: en, Row: row, Replayed: rep})
+		page, err := renderReport(reportPage{Index: idx, Enrollment: en, Row: row, Replayed: rep, Version: o.Version})
 		if err != nil {
 			return nil, err
 		}
@@ -251,20 +282,11 @@ func (o *Options) generateTrack(t *corpus.Track, trust *proofs.Trust, out sink) 
 	if err := out.file(t.Name+"/index.json", data); err != nil {
 		return nil, err
 	}
-	page, err := renderTrack(idx)
+	page, err := renderTrack(idx, o.Version)
 	if err != nil {
 		return nil, err
 	}
 	return idx, out.file(t.Name+"/index.html", page)
-}
-
-func enrollmentByID(e *Enrollments, id string) *Enrollment {
-	for i := range e.Enrollments {
-		if e.Enrollments[i].ID == id {
-			return &e.Enrollments[i]
-		}
-	}
-	return nil
 }
 
 // sortRows orders a table as the tie-break reads it: success first, then

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -13,13 +12,10 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/arkforge/proveit-corpus/internal/printable"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 )
-
-// pageLimit bounds each published file a check reads: the published site
-// is anyone's to edit.
-var pageLimit = proofs.Limit{What: "a published page", Bytes: 64 << 20}
 
 // Difference is one cell of a published Index that its re-derivation does
 // not give: where it is (the track, the file, the table, the participant
@@ -29,9 +25,19 @@ type Difference struct {
 	Published, Replayed                     string
 }
 
+// String is the difference on one line of printable text: every part of
+// it may come from the published site, which is anyone's to edit.
 func (d Difference) String() string {
 	return fmt.Sprintf("%s %s: table %s, participant %s, column %s: published %s, replayed %s",
-		d.Track, d.File, d.Table, d.Participant, d.Column, quote(d.Published), quote(d.Replayed))
+		clip(d.Track), clip(d.File), clip(d.Table), clip(d.Participant), clip(d.Column), quote(d.Published), quote(d.Replayed))
+}
+
+// clip is at most 200 characters of s, printable.
+func clip(s string) string {
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200]) + "…"
+	}
+	return printable.String(s)
 }
 
 // quote writes a value on one line of printable text, at most 200
@@ -40,19 +46,25 @@ func quote(s string) string {
 	if r := []rune(s); len(r) > 200 {
 		s = string(r[:200]) + "…"
 	}
-	return strconv.Quote(s)
+	return strconv.QuoteToGraphic(s)
 }
 
 // Check re-derives the Index of the season and compares it, file by file
 // and cell by cell, with the one published in the folder site: every cell
 // of every index.json, report and page, a file's bytes outside its cells,
-// and the files the Index does not have.
-func Check(o Options, site string) ([]Difference, error) {
-	c := &checkSink{site: site, seen: map[string]bool{}}
-	if err := o.generate(c); err != nil {
-		return nil, err
+// and the files the Index does not have. Each difference is handed to
+// report as soon as it is found, none held; Check returns how many.
+func Check(o Options, site string, report func(Difference)) (int, error) {
+	folder, err := proofs.OpenFolder(site)
+	if err != nil {
+		return 0, badInput(err)
 	}
-	err := filepath.WalkDir(site, func(p string, d fs.DirEntry, err error) error {
+	defer folder.Close()
+	c := &checkSink{site: folder, seen: map[string]bool{}, report: report}
+	if err := o.generate(c); err != nil {
+		return 0, err
+	}
+	err = filepath.WalkDir(site, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -64,20 +76,26 @@ func Check(o Options, site string) ([]Difference, error) {
 			return err
 		}
 		if name := filepath.ToSlash(rel); !c.seen[name] {
-			c.diffs = append(c.diffs, fileDifference(name, "present", "absent: not a file of the Index"))
+			c.add(fileDifference(name, "present", "absent: not a file of the Index"))
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, badInput(err)
+		return c.count, badInput(err)
 	}
-	return c.diffs, nil
+	return c.count, nil
 }
 
 type checkSink struct {
-	site  string
-	seen  map[string]bool
-	diffs []Difference
+	site   *proofs.Folder
+	seen   map[string]bool
+	report func(Difference)
+	count  int
+}
+
+func (c *checkSink) add(d Difference) {
+	c.count++
+	c.report(d)
 }
 
 func fileDifference(name, published, replayed string) Difference {
@@ -93,19 +111,15 @@ func trackOfFile(name string) string {
 
 func (c *checkSink) file(name string, replayed []byte) error {
 	c.seen[name] = true
-	file := filepath.Join(c.site, filepath.FromSlash(name))
-	if info, err := os.Lstat(file); err == nil && !info.Mode().IsRegular() {
-		// A link could name any file of the machine: a site is files.
-		c.diffs = append(c.diffs, fileDifference(name, "not a regular file", "a file"))
-		return nil
-	}
-	published, err := readBounded(file, pageLimit)
+	published, err := c.site.Read(name, limitOf(name))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		c.diffs = append(c.diffs, fileDifference(name, "absent", "present"))
+		c.add(fileDifference(name, "absent", "present"))
 		return nil
 	case err != nil:
-		c.diffs = append(c.diffs, fileDifference(name, "unreadable: "+err.Error(), "present"))
+		// A link could name any file of the machine, a pipe never end:
+		// a site is regular files.
+		c.add(fileDifference(name, "unreadable: "+err.Error(), "a file"))
 		return nil
 	case bytes.Equal(published, replayed):
 		return nil
@@ -120,13 +134,11 @@ func (c *checkSink) file(name string, replayed []byte) error {
 		rep, _ = htmlCells(replayed)
 	}
 	if perr != nil {
-		c.diffs = append(c.diffs, fileDifference(name, "unreadable: "+perr.Error(), "readable"))
+		c.add(fileDifference(name, "unreadable: "+perr.Error(), "readable"))
 		return nil
 	}
-	before := len(c.diffs)
-	c.diffs = append(c.diffs, compareCells(name, pub, rep)...)
-	if len(c.diffs) == before {
-		c.diffs = append(c.diffs, Difference{Track: trackOfFile(name), File: name, Table: "-", Participant: "-",
+	if compareCells(name, pub, rep, c.add) == 0 {
+		c.add(Difference{Track: trackOfFile(name), File: name, Table: "-", Participant: "-",
 			Column: "(outside the tables' cells)", Published: "other bytes", Replayed: "the Index's bytes"})
 	}
 	return nil
@@ -149,31 +161,33 @@ type cellKey struct {
 }
 
 // compareCells names each cell whose value differs, present on one side
-// only included, in the replayed file's order, then the published one's.
-func compareCells(name string, published, replayed []cell) []Difference {
+// only included, in the replayed file's order, then the published one's;
+// it returns how many.
+func compareCells(name string, published, replayed []cell, report func(Difference)) int {
 	pub := make(map[cellKey]cell, len(published))
 	for _, c := range published {
 		pub[cellKey{c.table, c.row, c.column}] = c
 	}
 	rep := make(map[cellKey]bool, len(replayed))
-	var out []Difference
+	n := 0
+	out := func(d Difference) { n++; report(d) }
 	for _, r := range replayed {
 		k := cellKey{r.table, r.row, r.column}
 		rep[k] = true
 		p, ok := pub[k]
 		switch {
 		case !ok:
-			out = append(out, Difference{trackOfFile(name), name, r.table, r.participant, r.column, "(absent)", r.value})
+			out(Difference{trackOfFile(name), name, r.table, r.participant, r.column, "(absent)", r.value})
 		case p.value != r.value:
-			out = append(out, Difference{trackOfFile(name), name, r.table, r.participant, r.column, p.value, r.value})
+			out(Difference{trackOfFile(name), name, r.table, r.participant, r.column, p.value, r.value})
 		}
 	}
 	for _, p := range published {
 		if !rep[cellKey{p.table, p.row, p.column}] {
-			out = append(out, Difference{trackOfFile(name), name, p.table, p.participant, p.column, p.value, "(absent)"})
+			out(Difference{trackOfFile(name), name, p.table, p.participant, p.column, p.value, "(absent)"})
 		}
 	}
-	return out
+	return n
 }
 
 // jsonCells are a JSON file's leaves: a row of index.json's tables and of
@@ -248,10 +262,21 @@ func htmlCells(data []byte) ([]cell, error) {
 		return nil, err
 	}
 	var out []cell
+	// A table is known by its name and its rank among the tables of that
+	// name: a second table slipped in before the real one (hidden by a
+	// style or not) is a table of its own, each of its cells named.
+	seen := map[string]int{}
 	var visit func(n *html.Node)
 	visit = func(n *html.Node) {
 		if n.Type == html.ElementNode && n.Data == "table" {
-			out = append(out, tableCells(n)...)
+			name := attr(n, "data-table")
+			if name == "" {
+				name = "(sans nom)"
+			}
+			if seen[name]++; seen[name] > 1 {
+				name = fmt.Sprintf("%s (n°%d)", name, seen[name])
+			}
+			out = append(out, tableCells(n, name)...)
 			return
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -262,11 +287,7 @@ func htmlCells(data []byte) ([]cell, error) {
 	return out, nil
 }
 
-func tableCells(table *html.Node) []cell {
-	name := attr(table, "data-table")
-	if name == "" {
-		name = "(sans nom)"
-	}
+func tableCells(table *html.Node, name string) []cell {
 	var columns []string
 	var out []cell
 	row := 0

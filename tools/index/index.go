@@ -13,18 +13,16 @@ package index
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/internal/printable"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
+	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
 
@@ -37,13 +35,18 @@ type Options struct {
 	// Season is the season's folder (docs/scoring.md lays it out).
 	Season string
 	// TrustDir is the trust material of the proofs' verification; empty:
-	// <Season>/trust when it exists, else the one the repository pins.
+	// the one the repository pins. A trust folder inside the season is
+	// never read: the reader chooses what to trust.
 	TrustDir string
 	// DryRun builds from files no record anchors, before the close if need
 	// be; every page then says in its first line it is not a publication.
 	DryRun bool
 	// Now is the clock the record's closing is compared with; nil: time.Now.
 	Now func() time.Time
+	// Version is the tool's version, proveitcorpus.Version() (what
+	// proveit -version prints after "proveit "): every page names it, so
+	// that a reader re-derives the page with the same tool.
+	Version string
 }
 
 // InputError is input the Index cannot be built from: a missing or
@@ -72,24 +75,27 @@ type trackInputs struct {
 	manifestSHA256 string
 	anchored       bool
 	record         seal.Record
+	recordSHA256   string
 	recordProof    *string
 	enrollments    *Enrollments
+	// folder is the season's folder, every file named by its path in it.
+	folder *proofs.Folder
 }
 
 // Tracks names the tracks present in a season's folder, in the
 // repository's order.
-func Tracks(seasonDir string) ([]*corpus.Track, error) {
+func Tracks(folder *proofs.Folder) ([]*corpus.Track, error) {
 	var out []*corpus.Track
 	for _, t := range corpus.Tracks {
-		switch info, err := os.Stat(filepath.Join(seasonDir, t.Name)); {
-		case err == nil && info.IsDir():
-			out = append(out, t)
-		case err != nil && !errors.Is(err, fs.ErrNotExist):
+		switch present, err := folder.Present(t.Name); {
+		case err != nil:
 			return nil, badInput(err)
+		case present:
+			out = append(out, t)
 		}
 	}
 	if len(out) == 0 {
-		return nil, badInput(fmt.Errorf("%s: no track's folder (%s)", seasonDir, trackList()))
+		return nil, badInput(fmt.Errorf("%s: no track's folder (%s)", folder.Path("."), trackList()))
 	}
 	return out, nil
 }
@@ -102,58 +108,75 @@ func trackList() string {
 	return fmt.Sprint(names)
 }
 
-// orDefault is the season folder's file when it is there, else the
-// repository's.
-func orDefault(file, fallback string) string {
-	if _, err := os.Stat(file); err == nil {
-		return file
+// seasonFile reads a track's file of the season's folder by its name in
+// the folder (conformite/taches.json); when the folder holds nothing of
+// that name, the file the binary embeds, if any. Something there that
+// cannot be read (a dangling link, a pipe, a file too large) is an error
+// naming it, never a reason to fall back on the default.
+func seasonFile(folder *proofs.Folder, name string, limit proofs.Limit, fallback func() (string, []byte)) (seal.File, error) {
+	present, err := folder.Present(name)
+	if err != nil {
+		return seal.File{}, err
 	}
-	return fallback
+	if !present && fallback != nil {
+		label, data := fallback()
+		return seal.File{Name: label, Data: data}, nil
+	}
+	data, err := folder.Read(name, limit)
+	if err != nil {
+		return seal.File{}, err
+	}
+	return seal.File{Name: name, Data: data}, nil
 }
 
 // readTrack reads a track's files and checks them as proveit score does:
 // the manifest, the statements and the key with the salt must be those the
-// record anchors (unless in a dry run), and the season closed.
-func (o *Options) readTrack(t *corpus.Track) (*trackInputs, error) {
-	in := &trackInputs{track: t, dir: filepath.Join(o.Season, t.Name), anchored: !o.DryRun}
+// record anchors (unless in a dry run), and the season closed. Files are
+// named by their path in the season's folder, never this machine's: the
+// same folder anywhere gives the same bytes.
+func (o *Options) readTrack(folder *proofs.Folder, t *corpus.Track, trust *proofs.Trust) (*trackInputs, error) {
+	in := &trackInputs{track: t, dir: t.Name, anchored: !o.DryRun, folder: folder}
+	at := func(file string) string { return t.Name + "/" + file }
 	var err error
-	if in.enrollments, err = ReadEnrollments(filepath.Join(in.dir, "inscriptions.json"), t.Name); err != nil {
+	if in.enrollments, err = readEnrollments(folder, at("inscriptions.json"), t.Name); err != nil {
 		return nil, err
 	}
-	recordFile := orDefault(filepath.Join(in.dir, "preenregistrement.json"), season.RecordFile(t))
-	if in.record, err = seal.ReadRecord(recordFile); err != nil {
+	recordFile, err := seasonFile(folder, at("preenregistrement.json"), seal.RecordLimit, func() (string, []byte) { return season.EmbeddedRecord(t) })
+	if err != nil {
 		return nil, err
 	}
-	window, _ := in.record.Window() // ReadRecord checked it
+	if in.record, err = seal.DecodeRecord(recordFile.Name, recordFile.Data); err != nil {
+		return nil, err
+	}
+	in.recordSHA256 = anchor.SHA256(recordFile.Data)
+	window, _ := in.record.Window() // DecodeRecord checked it
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
 	}
 	if !o.DryRun && now().Before(window.Closing) {
-		return nil, fmt.Errorf("refusing to publish before the season's close: %s /cloture is %s (a dry run, asked for by name, says on every page it is not a publication)", recordFile, in.record.Closing)
+		return nil, fmt.Errorf("refusing to publish before the season's close: %s /cloture is %s (a dry run, asked for by name, says on every page it is not a publication)", recordFile.Name, in.record.Closing)
 	}
-	if in.recordProof, err = readRecordProof(filepath.Join(in.dir, "preenregistrement.proof")); err != nil {
+	if in.recordProof, err = verifyAnchoring(folder, at(seal.AnchoringFile), recordFile, in.record, trust); err != nil {
 		return nil, err
 	}
 	files := seal.Files{Manifest: seal.File{Name: "manifest/" + manifest.FileName(t) + " (compiled in)", Data: manifest.Embedded(t)}}
-	tasksFile := orDefault(filepath.Join(in.dir, "taches.json"), season.TasksFile(t))
-	keyFile := filepath.Join(in.dir, "cle.json")
-	for _, f := range []struct {
-		into *seal.File
-		name string
-	}{{&files.Tasks, tasksFile}, {&files.Key, keyFile}} {
-		data, err := readBounded(f.name, seasonFileLimit)
-		if err != nil {
-			return nil, err
-		}
-		*f.into = seal.File{Name: f.name, Data: data}
+	if files.Tasks, err = seasonFile(folder, at("taches.json"), seasonFileLimit, func() (string, []byte) { return season.EmbeddedTasks(t) }); err != nil {
+		return nil, err
+	}
+	if files.Key, err = seasonFile(folder, at("cle.json"), seasonFileLimit, nil); err != nil {
+		return nil, err
 	}
 	if !o.DryRun {
-		salt, err := seal.ReadSalt(filepath.Join(in.dir, "sel"))
+		saltFile, err := seasonFile(folder, at("sel"), seal.SaltLimit, nil)
 		if err != nil {
 			return nil, err
 		}
-		if err := in.record.Check(recordFile, t.Name, files, salt); err != nil {
+		salt, err := seal.DecodeSalt(saltFile.Name, saltFile.Data)
+		if err != nil {
+			return nil, err
+		}
+		if err := in.record.Check(recordFile.Name, t.Name, files, salt); err != nil {
 			var mismatch *seal.MismatchError
 			if errors.As(err, &mismatch) {
 				// One line, as every refusal of the command.
@@ -166,16 +189,16 @@ func (o *Options) readTrack(t *corpus.Track) (*trackInputs, error) {
 		return nil, err
 	}
 	in.manifestSHA256 = anchor.SHA256(files.Manifest.Data)
-	if in.tasks, err = season.DecodeTasks(tasksFile, files.Tasks.Data); err != nil {
+	if in.tasks, err = season.DecodeTasks(files.Tasks.Name, files.Tasks.Data); err != nil {
 		return nil, err
 	}
 	if in.tasks.Track != t.Name {
-		return nil, fmt.Errorf("%s /piste: the statements are of the track %q, not %q", tasksFile, in.tasks.Track, t.Name)
+		return nil, fmt.Errorf("%s /piste: the statements are of the track %q, not %q", files.Tasks.Name, in.tasks.Track, t.Name)
 	}
 	if strconv.Itoa(in.enrollments.Season) != in.tasks.Season {
-		return nil, fmt.Errorf("%s /saison: %d, but the statements are of the season %s", filepath.Join(in.dir, "inscriptions.json"), in.enrollments.Season, in.tasks.Season)
+		return nil, fmt.Errorf("%s /saison: %d, but the statements are of the season %s", at("inscriptions.json"), in.enrollments.Season, in.tasks.Season)
 	}
-	if in.key, err = season.DecodeKey(keyFile, files.Key.Data); err != nil {
+	if in.key, err = season.DecodeKey(files.Key.Name, files.Key.Data); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -185,64 +208,115 @@ func (o *Options) readTrack(t *corpus.Track) (*trackInputs, error) {
 // holds: a few dozen KiB each.
 var seasonFileLimit = proofs.Limit{What: "a season's statements or key", Bytes: 4 << 20}
 
-// readRecordProof reads the proof_id that anchored the record, one line,
-// when the season's folder holds it; nil otherwise.
-func readRecordProof(file string) (*string, error) {
-	data, err := readBounded(file, proofs.Limit{What: "a proof id's line", Bytes: 256})
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+// verifyAnchoring verifies the record's anchoring when the season's
+// folder holds one, as proveit seal -verify does (the record's proof,
+// read from the season's views, against the same trust material as every
+// other proof), and returns the proof's id to publish; nil when the
+// folder holds none. A proof that does not anchor the record is a
+// refusal: the Index never names an anchor it did not verify.
+func verifyAnchoring(folder *proofs.Folder, name string, record seal.File, rec seal.Record, trust *proofs.Trust) (*string, error) {
+	present, err := folder.Present(name)
+	if err != nil || !present {
+		return nil, err
 	}
+	data, err := folder.Read(name, seal.AnchoringLimit)
 	if err != nil {
 		return nil, err
 	}
-	id := string(trimNewline(data))
-	if !proofs.ValidProofID(id) {
-		return nil, fmt.Errorf("%s: want the proof_id that anchored the record (prf_YYYYMMDD_HHMMSS_xxxxxx) on one line", file)
+	a, err := seal.DecodeAnchoring(name, data)
+	if err != nil {
+		return nil, err
 	}
-	return &id, nil
-}
-
-func trimNewline(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-// trust is the trust material of the season's verification.
-func (o *Options) trust() (*proofs.Trust, error) {
-	dir := o.TrustDir
-	if dir == "" {
-		if info, err := os.Stat(filepath.Join(o.Season, "trust")); err == nil && info.IsDir() {
-			dir = filepath.Join(o.Season, "trust")
+	if err := rec.VerifyAnchoring(record.Name, record.Data, a, trust, folder.Path(viewsFolder)); err != nil {
+		var mismatch *seal.AnchoringError
+		if errors.As(err, &mismatch) {
+			return nil, fmt.Errorf("refusing to publish: %s: %s does not anchor %s: %s", name, a.ProofID, record.Name, strings.Join(mismatch.Lines, "; "))
 		}
+		return nil, err
 	}
-	if dir == "" {
+	return &a.ProofID, nil
+}
+
+// viewsFolder is the season's folder of proofs' views, as proveit proofs
+// fetch fills it.
+const viewsFolder = "views"
+
+// trust is the trust material of the season's verification: the one the
+// repository pins, or the folder the reader named. Never a folder found
+// in the season: a season would then vouch for itself.
+func (o *Options) trust() (*proofs.Trust, error) {
+	if o.TrustDir == "" {
 		return proofs.PinnedTrust()
 	}
-	return proofs.ReadTrust(dir)
+	return proofs.ReadTrust(o.TrustDir)
 }
 
-// submissionsDir is an enrollment's folder of submissions.
+// submissionsDir is an enrollment's folder of submissions, by its path
+// in the season's folder.
 func (in *trackInputs) submissionsDir(id string) string {
-	return filepath.Join(in.dir, "soumissions", id)
+	return in.dir + "/soumissions/" + id
 }
 
 // checkSubmissionFolders refuses a folder of submissions no enrollment
 // names: they would count for no one.
 func (in *trackInputs) checkSubmissionFolders() error {
-	root := filepath.Join(in.dir, "soumissions")
-	entries, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	root := in.dir + "/soumissions"
+	present, err := in.folder.Present(root)
+	if err != nil || !present {
 		return err
 	}
+	entries, err := in.folder.ReadDir(root, len(in.enrollments.Enrollments))
+	if err != nil {
+		return fmt.Errorf("%w (one folder an enrollment of inscriptions.json)", err)
+	}
+	enrolled := make(map[string]bool, len(in.enrollments.Enrollments))
+	for _, en := range in.enrollments.Enrollments {
+		enrolled[en.ID] = true
+	}
 	for _, e := range entries {
-		if !e.IsDir() || !slices.ContainsFunc(in.enrollments.Enrollments, func(en Enrollment) bool { return en.ID == e.Name() }) {
-			return fmt.Errorf("%s: not the folder of an enrollment of inscriptions.json", filepath.Join(root, e.Name()))
+		if !e.IsDir() || !enrolled[e.Name()] {
+			return fmt.Errorf("%s: not the folder of an enrollment of inscriptions.json", printable.String(in.folder.Path(root+"/"+e.Name())))
 		}
 	}
 	return nil
+}
+
+// submissions reads an enrollment's submissions that count, one
+// <task_id>.json a task of the statements at most, in the order of their
+// names (the order of proveit score's arguments from the shell's
+// soumissions/<id>/*.json), and refuses one of another DID than the
+// enrollment's. Each is named by its path in the season's folder, which
+// the reports publish.
+func (in *trackInputs) submissions(en *Enrollment) ([]score.Parsed, error) {
+	dir := in.submissionsDir(en.ID)
+	present, err := in.folder.Present(dir)
+	if err != nil || !present {
+		return nil, err // not there: nothing submitted, every task not rendered
+	}
+	entries, err := in.folder.ReadDir(dir, len(in.tasks.Tasks))
+	if err != nil {
+		return nil, fmt.Errorf("%w (one <task_id>.json a task)", err)
+	}
+	tasks := make(map[string]bool, len(in.tasks.Tasks))
+	for _, t := range in.tasks.Tasks {
+		tasks[t.ID] = true
+	}
+	var subs []score.Parsed
+	for _, e := range entries {
+		file := dir + "/" + e.Name()
+		task, isJSON := strings.CutSuffix(e.Name(), ".json")
+		if !e.Type().IsRegular() || !isJSON || !tasks[task] {
+			return nil, fmt.Errorf("%s: not a submission (a <task_id>.json file, for a task of the statements)", printable.String(in.folder.Path(file)))
+		}
+		data, err := in.folder.Read(file, score.SubmissionLimit)
+		if err != nil {
+			return nil, err
+		}
+		sub, err := score.ParseSubmission(file, data)
+		if sub.AgentDID != "" && sub.AgentDID != en.DID {
+			return nil, fmt.Errorf("%s /agent_did: %q, not the DID %q the enrollment names", file, sub.AgentDID, en.DID)
+		}
+		subs = append(subs, score.Parsed{Submission: sub, Err: err})
+	}
+	return subs, nil
 }

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/index"
 	"github.com/arkforge/proveit-corpus/tools/index/indextest"
@@ -59,7 +60,7 @@ func season(t *testing.T) string {
 	once.Do(func() {
 		dir, err := os.MkdirTemp("", "index-season-")
 		require.NoError(t, err)
-		cleanup = append(cleanup, dir)
+		cleanup = append(cleanup, dir, indextest.TrustOf(dir))
 		s := indextest.New(t, dir)
 		s.Track(t, corpus.Conformity, []indextest.Enrollment{ref, alice, bob, carol, dave, eve})
 		s.Track(t, corpus.Purchasing, []indextest.Enrollment{alice, carol})
@@ -79,7 +80,7 @@ func build(t *testing.T, o index.Options) string {
 }
 
 func published(dir string) index.Options {
-	return index.Options{Season: dir, Now: func() time.Time { return indextest.AfterClose }}
+	return index.Options{Season: dir, TrustDir: indextest.TrustOf(dir), Now: func() time.Time { return indextest.AfterClose }}
 }
 
 // siteFiles reads every file of a site by its path in it.
@@ -132,8 +133,20 @@ func readIndex(t *testing.T, site, track string) (pyjson.Value, index.Index) {
 func TestIndexJSON(t *testing.T) {
 	site := build(t, published(season(t)))
 	doc, idx := readIndex(t, site, "conformite")
-	assert.Equal(t, []string{"ancrage", "saison", "piste", "manifest_sha256", "preenregistrement", "ouverture", "cloture",
-		"meilleure_reponse_constante", "tableaux", "non_classes"}, keys(t, doc))
+	assert.Equal(t, []string{"ancrage", "saison", "piste", "manifest_sha256", "preenregistrement", "preenregistrement_sha256", "ouverture", "cloture",
+		"meilleure_reponse_constante", "tableaux", "non_classes", "confiance", "texte_de_tiers"}, keys(t, doc))
+	record, err := os.ReadFile(filepath.Join(season(t), "conformite", "preenregistrement.json"))
+	require.NoError(t, err)
+	assert.Equal(t, anchor.SHA256(record), idx.RecordSHA256, "the record the Index was checked against")
+	// The trust material a reader named, each file by its hash, no path.
+	assert.Equal(t, "fournie", idx.Trust.Source)
+	require.NotEmpty(t, idx.Trust.Files)
+	for _, f := range idx.Trust.Files {
+		data, err := os.ReadFile(filepath.Join(indextest.TrustOf(season(t)), filepath.FromSlash(f.Name)))
+		require.NoError(t, err, f.Name)
+		assert.Equal(t, anchor.SHA256(data), f.SHA256, f.Name)
+	}
+	assert.Contains(t, idx.ThirdParty.Fields, "/tableaux/*/*/agent")
 	assert.Equal(t, []string{"verdict", "reussite", "sur"}, keys(t, get(t, doc, "/meilleure_reponse_constante")))
 	assert.Equal(t, []string{"reference", "communaute"}, keys(t, get(t, doc, "/tableaux")))
 	row := []string{"id", "agent", "did", "taux_overclaim", "reussite", "taches_rendues", "stack_declaree", "lien_preuves"}
@@ -179,7 +192,8 @@ func TestIndexJSON(t *testing.T) {
 	require.NoError(t, err)
 	report, err := pyjson.Parse(data)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"ancrage", "saison", "piste", "inscription", "rapport", "recits_non_notes"}, keys(t, report))
+	assert.Equal(t, []string{"ancrage", "saison", "piste", "inscription", "rapport", "recits_non_notes", "texte_de_tiers"}, keys(t, report))
+	assert.Contains(t, keys(t, get(t, report, "/texte_de_tiers")), "marque")
 	assert.Equal(t, "verifiees", get(t, report, "/rapport/conditions_1_2"))
 	assert.Equal(t, "valeur_ne_correspond_pas", get(t, report, "/rapport/taches/0/assertions/0/cause"))
 }
@@ -308,7 +322,7 @@ func TestSameBytes(t *testing.T) {
 // A dry run says on every page's first line, and in every JSON's first
 // field, that it is not a publication; it is built before the close.
 func TestDryRun(t *testing.T) {
-	o := index.Options{Season: season(t), DryRun: true, Now: func() time.Time { return indextest.Opening }}
+	o := index.Options{Season: season(t), TrustDir: indextest.TrustOf(season(t)), DryRun: true, Now: func() time.Time { return indextest.Opening }}
 	site := build(t, o)
 	for name, data := range siteFiles(t, site) {
 		if strings.HasSuffix(name, ".json") {
@@ -345,7 +359,7 @@ func firstVisibleText(n *html.Node) string {
 func TestCheck(t *testing.T) {
 	o := published(season(t))
 	site := build(t, o)
-	diffs, err := index.Check(o, site)
+	diffs, err := check(o, site)
 	require.NoError(t, err)
 	assert.Empty(t, diffs)
 
@@ -363,7 +377,7 @@ func TestCheck(t *testing.T) {
 	replaceInRow(t, filepath.Join(site, "conformite/index.html"), "carol", pageFrom, "<td>10 / 10</td>")
 	require.NoError(t, os.WriteFile(filepath.Join(site, "conformite", "extra.html"), []byte("x"), 0o644))
 
-	diffs, err = index.Check(o, site)
+	diffs, err = check(o, site)
 	require.NoError(t, err)
 	var lines []string
 	for _, d := range diffs {
@@ -373,6 +387,16 @@ func TestCheck(t *testing.T) {
 	assert.Contains(t, lines, `conformite conformite/index.html: table communaute, participant carol, column reussite: published "10 / 10", replayed "`+itoa(carol.Success.Founded)+" / "+itoa(carol.Success.OutOf)+`"`)
 	assert.Contains(t, lines, `conformite conformite/extra.html: table -, participant -, column -: published "present", replayed "absent: not a file of the Index"`)
 	assert.Len(t, diffs, 3, strings.Join(lines, "\n"))
+}
+
+// check is index.Check with every difference kept.
+func check(o index.Options, site string) ([]index.Difference, error) {
+	var diffs []index.Difference
+	n, err := index.Check(o, site, func(d index.Difference) { diffs = append(diffs, d) })
+	if n != len(diffs) {
+		panic("index.Check counts other differences than it reports")
+	}
+	return diffs, err
 }
 
 func replaceInRow(t *testing.T, file, id, from, to string) {
@@ -401,29 +425,29 @@ func TestRefusals(t *testing.T) {
 		want                 []string
 	}{
 		{"an unknown member", inscriptions, `"agent": "Bob",`, `"agent": "Bob", "courriel": "bob@example.org",`,
-			[]string{inscriptions, "/inscriptions/2/courriel", "unknown member"}},
+			[]string{"season " + dir + ": conformite/inscriptions.json /inscriptions/2/courriel", "unknown member"}},
 		{"a duplicate key", inscriptions, `"agent": "Bob",`, `"agent": "Bob", "agent": "Robert",`,
-			[]string{inscriptions, "/inscriptions/2", "duplicate"}},
+			[]string{"season " + dir + ": conformite/inscriptions.json /inscriptions/2", "duplicate"}},
 		{"a name's case", inscriptions, `"agent": "Bob",`, `"Agent": "Bob",`,
-			[]string{inscriptions, "/inscriptions/2/Agent"}},
+			[]string{"season " + dir + ": conformite/inscriptions.json /inscriptions/2/Agent"}},
 		{"an id out of its grammar", inscriptions, `"id": "bob"`, `"id": "Bob"`,
-			[]string{inscriptions, "/inscriptions/2/id", "a-z, 0-9 and -"}},
+			[]string{"season " + dir + ": conformite/inscriptions.json /inscriptions/2/id", "a-z, 0-9 and -"}},
 		{"two enrollments of one id", inscriptions, `"id": "bob"`, `"id": "carol"`,
-			[]string{inscriptions, "/inscriptions/3/id", "names /inscriptions/2 already"}},
+			[]string{"season " + dir + ": conformite/inscriptions.json /inscriptions/3/id", "names /inscriptions/2 already"}},
 		{"a community enrollment with a model", inscriptions, `"agent": "Bob",`, `"agent": "Bob", "modele": "m",`,
-			[]string{inscriptions, "/inscriptions/2/modele", "unknown member"}},
+			[]string{"season " + dir + ": conformite/inscriptions.json /inscriptions/2/modele", "unknown member"}},
 		{"a reference run whose prompt is null", inscriptions, `"prompt": "prompt-v1"`, `"prompt": null`,
-			[]string{inscriptions, "/inscriptions/0/prompt", "non-empty printable text"}},
+			[]string{"season " + dir + ": conformite/inscriptions.json /inscriptions/0/prompt", "non-empty printable text"}},
 		{"a reference run without its prompt", inscriptions, `"prompt": "prompt-v1"`, `"promptx": "prompt-v1"`,
-			[]string{inscriptions, "/inscriptions/0/promptx", "unknown member"}},
+			[]string{"season " + dir + ": conformite/inscriptions.json /inscriptions/0/promptx", "unknown member"}},
 		{"a key that is no SHA-256", inscriptions, `"cle": "` + bobKey(), `"cle": "X` + bobKey()[1:],
-			[]string{inscriptions, "/inscriptions/2/cle", "64 lowercase hex"}},
+			[]string{"season " + dir + ": conformite/inscriptions.json /inscriptions/2/cle", "64 lowercase hex"}},
 		{"an enrollment time not in UTC", inscriptions, `"inscrit_le": "2026-03-10T00:02:00Z"`, `"inscrit_le": "2026-03-10T00:02:00+02:00"`,
-			[]string{inscriptions, "/inscriptions/2/inscrit_le", "UTC"}},
+			[]string{"season " + dir + ": conformite/inscriptions.json /inscriptions/2/inscrit_le", "UTC"}},
 		{"another track's export", inscriptions, `"piste": "conformite"`, `"piste": "generique"`,
-			[]string{inscriptions, "/piste"}},
+			[]string{"season " + dir + ": conformite/inscriptions.json /piste"}},
 		{"a submission of another DID", filepath.Join(dir, "conformite", "soumissions", "bob", "conf-01.json"), `"agent_did": "did:key:z6Mkbob"`, `"agent_did": "did:key:z6Mkcarol"`,
-			[]string{filepath.Join(dir, "conformite", "soumissions", "bob", "conf-01.json"), "/agent_did", "not the DID"}},
+			[]string{"season " + dir + ": conformite/soumissions/bob/conf-01.json /agent_did", "not the DID"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -443,7 +467,7 @@ func TestRefusals(t *testing.T) {
 	}
 
 	t.Run("before the close", func(t *testing.T) {
-		err := index.Build(index.Options{Season: dir, Now: func() time.Time { return indextest.Opening }}, t.TempDir())
+		err := index.Build(index.Options{Season: dir, TrustDir: indextest.TrustOf(dir), Now: func() time.Time { return indextest.Opening }}, t.TempDir())
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "refusing to publish before the season's close")
 	})

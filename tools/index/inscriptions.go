@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -74,10 +75,25 @@ var (
 // table and no other, each value of its form. Every error names the file,
 // the JSON pointer and the rule.
 func ReadEnrollments(file, track string) (*Enrollments, error) {
-	data, err := readBounded(file, inscriptionsLimit)
+	data, err := proofs.ReadFolderFile(filepath.Dir(file), filepath.Base(file), inscriptionsLimit)
 	if err != nil {
 		return nil, err
 	}
+	return DecodeEnrollments(file, data, track)
+}
+
+// readEnrollments is ReadEnrollments from the season's folder.
+func readEnrollments(folder *proofs.Folder, name, track string) (*Enrollments, error) {
+	data, err := folder.Read(name, inscriptionsLimit)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeEnrollments(name, data, track)
+}
+
+// DecodeEnrollments is ReadEnrollments of the bytes data, named file in
+// errors.
+func DecodeEnrollments(file string, data []byte, track string) (*Enrollments, error) {
 	var e Enrollments
 	if err := season.DecodeStrict(file, data, &e); err != nil {
 		return nil, err
@@ -131,13 +147,16 @@ type fieldError struct{ pointer, rule string }
 
 func (en *Enrollment) check() *fieldError {
 	text := func(name, value string) *fieldError {
-		if value == "" || !printable(value) {
+		if value == "" || !isText(value) {
 			return &fieldError{"/" + name, "want non-empty printable text (valid UTF-8, no control character)"}
 		}
 		return nil
 	}
 	if !enrollmentID.MatchString(en.ID) {
 		return &fieldError{"/id", "want 1 to 40 of a-z, 0-9 and -: it names the enrollment's folder and pages"}
+	}
+	if slices.Contains(ReservedIDs, en.ID) {
+		return &fieldError{"/id", fmt.Sprintf("%q names a page the Index writes for the track itself (reserved: %s)", en.ID, strings.Join(ReservedIDs, ", "))}
 	}
 	for _, f := range []struct{ name, value string }{{"agent", en.Agent}, {"did", en.DID}, {"stack", en.Stack}} {
 		if err := text(f.name, f.value); err != nil {
@@ -151,14 +170,14 @@ func (en *Enrollment) check() *fieldError {
 		return &fieldError{"/cle", "want the key's SHA-256 as 64 lowercase hex digits"}
 	}
 	for j, did := range en.DIDHistory {
-		if did == "" || !printable(did) || len(did) > 256 || !strings.HasPrefix(did, "did:") {
+		if did == "" || !isText(did) || len(did) > 256 || !strings.HasPrefix(did, "did:") {
 			return &fieldError{fmt.Sprintf("/historique_did/%d", j), "want a DID (did:...), at most 256 characters"}
 		}
 	}
 	if _, err := seal.ParseUTC(en.EnrolledAt); err != nil {
 		return &fieldError{"/inscrit_le", err.Error()}
 	}
-	if u, err := url.Parse(en.ProofsLink); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !printable(en.ProofsLink) {
+	if u, err := url.Parse(en.ProofsLink); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !isText(en.ProofsLink) {
 		return &fieldError{"/lien_preuves", "want an absolute http or https URL"}
 	}
 	switch en.Table {
@@ -181,9 +200,10 @@ func (en *Enrollment) check() *fieldError {
 	return nil
 }
 
-// printable is valid UTF-8 with no control character: what a page shows
-// as given, and a terminal prints.
-func printable(s string) bool {
+// isText is valid UTF-8 with no control character: text a page can show
+// (escaped, its format characters left out) and a terminal can print
+// (through internal/printable).
+func isText(s string) bool {
 	if !utf8.ValidString(s) {
 		return false
 	}
@@ -195,12 +215,10 @@ func printable(s string) bool {
 	return true
 }
 
-// readBounded reads a season's file as every published file is read
-// (proofs.ReadFolderFile): a regular file, no link out of its folder, of
-// at most limit's bytes.
-func readBounded(file string, limit proofs.Limit) ([]byte, error) {
-	return proofs.ReadFolderFile(filepath.Dir(file), filepath.Base(file), limit)
-}
+// ReservedIDs are the names the Index gives its own pages in a track's
+// folder (index.json, index.html): no enrollment may be named so, or its
+// report and the track's page would be one file.
+var ReservedIDs = []string{"index"}
 
 // Ranking is who of a track's enrollments is ranked: one participant per
 // key (docs/scoring.md; spec §9.1).

@@ -4,14 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
 )
@@ -22,9 +18,10 @@ import (
 // replayer scores a track's ranked enrollments one at a time, each exactly
 // as proveit score scores it alone, with the season's proofs verified once.
 type replayer struct {
-	replay   *score.Replay
-	verifier *proofs.Verifier
-	views    string
+	replay    *score.Replay
+	verifier  *proofs.Verifier
+	views     string
+	trust     *proofs.Trust
 	// results are the season's proofs, each verified with its first
 	// citation in the ranked enrollments' order; firstCiter is that
 	// enrollment's position.
@@ -38,7 +35,7 @@ type replayer struct {
 // newReplayer builds the track's replay once: its compiled-in tree checked
 // against the manifest and every task's graph walked, shared by every
 // enrollment.
-func newReplayer(in *trackInputs, verifier *proofs.Verifier, views string) (*replayer, error) {
+func newReplayer(in *trackInputs, trust *proofs.Trust, verifier *proofs.Verifier, views string) (*replayer, error) {
 	replay, err := score.NewReplay(score.ReplayInput{
 		Tasks: in.tasks, Key: in.key, Manifest: in.manifest, ManifestSHA256: in.manifestSHA256,
 		Tree: in.track.Embedded(), Anchored: in.anchored,
@@ -46,48 +43,17 @@ func newReplayer(in *trackInputs, verifier *proofs.Verifier, views string) (*rep
 	if err != nil {
 		return nil, err
 	}
-	return &replayer{replay: replay, verifier: verifier, views: views}, nil
-}
-
-// submissions reads an enrollment's submissions that count, in the order
-// of their file names (the order of proveit score's arguments from the
-// shell's soumissions/<id>/*.json), and refuses one of another DID than
-// the enrollment's.
-func submissions(dir, did string) ([]score.Parsed, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil // nothing submitted: every task not rendered
-	}
-	if err != nil {
-		return nil, err
-	}
-	var subs []score.Parsed
-	for _, e := range entries {
-		file := filepath.Join(dir, e.Name())
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
-			return nil, fmt.Errorf("%s: not a submission (a <task_id>.json file)", file)
-		}
-		data, err := readBounded(file, score.SubmissionLimit)
-		if err != nil {
-			return nil, err
-		}
-		sub, err := score.ParseSubmission(file, data)
-		if sub.AgentDID != "" && sub.AgentDID != did {
-			return nil, fmt.Errorf("%s /agent_did: %q, not the DID %q the enrollment names", file, sub.AgentDID, did)
-		}
-		subs = append(subs, score.Parsed{Submission: sub, Err: err})
-	}
-	return subs, nil
+	return &replayer{replay: replay, trust: trust, verifier: verifier, views: views}, nil
 }
 
 // verifySeason verifies every proof the ranked enrollments cite, once,
 // and refuses while one is pending, naming them all.
-func (r *replayer) verifySeason(dirs, dids []string) error {
+func (r *replayer) verifySeason(in *trackInputs, ranked []*Enrollment) error {
 	var cites []proofs.Citation
 	r.firstCiter = map[string]int{}
-	r.subs = make([][]score.Parsed, len(dirs))
-	for i, dir := range dirs {
-		subs, err := submissions(dir, dids[i])
+	r.subs = make([][]score.Parsed, len(ranked))
+	for i, en := range ranked {
+		subs, err := in.submissions(en)
 		if err != nil {
 			return err
 		}
@@ -109,6 +75,16 @@ func (r *replayer) verifySeason(dirs, dids []string) error {
 	if len(pending) > 0 {
 		slices.Sort(pending)
 		return &PendingError{Proofs: pending}
+	}
+	return r.checkTrust()
+}
+
+// checkTrust refuses a season whose proofs fail against the trust
+// material itself (proofs.TrustFailed): publishing would blame every
+// participant for the keys a reader chose.
+func (r *replayer) checkTrust() error {
+	if proofs.TrustFailed(r.results) {
+		return fmt.Errorf("refusing to publish: %w", &proofs.UntrustedError{Trust: r.trust.Name(), Proofs: len(r.results)})
 	}
 	return nil
 }
@@ -188,11 +164,7 @@ func replayedOf(report *score.Report, subs []score.Parsed) (*replayed, error) {
 			tv.Verdict = *t.Verdict
 		}
 		for _, f := range t.MissingFacts {
-			value := f.Value
-			if v, err := pyjson.Parse(f.Value); err == nil {
-				value = pyjson.Canonical(v)
-			}
-			tv.Missing = append(tv.Missing, fmt.Sprintf("%s %s = %s", f.Resource, f.Field, value))
+			tv.Missing = append(tv.Missing, factText(f.Resource, f.Field, f.Value))
 		}
 		for _, a := range t.Assertions {
 			av := assertionView{ID: a.ID, Status: string(a.Status)}
@@ -215,5 +187,6 @@ func replayedOf(report *score.Report, subs []score.Parsed) (*replayed, error) {
 			out.narratives = append(out.narratives, Narrative{TaskID: p.Submission.TaskID, Text: p.Submission.Narrative})
 		}
 	}
+	withClaims(out, report, subs)
 	return out, nil
 }

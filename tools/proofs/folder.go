@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -39,25 +40,93 @@ var (
 )
 
 // ReadFolderFile reads the file name (slash-separated, such as
-// "rekor/<uuid>.json") of the folder dir, as a views folder published by
-// anyone must be read: within the folder (through os.Root, so that no
+// "rekor/<uuid>.json") of the folder dir: OpenFolder and Read, for one
+// file.
+func ReadFolderFile(dir, name string, limit Limit) ([]byte, error) {
+	f, err := OpenFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Read(name, limit)
+}
+
+// Folder is a folder published by anyone (a views folder, a season's),
+// read as such a folder must be: within it (through os.Root, so that no
 // link, whatever git or tar kept, leads out of it), a regular file only
 // (a named pipe or a device is refused before it is opened: reading
-// either never ends), and no more than limit's bytes, its size checked
+// either never ends), and no more than a limit's bytes, its size checked
 // before it is read and the read itself bounded. Every error names the
 // file; one that is not there wraps fs.ErrNotExist.
-func ReadFolderFile(dir, name string, limit Limit) ([]byte, error) {
-	file := filepath.Join(dir, filepath.FromSlash(name))
+type Folder struct {
+	dir  string
+	root *os.Root
+}
+
+// OpenFolder opens dir for reading as a Folder; Close releases it.
+func OpenFolder(dir string) (*Folder, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, pathReason(err))
+		return nil, fmt.Errorf("%s: %w", dir, pathReason(err))
 	}
-	defer root.Close()
-	data, err := readRegular(root, name, limit)
+	return &Folder{dir: dir, root: root}, nil
+}
+
+// Close releases the folder.
+func (f *Folder) Close() error { return f.root.Close() }
+
+// Path is name's path on this machine, for messages.
+func (f *Folder) Path(name string) string { return filepath.Join(f.dir, filepath.FromSlash(name)) }
+
+// Read reads the file name (slash-separated) of the folder, of at most
+// limit's bytes.
+func (f *Folder) Read(name string, limit Limit) ([]byte, error) {
+	data, err := readRegular(f.root, name, limit)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, fmt.Errorf("%s: %w", f.Path(name), err)
 	}
 	return data, nil
+}
+
+// Present reports whether the folder holds something at name, whatever
+// it is: a dangling link or a FIFO is present, and reading it is then an
+// error that names it, never a reason to fall back on a default.
+func (f *Folder) Present(name string) (bool, error) {
+	_, err := f.root.Lstat(name)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	}
+	return false, fmt.Errorf("%s: %w", f.Path(name), pathReason(err))
+}
+
+// ReadDir lists the folder name (slash-separated) of the folder, sorted
+// by name, within the folder only; at most max entries, more being an
+// error (a folder of a million files is not read whole).
+func (f *Folder) ReadDir(name string, max int) ([]fs.DirEntry, error) {
+	d, err := f.root.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Path(name), pathReason(err))
+	}
+	defer d.Close()
+	info, err := d.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Path(name), pathReason(err))
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s: not a folder: refused", f.Path(name))
+	}
+	entries, err := d.ReadDir(max + 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", f.Path(name), pathReason(err))
+	}
+	if len(entries) > max {
+		return nil, fmt.Errorf("%s: more than %d entries: refused", f.Path(name), max)
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
 }
 
 // readRegular reads name within root: a regular file of at most limit's

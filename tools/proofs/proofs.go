@@ -11,6 +11,11 @@
 // package fetch fills from Trust Layer and Rekor.
 package proofs
 
+import (
+	"fmt"
+	"slices"
+)
+
 // Check names one check of a proof's verification, as reports write it.
 // The identifiers are stable: a report read by a program keys on them.
 type Check string
@@ -117,4 +122,44 @@ type Disclosure struct {
 type Opening struct {
 	Nonce string `json:"nonce"`
 	Value string `json:"value"`
+}
+
+// signerUnknown are the checks that fail when the trust material does not
+// know who signed: ArkForge's key, the TSA's certificate, the Rekor key.
+var signerUnknown = []Check{CheckKeyUnknown, CheckTokenSigner, CheckRekorSigner}
+
+// TrustFailed reports whether the trust material, rather than the proofs,
+// failed: proofs were verified, none is valid, and each failed because its
+// signer is unknown to the material. Verifying a season against the wrong
+// keys gives exactly this; a reader is told so, never shown every
+// participant's proofs as invalid.
+func TrustFailed(results map[string]Result) bool {
+	if len(results) == 0 {
+		return false
+	}
+	for _, r := range results {
+		if r.Valid || r.Pending || !slices.ContainsFunc(r.Failures, func(c Check) bool { return slices.Contains(signerUnknown, c) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// UntrustedError says the trust material, not the proofs, failed
+// (TrustFailed), naming the material.
+type UntrustedError struct {
+	Trust  string // "the pinned trust material", or the folder a flag named
+	Proofs int
+}
+
+func (e *UntrustedError) Error() string {
+	return fmt.Sprintf("none of the %d cited proofs verifies against %s: each is signed by a key, TSA or Rekor log it does not know; name the trust material the proofs were issued under with -trust", e.Proofs, e.Trust)
+}
+
+// Name names trust material in a message: the pinned one, or its folder.
+func (t *Trust) Name() string {
+	if t.Pinned {
+		return "the pinned trust material (tools/proofs/trust)"
+	}
+	return "the trust folder " + t.dir
 }

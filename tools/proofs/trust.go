@@ -7,11 +7,11 @@ import (
 	"crypto/x509"
 	"embed"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"strings"
 	"time"
@@ -42,6 +42,19 @@ type Trust struct {
 	TSAs map[string]*TSA
 	// Logs are the Rekor logs, by the name their checkpoints carry.
 	Logs map[string]*Log
+	// Pinned says the material is the repository's own, compiled in.
+	Pinned bool
+	// Files are the files the material was read from, by their path in
+	// its folder, in that order: what a report names it by.
+	Files []TrustFile
+	// dir is the folder the material was read from, for messages.
+	dir string
+}
+
+// TrustFile is one file of the trust material and its SHA-256, hex.
+type TrustFile struct {
+	Name   string `json:"fichier"`
+	SHA256 string `json:"sha256"`
 }
 
 // SigningKey is one Ed25519 key of ArkForge's history.
@@ -86,11 +99,77 @@ func PinnedTrust() (*Trust, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadTrust(sub, "tools/proofs/trust")
+	t, err := loadTrust(embeddedTrust{sub}, "tools/proofs/trust")
+	if t != nil {
+		t.Pinned = true
+	}
+	return t, err
 }
 
-// ReadTrust loads the trust material of a folder laid out as trust/ is.
-func ReadTrust(dir string) (*Trust, error) { return loadTrust(os.DirFS(dir), dir) }
+// ReadTrust loads the trust material of a folder laid out as trust/ is,
+// read as anyone's folder is (Folder): within it, regular files only,
+// each of at most TrustFileLimit.
+func ReadTrust(dir string) (*Trust, error) {
+	f, err := OpenFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return loadTrust(folderTrust{f}, dir)
+}
+
+// TrustFileLimit bounds each file of trust material: a key history or a
+// certificate, a few KiB.
+var TrustFileLimit = Limit{What: "a file of trust material", Bytes: 256 << 10}
+
+// trustEntriesLimit bounds a trust folder's listing: a few TSAs and logs.
+const trustEntriesLimit = 256
+
+// trustSource is where trust material is read from; errors do not name
+// the file, loadTrust does.
+type trustSource interface {
+	read(name string) ([]byte, error)
+	readDir(name string) ([]fs.DirEntry, error)
+}
+
+// embeddedTrust is the pinned material, compiled in.
+type embeddedTrust struct{ fsys fs.FS }
+
+func (e embeddedTrust) read(name string) ([]byte, error)          { return fs.ReadFile(e.fsys, name) }
+func (e embeddedTrust) readDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(e.fsys, name) }
+
+// folderTrust is material a flag names, someone else's folder.
+type folderTrust struct{ f *Folder }
+
+func (t folderTrust) read(name string) ([]byte, error) {
+	return readRegular(t.f.root, name, TrustFileLimit)
+}
+
+func (t folderTrust) readDir(name string) ([]fs.DirEntry, error) {
+	if ok, err := t.f.Present(name); err != nil || !ok {
+		return nil, fs.ErrNotExist
+	}
+	entries, err := t.f.ReadDir(name, trustEntriesLimit)
+	if err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), t.f.Path(name)+": "))
+	}
+	return entries, nil
+}
+
+// recording keeps the name and SHA-256 of every file read.
+type recording struct {
+	trustSource
+	files []TrustFile
+}
+
+func (r *recording) read(name string) ([]byte, error) {
+	data, err := r.trustSource.read(name)
+	if err == nil {
+		sum := sha256.Sum256(data)
+		r.files = append(r.files, TrustFile{Name: name, SHA256: hex.EncodeToString(sum[:])})
+	}
+	return data, err
+}
 
 // publishedKeys is published_keys.json.
 type publishedKeys struct {
@@ -109,10 +188,20 @@ type publishedKeys struct {
 }
 
 // loadTrust loads trust material from fsys; name names it in errors.
-func loadTrust(fsys fs.FS, name string) (*Trust, error) {
+func loadTrust(source trustSource, name string) (*Trust, error) {
+	src := &recording{trustSource: source}
+	t, err := decodeTrust(src, name)
+	if err != nil {
+		return nil, err
+	}
+	t.Files, t.dir = src.files, name
+	return t, nil
+}
+
+func decodeTrust(src *recording, name string) (*Trust, error) {
 	t := &Trust{TSAs: map[string]*TSA{}, Logs: map[string]*Log{}}
 	at := func(file string) string { return path.Join(name, file) }
-	data, err := fs.ReadFile(fsys, "published_keys.json")
+	data, err := src.read("published_keys.json")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", at("published_keys.json"), err)
 	}
@@ -150,18 +239,18 @@ func loadTrust(fsys fs.FS, name string) (*Trust, error) {
 	if len(t.Keys) == 0 {
 		return nil, fmt.Errorf("%s: no signing key", at("published_keys.json"))
 	}
-	providers, err := fs.ReadDir(fsys, "tsa")
+	providers, err := src.readDir("tsa")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", at("tsa"), err)
 	}
 	for _, p := range providers {
-		tsa, err := loadTSA(fsys, path.Join("tsa", p.Name()), name)
+		tsa, err := loadTSA(src, path.Join("tsa", p.Name()), name)
 		if err != nil {
 			return nil, err
 		}
 		t.TSAs[p.Name()] = tsa
 	}
-	logs, err := fs.ReadDir(fsys, "rekor")
+	logs, err := src.readDir("rekor")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", at("rekor"), err)
 	}
@@ -171,7 +260,7 @@ func loadTrust(fsys fs.FS, name string) (*Trust, error) {
 			continue
 		}
 		file := path.Join("rekor", l.Name())
-		data, err := fs.ReadFile(fsys, file)
+		data, err := src.read(file)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", at(file), err)
 		}
@@ -186,19 +275,19 @@ func loadTrust(fsys fs.FS, name string) (*Trust, error) {
 
 // loadTSA reads a TSA's folder: its root and its signing certificate, which
 // must chain to the root and may sign timestamps.
-func loadTSA(fsys fs.FS, dir, name string) (*TSA, error) {
-	tsa, err := readTSA(fsys, dir, name)
+func loadTSA(src trustSource, dir, name string) (*TSA, error) {
+	tsa, err := readTSA(src, dir, name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path.Join(name, dir), err)
 	}
 	return tsa, nil
 }
 
-func readTSA(fsys fs.FS, dir, name string) (*TSA, error) {
+func readTSA(src trustSource, dir, name string) (*TSA, error) {
 	certs := map[string]*x509.Certificate{}
 	for _, f := range []string{"root.pem", "tsa.pem"} {
 		file := path.Join(dir, f)
-		data, err := fs.ReadFile(fsys, file)
+		data, err := src.read(file)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path.Join(name, file), err)
 		}

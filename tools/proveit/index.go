@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
+	"github.com/arkforge/proveit-corpus/internal/printable"
 	"github.com/arkforge/proveit-corpus/tools/index"
 )
 
@@ -19,7 +21,7 @@ func runIndex(args []string, stdout io.Writer) error {
 	fs.StringVar(&site, "o", "", "the folder the site is written to (required to build)")
 	fs.StringVar(&check, "check", "", "re-derive the site published in this folder instead, and name each cell that differs")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "build from files no record anchors, before the close if need be; every page says in its first line it is not a publication")
-	fs.StringVar(&o.TrustDir, "trust", "", "trust material laid out as tools/proofs/trust (default: <season>/trust when present, else the one the repository pins)")
+	fs.StringVar(&o.TrustDir, "trust", "", trustUsage+"; never a folder of the season's")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: proveit index -season DIR -o SITE [-dry-run] [-trust DIR]")
 		fmt.Fprintln(fs.Output(), "       proveit index -check SITE -season DIR [-dry-run] [-trust DIR]")
@@ -43,22 +45,27 @@ func runIndex(args []string, stdout io.Writer) error {
 		if err := requireFolder("-check", check); err != nil {
 			return err
 		}
-		diffs, err := index.Check(o, check)
+		// Each difference is written as it is found: a site of any size
+		// is checked in bounded memory.
+		n, err := index.Check(o, check, func(d index.Difference) { fmt.Fprintf(stdout, "DIFFERS %s\n", d) })
 		if err != nil {
-			return badInput(err)
+			return oneLine(err)
 		}
-		for _, d := range diffs {
-			fmt.Fprintf(stdout, "DIFFERS %s\n", d)
+		if n > 0 {
+			return checkFailed(fmt.Errorf("%d cells differ from the replay", n))
 		}
-		if len(diffs) > 0 {
-			return checkFailed(fmt.Errorf("%d cells differ from the replay", len(diffs)))
-		}
-		fmt.Fprintf(stdout, "OK %s: every cell is the replay's\n", check)
+		fmt.Fprintf(stdout, "OK %s: every cell is the replay's\n", printable.String(check))
 		return nil
 	}
 	if err := index.Build(o, site); err != nil {
-		return badInput(err)
+		return oneLine(err)
 	}
-	fmt.Fprintln(stdout, site+"/index.html")
+	fmt.Fprintln(stdout, printable.String(filepath.Join(site, "index.html")))
 	return nil
+}
+
+// oneLine is a refusal of the Index on one line of printable text, a
+// file or folder name with a line break of its own included.
+func oneLine(err error) error {
+	return badInput(errors.New(printable.String(err.Error())))
 }

@@ -33,7 +33,7 @@ func TestIndexCommand(t *testing.T) {
 	s.WriteViews(t)
 	site := filepath.Join(t.TempDir(), "site")
 
-	code, out, errOut := runCLI("index", "-season", dir, "-o", site)
+	code, out, errOut := runCLI("index", "-season", dir, "-o", site, "-trust", s.Trust)
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, site+"/index.html\n", out)
 
@@ -63,7 +63,7 @@ func TestIndexCommand(t *testing.T) {
 		assert.Equal(t, *alone, published.Replay, "%s: the report is the replay's", row.ID)
 	}
 
-	code, out, errOut = runCLI("index", "-check", site, "-season", dir)
+	code, out, errOut = runCLI("index", "-check", site, "-season", dir, "-trust", s.Trust)
 	require.Equal(t, 0, code, out+errOut)
 	assert.Contains(t, out, "OK "+site)
 
@@ -71,7 +71,7 @@ func TestIndexCommand(t *testing.T) {
 	html, err := os.ReadFile(page)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(page, []byte(strings.Replace(string(html), ">Carol</a>", ">Caroline</a>", 1)), 0o644))
-	code, out, errOut = runCLI("index", "-check", site, "-season", dir)
+	code, out, errOut = runCLI("index", "-check", site, "-season", dir, "-trust", s.Trust)
 	assert.Equal(t, 1, code, out+errOut)
 	assert.Contains(t, out, `DIFFERS conformite conformite/index.html: table communaute, participant carol, column agent: published "Caroline <carol.html>", replayed "Carol <carol.html>"`)
 	assert.Contains(t, errOut, "1 cells differ from the replay")

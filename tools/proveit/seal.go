@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/arkforge/proveit-corpus/manifest"
-	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -184,20 +184,16 @@ func (a recordAnchoring) check() error {
 	return nil
 }
 
-// verify checks the record's proof: valid, dated no later than the
-// season's opening, and opening to the hashes of the call that anchored
-// the record, a GET of its URL answered with its bytes.
+// verify checks the record's proof as every reader does
+// (seal.Record.VerifyAnchoring): valid, dated no later than the season's
+// opening, and opening to the hashes of the call that anchored the record,
+// a GET of its URL answered with its bytes.
 func (a recordAnchoring) verify(stdout io.Writer, recordFile string, rec seal.Record) error {
-	data, err := os.ReadFile(recordFile)
+	data, err := proofs.ReadFolderFile(filepath.Dir(recordFile), filepath.Base(recordFile), seal.RecordLimit)
 	if err != nil {
 		return badInput(err)
 	}
-	wantResponse, err := anchor.ResponseHash(data)
-	if err != nil {
-		return badInput(fmt.Errorf("%s: %w", recordFile, err))
-	}
-	wantRequest := anchor.RequestHash(a.url)
-	raw, err := os.ReadFile(a.disclosure)
+	raw, err := proofs.ReadFolderFile(filepath.Dir(a.disclosure), filepath.Base(a.disclosure), seal.AnchoringLimit)
 	if err != nil {
 		return badInput(err)
 	}
@@ -209,33 +205,16 @@ func (a recordAnchoring) verify(stdout io.Writer, recordFile string, rec seal.Re
 	if err != nil {
 		return err
 	}
-	dates, err := rec.Window()
-	if err != nil {
-		return badInput(fmt.Errorf("%s %w", recordFile, err))
-	}
-	vr, err := proofs.NewVerifier(trust, proofs.WithAnchoredBefore(dates.Opening))
-	if err != nil {
-		return badInput(err)
-	}
-	r := vr.VerifyFolder(a.views, []proofs.Citation{{ProofID: a.proofID, Disclosure: &d}})[a.proofID]
-	var lines []string
+	err = rec.VerifyAnchoring(recordFile, data, seal.Anchoring{ProofID: a.proofID, RecordURL: a.url, Disclosure: d}, trust, a.views)
+	var mismatch *seal.AnchoringError
 	switch {
-	case r.Pending:
-		lines = append(lines, a.proofID+" is pending: its batch is not anchored yet")
-	case !r.Valid:
-		lines = append(lines, fmt.Sprintf("%s is not valid: %v", a.proofID, r.Failures))
-	}
-	if r.RequestHash != wantRequest {
-		lines = append(lines, fmt.Sprintf("%s opens request_hash %q, not %s, the GET of %s", a.proofID, r.RequestHash, wantRequest, a.url))
-	}
-	if r.ResponseHash != wantResponse {
-		lines = append(lines, fmt.Sprintf("%s opens response_hash %q, not %s, the hash of %s as Trust Layer hashes a served body", a.proofID, r.ResponseHash, wantResponse, recordFile))
-	}
-	if len(lines) > 0 {
-		for _, l := range lines {
+	case errors.As(err, &mismatch):
+		for _, l := range mismatch.Lines {
 			fmt.Fprintf(stdout, "MISMATCH %s\n", l)
 		}
 		return errFailed
+	case err != nil:
+		return badInput(err)
 	}
 	fmt.Fprintf(stdout, "OK %s anchors %s, served at %s, before the season's opening %s\n", a.proofID, recordFile, a.url, rec.Opening)
 	return nil

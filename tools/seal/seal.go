@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -168,13 +169,26 @@ func (r Record) Check(recordFile, track string, f Files, salt []byte) error {
 	return nil
 }
 
-// ReadRecord reads a record as strictly as a submission is read, and checks
-// its values' forms.
+// The most a record and a salt file may hold: a record is a few hundred
+// bytes, a salt one line. Both are read as anyone's files are, bounded.
+var (
+	RecordLimit = proofs.Limit{What: "a pre-registration record", Bytes: 64 << 10}
+	SaltLimit   = proofs.Limit{What: "a salt file", Bytes: 256}
+)
+
+// ReadRecord reads a record file as any published file is read
+// (proofs.ReadFolderFile: a regular file, bounded), then DecodeRecord.
 func ReadRecord(path string) (Record, error) {
-	data, err := os.ReadFile(path)
+	data, err := proofs.ReadFolderFile(filepath.Dir(path), filepath.Base(path), RecordLimit)
 	if err != nil {
 		return Record{}, err
 	}
+	return DecodeRecord(path, data)
+}
+
+// DecodeRecord reads a record as strictly as a submission is read, and
+// checks its values' forms; path names it in errors.
+func DecodeRecord(path string, data []byte) (Record, error) {
 	var r Record
 	if err := season.DecodeStrict(path, data, &r); err != nil {
 		return Record{}, err
@@ -235,10 +249,15 @@ func WriteSalt(path string, salt []byte) error {
 
 // ReadSalt reads a salt file: saltSize bytes in hex, on one line.
 func ReadSalt(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := proofs.ReadFolderFile(filepath.Dir(path), filepath.Base(path), SaltLimit)
 	if err != nil {
 		return nil, err
 	}
+	return DecodeSalt(path, data)
+}
+
+// DecodeSalt reads a salt file's bytes; path names it in errors.
+func DecodeSalt(path string, data []byte) ([]byte, error) {
 	salt, err := hex.DecodeString(string(bytes.TrimSpace(data)))
 	if err != nil {
 		return nil, fmt.Errorf("salt file %s: not hex", path)

@@ -28,6 +28,7 @@ import (
 	"strconv"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	saison "github.com/arkforge/proveit-corpus/corpus/saison-1"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 )
 
@@ -49,6 +50,23 @@ func RecordFile(track *corpus.Track) string {
 }
 
 func suffix(track *corpus.Track) string { return RulesOf(track).FileSuffix }
+
+// EmbeddedTasks and EmbeddedRecord are the track's statements and record
+// as the binary embeds them (TasksFile and RecordFile at build time), with
+// the name each is known by in messages.
+func EmbeddedTasks(track *corpus.Track) (name string, data []byte) {
+	return embeddedFile("taches" + suffix(track) + ".json")
+}
+
+// EmbeddedRecord: see EmbeddedTasks.
+func EmbeddedRecord(track *corpus.Track) (name string, data []byte) {
+	return embeddedFile("preenregistrement" + suffix(track) + ".json")
+}
+
+func embeddedFile(base string) (string, []byte) {
+	data, _ := saison.File(base) // every track's file is embedded: a test holds it
+	return Dir + "/" + base + " (compiled in)", data
+}
 
 // Tasks is a track's statements file.
 type Tasks struct {

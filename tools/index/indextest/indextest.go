@@ -73,7 +73,7 @@ type Enrollment struct {
 // Season is a season's folder being built.
 type Season struct {
 	Dir      string
-	Trust    string // Dir/trust, the stand-in's trust material
+	Trust    string // TrustOf(Dir), the stand-in's trust material
 	TL       *trustlayer.TrustLayer
 	api      *httptest.Server
 	mu       sync.Mutex
@@ -90,7 +90,7 @@ func New(t T, dir string) *Season { return NewBatched(t, dir, -1) }
 // CloseBatch.
 func NewBatched(t T, dir string, batchSize int) *Season {
 	t.Helper()
-	s := &Season{Dir: dir, Trust: filepath.Join(dir, "trust"), clockNow: firstCall}
+	s := &Season{Dir: dir, Trust: TrustOf(dir), clockNow: firstCall}
 	upstream := httptest.NewServer(corpusHandler(t))
 	t.Cleanup(upstream.Close)
 	origin := manifestOf(t, corpus.Tracks[0]).Origin
@@ -107,6 +107,11 @@ func NewBatched(t T, dir string, batchSize int) *Season {
 	require.NoError(t, tl.WriteTrust(s.Trust))
 	return s
 }
+
+// TrustOf is where New writes the stand-in's trust material for a season
+// written into dir: beside the season's folder, never in it, since a
+// reader never trusts material a season ships.
+func TrustOf(dir string) string { return filepath.Clean(dir) + ".trust" }
 
 // clock dates each call a second after the last, within the season.
 func (s *Season) clock() time.Time {
