@@ -3,8 +3,10 @@
 // (github.com/chromedp/chromedp). A page is opened from its file:// URL
 // with every request that leaves it and every console error and uncaught
 // exception recorded, then read as a person sees it: the rendered text of
-// the elements a CSS selector finds, how many there are, and a PNG
-// screenshot of the whole page.
+// the elements a CSS selector finds, how many there are, whether the page
+// fits its window and every element can be scrolled into view, and a PNG
+// screenshot of the whole page. A page is opened in a desktop's window or
+// in a phone's (OpenAt).
 //
 // The browser runs with a fresh profile in the test's temporary folder, no
 // first-run, sync, component update or background network, no QUIC and no
@@ -26,6 +28,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
@@ -114,9 +118,38 @@ type Page struct {
 	errors   []string
 }
 
-// Open loads the page at path, a file on disk, in a new tab, and returns
-// once its load event has fired. The tab is closed when the test ends.
+// Viewport is the window a page is laid out in, in CSS pixels. A mobile
+// one is laid out as a phone's browser lays it out: the page's viewport
+// meta is honoured (without one, a page is laid out 980 pixels wide and
+// shrunk), scrollbars overlay the content.
+type Viewport struct {
+	Width, Height int
+	Mobile        bool
+}
+
+var (
+	// Phone is a phone held upright, 390 pixels wide (an iPhone 12 to 15).
+	Phone = Viewport{Width: 390, Height: 844, Mobile: true}
+	// Desktop is the browser's own window, Start's.
+	Desktop = Viewport{Width: 1280, Height: 900}
+)
+
+// Open loads the page at path, a file on disk, in a new tab of the
+// browser's window, and returns once its load event has fired. The tab is
+// closed when the test ends.
 func (b *Browser) Open(t testing.TB, path string) *Page {
+	t.Helper()
+	return b.open(t, path, nil)
+}
+
+// OpenAt is Open with the page laid out in the viewport vp from its first
+// byte, as a phone or a desktop of that size shows it.
+func (b *Browser) OpenAt(t testing.TB, path string, vp Viewport) *Page {
+	t.Helper()
+	return b.open(t, path, &vp)
+}
+
+func (b *Browser) open(t testing.TB, path string, vp *Viewport) *Page {
 	t.Helper()
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -126,7 +159,15 @@ func (b *Browser) Open(t testing.TB, path string) *Page {
 	tab, closeTab := chromedp.NewContext(b.ctx, chromedp.WithListener(p.record))
 	t.Cleanup(closeTab)
 	p.ctx = tab
-	if err := chromedp.Do(tab, chromedp.Navigate(p.URL)); err != nil {
+	var steps []chromedp.Action[chromedp.Void]
+	if vp != nil {
+		steps = append(steps, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+			_, err := cdp.Call(ctx, target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+				Width: int64(vp.Width), Height: int64(vp.Height), DeviceScaleFactor: 1, Mobile: vp.Mobile})
+			return err
+		}))
+	}
+	if err := chromedp.Do(tab, append(steps, chromedp.Navigate(p.URL))...); err != nil {
 		t.Fatalf("loading %s: %v", p.URL, err)
 	}
 	return p
@@ -226,6 +267,85 @@ func (p *Page) Text(selector string) (string, error) {
 // Count is how many elements selector finds.
 func (p *Page) Count(selector string) (int, error) {
 	return chromedp.Run(p.ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll(%s).length`, quote(selector))))
+}
+
+// Rect is an element's box in the window, in CSS pixels, as
+// getBoundingClientRect gives it.
+type Rect struct {
+	X, Y, Width, Height float64
+}
+
+// Rects are the boxes of every element selector finds, in document order,
+// the page scrolled as it is.
+func (p *Page) Rects(selector string) ([]Rect, error) {
+	return chromedp.Run(p.ctx, chromedp.Evaluate[[]Rect](fmt.Sprintf(
+		`Array.from(document.querySelectorAll(%s), e => { const r = e.getBoundingClientRect(); return {X: r.x, Y: r.y, Width: r.width, Height: r.height}; })`, quote(selector))))
+}
+
+// Overflow is how many CSS pixels the page is wider than its window
+// (document.documentElement's scrollWidth past its clientWidth): 0 when
+// the page fits, and a reader never scrolls it sideways.
+func (p *Page) Overflow() (int, error) {
+	return chromedp.Run(p.ctx, chromedp.Evaluate[int](`(() => {
+		const d = document.documentElement;
+		return Math.max(0, d.scrollWidth - d.clientWidth);
+	})()`))
+}
+
+// Unreachable names each element selector finds that a reader cannot see
+// whole, in document order: each is scrolled into view as a reader would
+// scroll to it (the boxes that scroll, then the page; a box that hides its
+// overflow does not scroll for a reader), and is named when some part of
+// it still lies outside the width the window lays the page out in (a
+// phone shrinks a page wider than that), outside the window's height, or
+// outside a box that clips it (overflow other than visible), or when it
+// has no size. An element larger than the window is never seen whole. Each name gives the
+// element's tag, the data-id of its nearest element that has one, its
+// place among selector's matches and its rectangle. Every box is scrolled
+// back where it was, and the page to its top.
+func (p *Page) Unreachable(selector string) ([]string, error) {
+	return chromedp.Run(p.ctx, chromedp.Evaluate[[]string](fmt.Sprintf(`(() => {
+		const out = [];
+		const width = document.documentElement.clientWidth, height = window.innerHeight;
+		const slack = 0.5; // sub-pixel layout
+		Array.from(document.querySelectorAll(%s)).forEach((e, i) => {
+			const scrolled = [];
+			for (let a = e.parentElement; a; a = a.parentElement) {
+				scrolled.push([a, a.scrollLeft, a.scrollTop]);
+			}
+			e.scrollIntoView({block: "center", inline: "center"});
+			// A script scrolls a box that hides its overflow; a reader
+			// cannot: such boxes are put back before the element is seen.
+			for (const [a, left, top] of scrolled) {
+				const s = getComputedStyle(a);
+				if (["hidden", "clip"].includes(s.overflowX) || ["hidden", "clip"].includes(s.overflowY)) {
+					a.scrollLeft = left;
+					a.scrollTop = top;
+				}
+			}
+			const r = e.getBoundingClientRect();
+			let seen = r.width > 0 && r.height > 0 && r.left >= -slack && r.right <= width + slack && r.top >= -slack && r.bottom <= height + slack;
+			for (let a = e.parentElement; seen && a; a = a.parentElement) {
+				const s = getComputedStyle(a);
+				if (s.overflowX === "visible" && s.overflowY === "visible") {
+					continue;
+				}
+				const b = a.getBoundingClientRect();
+				seen = r.left >= b.left - slack && r.right <= b.right + slack && r.top >= b.top - slack && r.bottom <= b.bottom + slack;
+			}
+			if (!seen) {
+				const owner = e.closest("[data-id]");
+				out.push(e.tagName.toLowerCase() + (owner ? " in " + owner.getAttribute("data-id") : "") + " #" + i +
+					" at [" + [r.left, r.top, r.right, r.bottom].map(Math.round).join(", ") + "] in a window of " + width + "x" + height);
+			}
+			for (const [a, left, top] of scrolled) {
+				a.scrollLeft = left;
+				a.scrollTop = top;
+			}
+		});
+		window.scrollTo(0, 0);
+		return out;
+	})()`, quote(selector))))
 }
 
 // Screenshot writes a PNG of the whole page, beyond the window's height.

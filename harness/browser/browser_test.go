@@ -2,10 +2,12 @@ package browser_test
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,6 +29,59 @@ func TestBrowser(t *testing.T) {
 	b := browser.Start(t, 2*time.Minute)
 	t.Run("pages", func(t *testing.T) { testPages(t, b) })
 	t.Run("text and screenshot", func(t *testing.T) { testTextAndScreenshot(t, b) })
+	t.Run("viewports", func(t *testing.T) { testViewports(t, b) })
+}
+
+// A page is laid out in a phone's window as a phone lays it out, its
+// viewport meta honoured: a table wider than the phone makes the page
+// scroll sideways, unless a box of its own scrolls it; a box that clips it
+// hides its last cells, and Unreachable names them.
+func testViewports(t *testing.T, b *browser.Browser) {
+	tests := []struct {
+		page        string
+		vp          browser.Viewport
+		width       float64 // of the page's layout
+		minOverflow int     // 0: the page fits
+		unreachable []string
+	}{
+		// A phone shows such a page shrunk, its last column past the
+		// width it lays the page out in.
+		{page: "testdata/wide.html", vp: browser.Phone, width: 390, minOverflow: 570, unreachable: []string{"td in a #0", "td in b #1"}},
+		{page: "testdata/wide.html", vp: browser.Desktop, width: 1280},
+		{page: "testdata/boxed.html", vp: browser.Phone, width: 390},
+		{page: "testdata/clipped.html", vp: browser.Phone, width: 390, unreachable: []string{"td in a #0", "td in b #1"}},
+		{page: "testdata/nometa.html", vp: browser.Phone, width: 980},
+		{page: "testdata/nometa.html", vp: browser.Desktop, width: 1280},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s at %d", tt.page, tt.vp.Width), func(t *testing.T) {
+			p := b.OpenAt(t, tt.page, tt.vp)
+			html, err := p.Rects("html")
+			require.NoError(t, err)
+			require.Len(t, html, 1)
+			assert.Equal(t, tt.width, html[0].Width, "the layout's width")
+
+			overflow, err := p.Overflow()
+			require.NoError(t, err)
+			if tt.minOverflow == 0 {
+				assert.Zero(t, overflow)
+			} else {
+				assert.GreaterOrEqual(t, overflow, tt.minOverflow)
+			}
+
+			unreachable, err := p.Unreachable("tr > :last-child")
+			require.NoError(t, err)
+			require.Len(t, unreachable, len(tt.unreachable), "%q", unreachable)
+			for i, want := range tt.unreachable {
+				assert.True(t, strings.HasPrefix(unreachable[i], want), "%q begins with %q", unreachable[i], want)
+			}
+			cells, err := p.Rects("td")
+			require.NoError(t, err)
+			if len(cells) > 0 {
+				assert.InDelta(t, 8, cells[0].X, 1, "each box scrolled back: the first cell at the page's padding")
+			}
+		})
+	}
 }
 
 // A page that leaves nothing is read as it renders; one that asks for a
