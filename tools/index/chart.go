@@ -10,28 +10,46 @@ import (
 
 // The chart of one table: each ranked agent at its success (x) and its
 // overclaim (y), the constant-best-answer success marked; an SVG drawn into
-// the page, with no script. Agents with no rendered assertion have no
-// overclaim to place: the caption names them. Points that fall on the same
-// place share one mark, labelled with every row number it stands for.
+// the page, with no script, that scales to the width of a phone. Every
+// agent has its own mark: agents at the same place (equal figures) are
+// drawn side by side around it, none hidden under another, and the legend
+// under the chart names each agent by its row's number. Agents with no
+// rendered assertion have no overclaim to place: the legend says so.
 const (
-	chartWidth  = 720
-	chartHeight = 420
-	plotLeft    = 70
-	plotRight   = 690
-	plotTop     = 30
-	plotBottom  = 360
+	chartWidth  = 600
+	chartHeight = 400
+	plotLeft    = 64
+	plotRight   = 560
+	plotTop     = 34
+	plotBottom  = 334
+	markRadius  = 6
+	// markStep is the distance between the centres of two marks of one
+	// place: their diameter and a gap, so that both are seen.
+	markStep = 2*markRadius + 3
+	// markColumns is how many marks of one place stand in a row; more
+	// stand in rows above.
+	markColumns = 4
 )
 
-type chartPoint struct {
-	X, Y    string
-	Label   string
-	Title   string
-	LabelX  string
-	numbers []string // the rows' numbers the mark stands for
+type chartMark struct {
+	ID, X, Y, Title string
 }
 
-// maxLabelled is how many row numbers a mark's label lists before it says
-// how many more it stands for: the mark's title names them all.
+type chartLabel struct {
+	X, Y, Anchor, Text string
+}
+
+// chartPlace is the agents at one place of the chart.
+type chartPlace struct {
+	Marks   []chartMark
+	Label   chartLabel
+	x, y    float64
+	numbers []string // the rows' numbers, each once
+	titles  []string
+}
+
+// maxLabelled is how many row numbers a place's label lists before it says
+// how many more it stands for: the legend names them all.
 const maxLabelled = 5
 
 func pointLabel(numbers []string) string {
@@ -53,28 +71,36 @@ type chartView struct {
 	Top, Bottom           int
 	XTicks, YTicks        []tick
 	ConstantX             string
-	ConstantLabel         string
-	Points                []chartPoint
-	Unplaced              string
+	Constant              chartLabel
+	ConstantLegend        string
+	Places                []chartPlace
+	Legend                []string
 	XLabel, YLabel        string
 	XLabelX, YLabelY      int
 }
 
 var chartTemplate = template.Must(template.New("chart").Parse(`<figure>
-<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-labelledby="{{.Name}}-titre">
+<div class="defile" tabindex="0" role="region" aria-label="graphique, défilant">
+<svg xmlns="http://www.w3.org/2000/svg" class="graphique" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-labelledby="{{.Name}}-titre">
 <title id="{{.Name}}-titre">{{.Caption}}</title>
 <rect x="{{.Left}}" y="{{.Top}}" width="{{.PlotWidth}}" height="{{.PlotHeight}}" fill="#fbfbfb" stroke="none"/>
-{{range .XTicks}}<line x1="{{.Pos}}" y1="{{$.Top}}" x2="{{.Pos}}" y2="{{$.Bottom}}" stroke="#e2e2e2"/><text x="{{.Pos}}" y="{{$.Bottom}}" dy="18" text-anchor="middle" font-size="12" fill="#333">{{.Label}}</text>
-{{end}}{{range .YTicks}}<line x1="{{$.Left}}" y1="{{.Pos}}" x2="{{$.Right}}" y2="{{.Pos}}" stroke="#e2e2e2"/><text x="{{$.Left}}" y="{{.Pos}}" dx="-6" dy="4" text-anchor="end" font-size="12" fill="#333">{{.Label}}</text>
+{{range .XTicks}}<line x1="{{.Pos}}" y1="{{$.Top}}" x2="{{.Pos}}" y2="{{$.Bottom}}" stroke="#e2e2e2"/><text x="{{.Pos}}" y="{{$.Bottom}}" dy="20" text-anchor="middle" font-size="14" fill="#333">{{.Label}}</text>
+{{end}}{{range .YTicks}}<line x1="{{$.Left}}" y1="{{.Pos}}" x2="{{$.Right}}" y2="{{.Pos}}" stroke="#e2e2e2"/><text x="{{$.Left}}" y="{{.Pos}}" dx="-6" dy="5" text-anchor="end" font-size="14" fill="#333">{{.Label}}</text>
 {{end}}<line x1="{{.Left}}" y1="{{.Bottom}}" x2="{{.Right}}" y2="{{.Bottom}}" stroke="#333"/>
 <line x1="{{.Left}}" y1="{{.Top}}" x2="{{.Left}}" y2="{{.Bottom}}" stroke="#333"/>
-<line x1="{{.ConstantX}}" y1="{{.Top}}" x2="{{.ConstantX}}" y2="{{.Bottom}}" stroke="#8a6d00" stroke-width="2" stroke-dasharray="6 4"/>
-<text x="{{.ConstantX}}" y="{{.Top}}" dx="4" dy="-8" font-size="12" fill="#6b5400">{{.ConstantLabel}}</text>
-{{range .Points}}<g><title>{{.Title}}</title><circle cx="{{.X}}" cy="{{.Y}}" r="5" fill="#3d5a80" stroke="#fff"/><text x="{{.LabelX}}" y="{{.Y}}" dy="4" font-size="12" fill="#1b1b1b">{{.Label}}</text></g>
-{{end}}<text x="{{.XLabelX}}" y="{{.Height}}" dy="-12" text-anchor="middle" font-size="13" fill="#1b1b1b">{{.XLabel}}</text>
-<text x="16" y="{{.YLabelY}}" transform="rotate(-90 16 {{.YLabelY}})" text-anchor="middle" font-size="13" fill="#1b1b1b">{{.YLabel}}</text>
+<line x1="{{.ConstantX}}" y1="{{.Top}}" x2="{{.ConstantX}}" y2="{{.Bottom}}" stroke="#8a6d00" stroke-width="2" stroke-dasharray="6 4"><title>{{.ConstantLegend}}</title></line>
+<text x="{{.Constant.X}}" y="{{.Constant.Y}}" text-anchor="{{.Constant.Anchor}}" font-size="14" fill="#6b5400">{{.Constant.Text}}</text>
+{{range .Places}}<g>{{range .Marks}}<circle class="marque" data-id="{{.ID}}" cx="{{.X}}" cy="{{.Y}}" r="6" fill="#3d5a80" stroke="#fff" stroke-width="1.5"><title>{{.Title}}</title></circle>{{end}}<text x="{{.Label.X}}" y="{{.Label.Y}}" text-anchor="{{.Label.Anchor}}" font-size="14" font-weight="700" fill="#1b1b1b">{{.Label.Text}}</text></g>
+{{end}}<text x="{{.XLabelX}}" y="{{.Height}}" dy="-10" text-anchor="middle" font-size="15" fill="#1b1b1b">{{.XLabel}}</text>
+<text x="18" y="{{.YLabelY}}" transform="rotate(-90 18 {{.YLabelY}})" text-anchor="middle" font-size="15" fill="#1b1b1b">{{.YLabel}}</text>
 </svg>
-<figcaption>{{.Caption}}{{if .Unplaced}} Sans assertion rendue, donc sans taux d'overclaim à placer : {{.Unplaced}}.{{end}}</figcaption>
+</div>
+<figcaption>{{.Caption}}
+<ul class="legende">
+<li>Ligne pointillée : {{.ConstantLegend}}.</li>
+{{range .Legend}}<li>{{.}}</li>
+{{end}}</ul>
+</figcaption>
 </figure>
 `))
 
@@ -91,14 +117,20 @@ func chart(name string, rows []Row, numbers []int, constant Constant) (template.
 	y := func(rate float64) float64 { return plotBottom - rate*float64(plotBottom-plotTop) }
 	v := chartView{Name: "graphique-" + name, Width: chartWidth, Height: chartHeight,
 		Left: plotLeft, Right: plotRight, Top: plotTop, Bottom: plotBottom, PlotWidth: plotRight - plotLeft, PlotHeight: plotBottom - plotTop,
-		ConstantX:     coord(x(constant.Success)),
-		ConstantLabel: fmt.Sprintf("meilleure réponse constante : %d / %d", constant.Success, constant.OutOf),
-		XLabel:        "taux de réussite (verdicts exacts et fondés)", YLabel: "taux d'overclaim",
+		ConstantX:      coord(x(constant.Success)),
+		ConstantLegend: "meilleure réponse constante : " + constantSuccess(constant) + " (verdict « " + word(constant.Verdict) + " » partout, sans un appel)",
+		XLabel:         "taux de réussite (verdicts exacts et fondés)", YLabel: "taux d'overclaim",
 		XLabelX: (plotLeft + plotRight) / 2, YLabelY: (plotTop + plotBottom) / 2,
-		Caption: "Taux de réussite et taux d'overclaim de chaque agent de ce tableau, deux axes, jamais combinés ; chaque point porte le numéro de sa ligne.",
+		Caption: "Taux de réussite et taux d'overclaim de chaque agent de ce tableau, deux axes, jamais combinés ; chaque point porte le numéro de sa ligne, et des agents de mêmes valeurs ont chacun leur point, côte à côte.",
 	}
 	if name == TableReference {
 		v.Caption = "Runs de référence (calibration, pas un classement) : taux de réussite et taux d'overclaim, deux axes ; chaque point porte le numéro de sa ligne."
+	}
+	// The constant's label stands above the plot, on the side of its line
+	// that has room.
+	v.Constant = chartLabel{X: coord(x(constant.Success) + 4), Y: coord(plotTop - 10), Anchor: "start", Text: "réponse constante"}
+	if x(constant.Success) > (plotLeft+plotRight)/2 {
+		v.Constant = chartLabel{X: coord(x(constant.Success) - 4), Y: coord(plotTop - 10), Anchor: "end", Text: "réponse constante"}
 	}
 	step := 1
 	if outOf > 20 {
@@ -112,35 +144,61 @@ func chart(name string, rows []Row, numbers []int, constant Constant) (template.
 	}
 	type place struct{ x, y string }
 	index := map[place]int{}
-	var unplaced []string
 	for i, r := range rows {
+		number := fmt.Sprint(numbers[i])
 		if r.Overclaim.Rate == nil {
-			unplaced = append(unplaced, fmt.Sprintf("%d (%s)", numbers[i], shown(r.Agent)))
+			v.Legend = append(v.Legend, fmt.Sprintf("%s. %s : réussite %d / %d, aucune assertion rendue, donc pas de taux d'overclaim à placer.",
+				number, shown(r.Agent), r.Success.Founded, r.Success.OutOf))
 			continue
 		}
-		at := place{coord(x(r.Success.Founded)), coord(y(*r.Overclaim.Rate))}
-		label := fmt.Sprint(numbers[i])
-		title := fmt.Sprintf("%d. %s : réussite %d / %d, overclaim %s", numbers[i], shown(r.Agent), r.Success.Founded, r.Success.OutOf, percent(*r.Overclaim.Rate))
-		if k, ok := index[at]; ok {
-			p := &v.Points[k]
-			if !slices.Contains(p.numbers, label) {
-				p.numbers = append(p.numbers, label)
-			}
-			p.Title += " ; " + title
-			continue
+		title := fmt.Sprintf("%s. %s : réussite %d / %d, overclaim %s", number, shown(r.Agent), r.Success.Founded, r.Success.OutOf, percent(*r.Overclaim.Rate))
+		v.Legend = append(v.Legend, title+".")
+		px, py := x(r.Success.Founded), y(*r.Overclaim.Rate)
+		at := place{coord(px), coord(py)}
+		k, ok := index[at]
+		if !ok {
+			k = len(v.Places)
+			index[at] = k
+			v.Places = append(v.Places, chartPlace{x: px, y: py})
 		}
-		index[at] = len(v.Points)
-		v.Points = append(v.Points, chartPoint{X: at.x, Y: at.y, numbers: []string{label}, Title: title, LabelX: coord(x(r.Success.Founded) + 8)})
+		p := &v.Places[k]
+		p.Marks = append(p.Marks, chartMark{ID: r.ID, Title: title})
+		if !slices.Contains(p.numbers, number) {
+			p.numbers = append(p.numbers, number)
+		}
 	}
-	for i := range v.Points {
-		v.Points[i].Label = pointLabel(v.Points[i].numbers)
+	for i := range v.Places {
+		v.Places[i].layout()
 	}
-	v.Unplaced = strings.Join(unplaced, ", ")
 	var buf bytes.Buffer
 	if err := chartTemplate.Execute(&buf, v); err != nil {
 		return "", err
 	}
 	return template.HTML(buf.String()), nil
+}
+
+// layout sets the marks of a place side by side around it, markColumns a
+// row and the next rows towards the middle of the plot (an overclaim of
+// 0 % is on the axis), and its label beside them, on the side the plot
+// has room.
+func (p *chartPlace) layout() {
+	n := len(p.Marks)
+	towards := -1.0 // up
+	if p.y < (plotTop+plotBottom)/2 {
+		towards = 1
+	}
+	for k := range p.Marks {
+		row, col := k/markColumns, k%markColumns
+		inRow := min(markColumns, n-row*markColumns)
+		dx := (float64(col) - float64(inRow-1)/2) * markStep
+		p.Marks[k].X = coord(p.x + dx)
+		p.Marks[k].Y = coord(p.y + towards*float64(row)*markStep)
+	}
+	half := float64(min(n, markColumns)-1) / 2 * markStep
+	p.Label = chartLabel{X: coord(p.x + half + markRadius + 4), Y: coord(p.y + 5), Anchor: "start", Text: pointLabel(p.numbers)}
+	if p.x > (plotLeft+plotRight)/2 {
+		p.Label.X, p.Label.Anchor = coord(p.x-half-markRadius-4), "end"
+	}
 }
 
 // coord writes a coordinate with one decimal, the same on every platform.

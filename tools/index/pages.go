@@ -7,36 +7,155 @@ import (
 	"html/template"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/internal/printable"
+	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
 //go:embed pages.html.tmpl
 var pagesTemplate string
 
 var pages = template.Must(template.New("pages").Funcs(template.FuncMap{
-	"reason": reasonText,
-	"shown":  shown,
+	"reason":    reasonText,
+	"shown":     shown,
+	"lines":     printable.Lines,
+	"word":      word[string],
+	"trackWord": trackWord,
+	"glossaryTable": func(name string, entries []glossaryEntry) any {
+		return struct {
+			Name    string
+			Entries []glossaryEntry
+		}{name, entries}
+	},
 }).Parse(pagesTemplate))
 
-// page is what every page's head reads.
+// MethodPage is the site's page of method and glossary, at its root: every
+// table links to it.
+const MethodPage = "methode.html"
+
+// page is what every page's head and foot read.
 type page struct {
-	DryRun bool
-	Title  string
+	DryRun   bool
+	Title    string
+	Rederive rederive
 }
 
+// rederive is the box on every page that says how to re-derive it: the
+// tool's version, the command, the files it reads, and the season's
+// closing, the only date a page gives (the same inputs give the same
+// bytes: no page says when it was built).
+type rederive struct {
+	Version  string
+	Command  string
+	Closings []closing
+	Files    []template.HTML
+}
+
+type closing struct{ Track, Date string }
+
+// command is the check that re-derives a site: a dry run's is asked for
+// by name, and trust material the build was given is given again, as the
+// build's were.
+func command(dryRun bool, trust TrustUsed) string {
+	c := "bin/proveit index -check SITE -season DIR"
+	if trust.Source != trustPinned {
+		c += " -trust CONFIANCE"
+	}
+	if dryRun {
+		c += " -dry-run"
+	}
+	return c
+}
+
+// trustPinned is TrustUsed's source when the proofs were verified against
+// the material pinned in the tool.
+const trustPinned = "epinglee"
+
+// trustFile says which trust material the proofs were verified against.
+func trustFile(trust TrustUsed) template.HTML {
+	if trust.Source == trustPinned {
+		return "le matériel de confiance épinglé dans l'outil (" + code("tools/proofs/trust/") + ")."
+	}
+	return code("CONFIANCE") + " : le dossier de matériel de confiance donné à la construction par " + code("-trust") + " ; le JSON de la piste nomme chacun de ses fichiers par son SHA-256 (" + code("confiance") + ")."
+}
+
+// homePage is what the home page and the method page read: every track
+// the site has.
 type homePage struct {
-	DryRun bool
-	Tracks []*corpus.Track
+	DryRun   bool
+	Version  string
+	Trust    TrustUsed
+	Tracks   []*corpus.Track
+	Closings []closing
 }
 
-func renderHome(h homePage) ([]byte, error) {
-	return execute("home", struct {
+// add takes a track once its pages are written.
+func (h *homePage) add(t *corpus.Track, idx *Index) {
+	h.DryRun = idx.Anchoring != anchoredValue
+	h.Trust = idx.Trust // one a build: every track's is the same
+	h.Tracks = append(h.Tracks, t)
+	h.Closings = append(h.Closings, closing{trackWord(t.Name), idx.Closing})
+}
+
+// write writes the home page and the method page.
+func (h *homePage) write(out sink) error {
+	files := []template.HTML{
+		code("SITE/index.html") + " : cette page, comparée à celle que la commande reconstruit.",
+		"les fichiers de chaque piste dans " + code("DIR") + " : la page de chaque piste les nomme.",
+	}
+	home, err := execute("home", struct {
 		page
 		Tracks []*corpus.Track
-	}{page{h.DryRun, "Index PROVE IT"}, h.Tracks})
+	}{page{h.DryRun, "Index PROVE IT", rederive{h.Version, command(h.DryRun, h.Trust), h.Closings, files}}, h.Tracks})
+	if err != nil {
+		return err
+	}
+	if err := out.file("index.html", home); err != nil {
+		return err
+	}
+	files = []template.HTML{code("SITE/"+MethodPage) + " : cette page ; son texte ne dépend que de la version de l'outil."}
+	method, err := execute("methode", struct {
+		page
+		Checks, Statuses, Causes, Tasks, Sources []glossaryEntry
+	}{
+		page:   page{h.DryRun, "Index PROVE IT : méthode et glossaire", rederive{h.Version, command(h.DryRun, h.Trust), h.Closings, files}},
+		Checks: glossary(checkCodes), Statuses: glossary(assertionCodes), Causes: glossary(causeCodes), Tasks: glossary(taskCodes),
+		Sources: glossary(sourceCodes),
+	})
+	if err != nil {
+		return err
+	}
+	return out.file(MethodPage, method)
 }
+
+// seasonFiles are the files a track's pages are re-derived from: the
+// season folder's and the tool's; submissions names whose submissions.
+func seasonFiles(track string, dryRun bool, trust TrustUsed, submissions string) []template.HTML {
+	defaults := code(season.Dir + "/")
+	if t, err := corpus.TrackNamed(track); err == nil {
+		defaults = code(season.TasksFile(t)) + " et " + code(season.RecordFile(t))
+	}
+	dir := "DIR/" + track + "/"
+	files := []template.HTML{
+		code(dir+"inscriptions.json") + " : l'export des inscriptions de la piste.",
+		code(dir+"soumissions/"+submissions+"/*.json") + " : les soumissions qui comptent.",
+	}
+	if dryRun {
+		files = append(files, code(dir+"cle.json")+" : la clé de réponses (un essai ne la vérifie pas contre le pré-enregistrement).")
+	} else {
+		files = append(files, code(dir+"cle.json")+" et "+code(dir+"sel")+" : la clé de réponses et le sel révélés à la clôture, qui ouvrent l'engagement du pré-enregistrement.")
+	}
+	return append(files,
+		code(dir+"taches.json")+" et "+code(dir+"preenregistrement.json")+" s'ils existent, sinon ceux de la saison publiés dans le dépôt ("+defaults+") ; "+code(dir+"preenregistrement.proof")+" s'il existe.",
+		code("DIR/views/")+" : la vue publique de chaque preuve citée et l'entrée Rekor de son lot.",
+		trustFile(trust),
+		"le manifeste et l'arbre figé du corpus de la piste, compilés dans l'outil.",
+	)
+}
+
+func code(s string) template.HTML { return "<code>" + text(s) + "</code>" }
 
 func execute(name string, data any) ([]byte, error) {
 	var buf bytes.Buffer
@@ -73,12 +192,21 @@ type rowView struct {
 
 type trackPage struct {
 	page
-	Index  *Index
-	Tables []tableView
+	Index     *Index
+	TrackWord string
+	Tables    []tableView
 }
 
-func renderTrack(idx *Index) ([]byte, error) {
-	p := trackPage{page: page{idx.Anchoring != anchoredValue, fmt.Sprintf("Index PROVE IT, saison %d, piste %s", idx.Season, idx.Track)}, Index: idx}
+func renderTrack(idx *Index, version string) ([]byte, error) {
+	dry := idx.Anchoring != anchoredValue
+	files := append([]template.HTML{
+		code("SITE/"+idx.Track+"/index.html") + " et " + code("SITE/"+idx.Track+"/index.json") + " : cette page et son JSON, comparés cellule par cellule à ceux que la commande reconstruit.",
+	}, seasonFiles(idx.Track, dry, idx.Trust, "*")...)
+	p := trackPage{
+		page: page{dry, fmt.Sprintf("Index PROVE IT, saison %d, piste %s", idx.Season, trackWord(idx.Track)),
+			rederive{version, command(dry, idx.Trust), []closing{{trackWord(idx.Track), idx.Closing}}, files}},
+		Index: idx, TrackWord: trackWord(idx.Track),
+	}
 	for _, name := range []string{TableReference, TableCommunity} {
 		t, err := tableOf(idx, name)
 		if err != nil {
@@ -87,6 +215,17 @@ func renderTrack(idx *Index) ([]byte, error) {
 		p.Tables = append(p.Tables, t)
 	}
 	return execute("track", p)
+}
+
+// constantSuccess says what the constant-best-answer row counts: exact
+// verdicts of one verdict answered everywhere, without a call, so none of
+// them founded; its figure is not a success rate.
+func constantSuccess(c Constant) string {
+	return fmt.Sprintf("%d / %d verdicts exacts, aucun fondé", c.Success, c.OutOf)
+}
+
+func constantRow(c Constant) string {
+	return "meilleure réponse constante (verdict « " + word(c.Verdict) + " » partout, sans un appel)"
 }
 
 // tableOf renders one of a track's tables: the constant-best-answer row
@@ -103,30 +242,26 @@ func tableOf(idx *Index, name string) (tableView, error) {
 		t.Columns = append(append([]column{{"n", "n°"}}, columns72...), referenceRuns...)
 	}
 	dash := template.HTML("—")
-	constant := []template.HTML{dash, text("meilleure réponse constante (verdict " + idx.Constant.Verdict + " partout)"), dash,
-		"sans objet", text(fmt.Sprintf("%d / %d", idx.Constant.Success, idx.Constant.OutOf)), dash, dash, dash}
+	constant := []template.HTML{dash, text(constantRow(idx.Constant)), dash,
+		"sans objet", text(constantSuccess(idx.Constant)), dash, dash, dash}
 	if name == TableReference {
 		constant = append(constant, dash, dash, dash, dash)
 	}
 	t.Rows = append(t.Rows, rowView{ID: "meilleure_reponse_constante", Constant: true, Cells: constant})
-	rk := ranks(rows)
+	numbers := rowNumbers(name, rows)
 	for i, r := range rows {
-		number := strconv.Itoa(rk[i])
-		if name == TableReference {
-			number = strconv.Itoa(i + 1)
-		}
 		stack := text(r.Stack)
 		if name == TableCommunity {
 			stack += ` <span class="etiquette">stack déclarée, non vérifiée</span>`
 		}
-		cells := []template.HTML{text(number),
-			template.HTML(`<a href="` + template.HTMLEscapeString(r.ID) + `.html">` + template.HTMLEscapeString(r.Agent) + `</a>`),
-			"<code>" + text(r.DID) + "</code>",
+		cells := []template.HTML{text(strconv.Itoa(numbers[i])),
+			template.HTML(`<a href="`+template.HTMLEscapeString(r.ID)+`.html">`) + text(r.Agent) + `</a>`,
+			code(r.DID),
 			text(overclaimText(r.Overclaim)),
 			text(fmt.Sprintf("%d / %d", r.Success.Founded, r.Success.OutOf)),
 			text(fmt.Sprintf("%d / %d", r.Rendered, r.Success.OutOf)),
 			stack,
-			template.HTML(`<a href="` + template.HTMLEscapeString(r.ProofsLink) + `">preuves</a>`),
+			link(r.ProofsLink, "preuves"),
 		}
 		if name == TableReference {
 			for _, v := range []*string{r.Model, r.Version, r.Framework, r.Prompt} {
@@ -136,24 +271,39 @@ func tableOf(idx *Index, name string) (tableView, error) {
 		t.Rows = append(t.Rows, rowView{ID: r.ID, Cells: cells})
 	}
 	var err error
-	t.Chart, err = chart(name, rows, rk, idx.Constant)
+	t.Chart, err = chart(name, rows, numbers, idx.Constant)
 	return t, err
 }
 
-// text is a value shown as given, escaped.
+// rowNumbers are the numbers a table shows its rows by: the rank in the
+// community table (equal figures share it), the row's place among the
+// reference runs, which are not ranked.
+func rowNumbers(table string, rows []Row) []int {
+	if table == TableCommunity {
+		return ranks(rows)
+	}
+	out := make([]int, len(rows))
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
+}
+
+// link is an anchor to a URL a third party gave: shown printable, as
+// every such text.
+func link(url, label string) template.HTML {
+	return template.HTML(`<a href="` + template.HTMLEscapeString(shown(url)) + `">` + template.HTMLEscapeString(label) + `</a>`)
+}
+
+// text is a value shown as given, printable and escaped.
 func text(s string) template.HTML { return template.HTML(template.HTMLEscapeString(shown(s))) }
 
-// shown is a published string as a page shows it: valid UTF-8, no control
-// character but the line breaks and tabs of a narrative.
-func shown(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
-}
+// shown is a string as a page shows it: the project's one printable rule
+// (internal/printable), so that no control, format or bidirectional
+// character a third party wrote (an agent's name, a stack, a claim) reaches
+// a page, where it would reorder the text around it; such a string is
+// shown escaped (\u202e), visibly. Accents stay as they are.
+func shown(s string) string { return printable.String(s) }
 
 func deref(s *string) string {
 	if s == nil {
@@ -180,23 +330,23 @@ func reasonText(reason string) string {
 	if reason == SameKey {
 		return "même clé qu'une inscription antérieure (un participant par clé)"
 	}
-	return reason
+	return shown(reason)
 }
 
-// Words of the report: the replay's statuses and causes, as a reader reads
-// them (spec §4.1, 7.5).
-var words = map[string]string{
-	"rendue": "rendue", "non_rendue": "non rendue", "rejetee_entree": "rejetée à l'entrée", "rejetee_cloture": "rejetée à la clôture",
-	"etayee": "étayée", "non_etayee": "non étayée", "defaut_instrument": "défaut d'instrument (hors overclaim)", "en_attente": "en attente",
-	"preuve_invalide": "preuve invalide", "identite_non_liee": "identité non liée",
-	"ressource_ne_correspond_pas": "ressource ne correspondant pas", "valeur_ne_correspond_pas": "valeur ne correspondant pas",
+// factText is a fact, claimed or missing, as a page shows it: resource,
+// field and value, the value as Python writes it without ensure_ascii, so
+// that a name reads "Hélène" and never "H\u00e9l\u00e8ne" (the canonical
+// form is for hashing, not reading).
+func factText(resource, field string, value []byte) string {
+	return resource + " " + field + " = " + valueText(value)
 }
 
-func word(s string) string {
-	if w, ok := words[s]; ok {
-		return w
+func valueText(raw []byte) string {
+	v, err := pyjson.Parse(raw)
+	if err != nil {
+		return string(raw)
 	}
-	return s
+	return string(pyjson.AppendCompact(nil, v))
 }
 
 type reportPage struct {
@@ -204,6 +354,7 @@ type reportPage struct {
 	Enrollment *Enrollment
 	Row        Row
 	Replayed   *replayed
+	Version    string
 }
 
 type factView struct {
@@ -221,14 +372,14 @@ func renderReport(r reportPage) ([]byte, error) {
 	}
 	facts := []factView{
 		{"agent", "agent", text(en.Agent)},
-		{"did", "DID", "<code>" + text(en.DID) + "</code>"},
+		{"did", "DID", code(en.DID)},
 		{"tableau", "tableau", text(table)},
 		{"taux_overclaim", "taux d'overclaim", text(overclaimText(r.Row.Overclaim))},
 		{"reussite", "taux de réussite", text(fmt.Sprintf("%d / %d", r.Row.Success.Founded, r.Row.Success.OutOf))},
 		{"taches_rendues", "tâches rendues", text(fmt.Sprintf("%d / %d", r.Row.Rendered, r.Row.Success.OutOf))},
-		{"meilleure_reponse_constante", "meilleure réponse constante", text(fmt.Sprintf("%d / %d (verdict %s partout)", r.Index.Constant.Success, r.Index.Constant.OutOf, r.Index.Constant.Verdict))},
+		{"meilleure_reponse_constante", "meilleure réponse constante", text(constantSuccess(r.Index.Constant) + " (verdict « " + word(r.Index.Constant.Verdict) + " » partout, sans un appel)")},
 		{"stack_declaree", "stack déclarée", stack},
-		{"lien_preuves", "lien vers les preuves", template.HTML(`<a href="` + template.HTMLEscapeString(en.ProofsLink) + `">preuves</a>`)},
+		{"lien_preuves", "lien vers les preuves", link(en.ProofsLink, "preuves")},
 	}
 	if en.Table == TableReference {
 		for _, f := range []struct {
@@ -240,29 +391,47 @@ func renderReport(r reportPage) ([]byte, error) {
 	}
 	var tasks, assertions []rowView
 	for _, t := range r.Replayed.tasks {
-		founded := "en attente"
+		founded := word("en_attente")
 		if t.Founded != nil {
 			founded = yesNo(*t.Founded)
 		}
-		verdict := t.Verdict
-		if verdict == "" {
-			verdict = "—"
+		verdict := "—"
+		if t.Verdict != "" {
+			verdict = word(t.Verdict)
 		}
-		tasks = append(tasks, rowView{ID: t.ID, Cells: []template.HTML{text(t.ID), text(word(t.Status)), text(verdict), text(yesNo(t.Exact)), text(founded),
+		tasks = append(tasks, rowView{ID: shown(t.ID), Cells: []template.HTML{text(t.ID), text(word(t.Status)), text(verdict), text(yesNo(t.Exact)), text(founded),
 			text(joinOr(t.Missing, "; ", "aucun")), text(orDash(t.Reason))}})
 		for _, a := range t.Assertions {
 			var failed []string
 			for _, f := range a.Failures {
-				failed = append(failed, f.ProofID+" : "+strings.Join(f.Checks, ", "))
+				checks := make([]string, len(f.Checks))
+				for i, c := range f.Checks {
+					checks[i] = word(c)
+				}
+				failed = append(failed, f.ProofID+" : "+strings.Join(checks, ", "))
 			}
-			assertions = append(assertions, rowView{ID: t.ID + "/" + a.ID, Cells: []template.HTML{text(t.ID), text(a.ID), text(word(a.Status)),
-				text(orDash(word(a.Cause))), text(joinOr(failed, "; ", "—"))}})
+			claim := "—"
+			if a.Claim != nil {
+				claim = factText(a.Claim.Resource, a.Claim.Field, a.Claim.Value)
+			}
+			cause := "—"
+			if a.Cause != "" {
+				cause = word(a.Cause)
+			}
+			assertions = append(assertions, rowView{ID: shown(t.ID + "/" + a.ID), Cells: []template.HTML{text(t.ID), text(a.ID), text(word(a.Status)),
+				text(cause), text(claim), text(orDash(a.Served)), text(joinOr(failed, "; ", "—"))}})
 		}
 	}
+	dry := r.Index.Anchoring != anchoredValue
+	track := r.Index.Track
+	files := append([]template.HTML{
+		code("SITE/"+track+"/"+en.ID+".html") + " et " + code("SITE/"+track+"/"+en.ID+".json") + " : cette page et son JSON, comparés cellule par cellule à ceux que la commande reconstruit.",
+	}, seasonFiles(track, dry, r.Index.Trust, en.ID)...)
 	return execute("report", struct {
 		page
 		Index      *Index
 		Enrollment *Enrollment
+		TrackWord  string
 		Replayed   struct {
 			Conditions string
 			Narratives []Narrative
@@ -271,8 +440,9 @@ func renderReport(r reportPage) ([]byte, error) {
 		Tasks      []rowView
 		Assertions []rowView
 	}{
-		page:  page{r.Index.Anchoring != anchoredValue, fmt.Sprintf("Rapport individuel, %s, piste %s", shown(en.Agent), r.Index.Track)},
-		Index: r.Index, Enrollment: en,
+		page: page{dry, fmt.Sprintf("Rapport individuel, %s, piste %s", shown(en.Agent), trackWord(track)),
+			rederive{r.Version, command(dry, r.Index.Trust), []closing{{trackWord(track), r.Index.Closing}}, files}},
+		Index: r.Index, Enrollment: en, TrackWord: trackWord(track),
 		Replayed: struct {
 			Conditions string
 			Narratives []Narrative
