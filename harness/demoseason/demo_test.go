@@ -166,7 +166,7 @@ func TestSeasonFolder(t *testing.T) {
 				}
 				args := append([]string{"score", "-track", tp.track.Name, "-record", filepath.Join(dir, "preenregistrement.json"),
 					"-salt", filepath.Join(dir, "sel"), "-key", filepath.Join(dir, "cle.json"),
-					"-views", filepath.Join(d.season, "views"), "-trust", filepath.Join(d.season, "trust")}, files...)
+					"-views", filepath.Join(d.season, "views"), "-trust", d.trust}, files...)
 				var r score.Report
 				require.NoError(t, json.Unmarshal([]byte(runProveit(t, d, 0, args...)), &r))
 				assert.Equal(t, score.Anchored, r.Anchoring)
@@ -216,10 +216,12 @@ func TestSeasonFolder(t *testing.T) {
 		})
 	}
 
-	// The trust material is the stand-in's, in the pinned layout.
+	// The trust material is the stand-in's, in the pinned layout, beside
+	// the season and never in it.
 	for _, f := range []string{"published_keys.json", "tsa/tsa.test/root.pem", "tsa/tsa.test/tsa.pem", "rekor/rekor.test.pem"} {
-		assert.FileExists(t, filepath.Join(d.season, "trust", f))
+		assert.FileExists(t, filepath.Join(d.trust, f))
 	}
+	assert.NoDirExists(t, filepath.Join(d.season, "trust"))
 }
 
 // runProveit runs the toolbox from the repository's root and wants exit
@@ -363,7 +365,10 @@ func TestIndexInBrowser(t *testing.T) {
 			for _, task := range tasks.Tasks {
 				assert.Contains(t, text, task.ID)
 			}
-			assert.Contains(t, text, string(proofs.CheckResponsePair), "a proof cause's failed check, by name")
+			// The check is named in French (its code, paire_response_hash,
+			// is the JSON's): the report's words, the method page's glossary.
+			assert.Contains(t, text, "paire du hash de réponse non ouverte", "a proof cause's failed check, by name")
+			assert.NotContains(t, text, string(proofs.CheckResponsePair), "no code on a page")
 			assert.Contains(t, text, "Réponse rapide: certaines valeurs sont reprises de mémoire.", "the narrative as published")
 
 			if *screenshot != "" && tp.track == corpus.Conformity {

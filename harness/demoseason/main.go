@@ -16,9 +16,11 @@
 // folder (docs/scoring.md, "Publishing the Index"):
 //
 //	<out>/season/views/          proveit proofs fetch's views and Rekor entries
-//	<out>/season/trust/          the stand-in's trust material, in tools/proofs/trust's layout
 //	<out>/season/<track>/        inscriptions.json, soumissions/<id>/<task_id>.json,
-//	                             cle.json, sel, preenregistrement.json
+//	                             cle.json, sel, preenregistrement.json and its
+//	                             anchoring (preenregistrement.ancrage.json)
+//	<out>/trust/                 the stand-in's trust material, in tools/proofs/trust's layout,
+//	                             beside the season: a reader names what it trusts
 //	<out>/record/<track>/        the record's scoring section, its proof's id and disclosure
 //
 // Then `proveit proofs fetch` reads the views from the stand-in, `proveit

@@ -54,6 +54,9 @@ type config struct {
 type demo struct {
 	cfg                     config
 	season, site, recordDir string
+	// trust is the stand-in's trust material: beside the season, never in
+	// it, since a reader trusts only the material it names.
+	trust string
 	opening, closing        time.Time
 	trustLayerURL, rekorURL string
 	tracks                  []*trackPlay
@@ -90,9 +93,10 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 			return nil, fmt.Errorf("%w: make build first", err)
 		}
 	}
-	d := &demo{cfg: cfg, season: filepath.Join(cfg.out, "season"), site: filepath.Join(cfg.out, "site"), recordDir: filepath.Join(cfg.out, "record")}
+	d := &demo{cfg: cfg, season: filepath.Join(cfg.out, "season"), site: filepath.Join(cfg.out, "site"), recordDir: filepath.Join(cfg.out, "record"),
+		trust: filepath.Join(cfg.out, "trust")}
 	serverDir := filepath.Join(cfg.out, "server")
-	for _, dir := range []string{d.season, d.site, d.recordDir, serverDir} {
+	for _, dir := range []string{d.season, d.site, d.recordDir, d.trust, serverDir} {
 		if err := os.RemoveAll(dir); err != nil {
 			return nil, err
 		}
@@ -290,9 +294,13 @@ func (d *demo) sealAndAnchor(tp *trackPlay, tl *trustlayer.TrustLayer, records *
 		return fmt.Errorf("anchoring %s: the record's URL answered %d", record, proof.Status)
 	}
 	tp.recordProof = proof.ID
-	// Published beside the record, so that the Index names the proof
-	// that anchored it.
-	if err := atomicfile.Replace(filepath.Join(d.season, name, "preenregistrement.proof"), []byte(proof.ID+"\n"), 0o644); err != nil {
+	// Published beside the record, so that the Index verifies the proof
+	// that anchored it, and names it.
+	published, err := json.MarshalIndent(seal.Anchoring{ProofID: proof.ID, RecordURL: tp.recordURL, Disclosure: proof.Disclosure}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Replace(filepath.Join(d.season, name, seal.AnchoringFile), append(published, '\n'), 0o644); err != nil {
 		return err
 	}
 	disclosure, err := json.MarshalIndent(proof.Disclosure, "", "  ")
@@ -340,7 +348,7 @@ func (d *demo) playTrack(ctx context.Context, tp *trackPlay, client *http.Client
 // writeTrust writes the stand-in's trust material where a verifier of the
 // season reads it, with a note saying what it is.
 func (d *demo) writeTrust(tl *trustlayer.TrustLayer) error {
-	dir := filepath.Join(d.season, "trust")
+	dir := d.trust
 	if err := tl.WriteTrust(dir); err != nil {
 		return err
 	}
@@ -404,7 +412,7 @@ func (d *demo) verifyRecord(ctx context.Context, tp *trackPlay) error {
 		"-record", filepath.Join(d.dir(tp), "preenregistrement.json"), "-salt", filepath.Join(d.dir(tp), "sel"),
 		"-key", filepath.Join(d.dir(tp), "cle.json"), "-scoring-section", filepath.Join(dir, "bareme.md"),
 		"-views", filepath.Join(d.season, "views"), "-proof", tp.recordProof, "-disclosure", filepath.Join(dir, "disclosure.json"),
-		"-record-url", tp.recordURL, "-trust", filepath.Join(d.season, "trust"))
+		"-record-url", tp.recordURL, "-trust", d.trust)
 	if err != nil {
 		return err
 	}
@@ -415,10 +423,10 @@ func (d *demo) verifyRecord(ctx context.Context, tp *trackPlay) error {
 // publish builds the Index from the season folder, re-derives it, and
 // prints its path.
 func (d *demo) publish(ctx context.Context) error {
-	if _, err := d.proveit(ctx, "index", "-season", d.season, "-o", d.site); err != nil {
+	if _, err := d.proveit(ctx, "index", "-season", d.season, "-o", d.site, "-trust", d.trust); err != nil {
 		return err
 	}
-	out, err := d.proveit(ctx, "index", "-check", d.site, "-season", d.season)
+	out, err := d.proveit(ctx, "index", "-check", d.site, "-season", d.season, "-trust", d.trust)
 	if err != nil {
 		return err
 	}
@@ -436,9 +444,9 @@ func (d *demo) tryLines() string {
 	tp := d.tracks[0]
 	dir := rel(d.dir(tp))
 	return fmt.Sprintf("Try, from the repository's root:\n"+
-		"  bin/proveit score -track %[1]s -record %[2]s/preenregistrement.json -salt %[2]s/sel -key %[2]s/cle.json -views %[3]s/views -trust %[3]s/trust -format text %[2]s/soumissions/pressee/*.json\n"+
-		"  bin/proveit index -check %[4]s -season %[3]s",
-		tp.track.Name, dir, rel(d.season), rel(d.site))
+		"  bin/proveit score -track %[1]s -record %[2]s/preenregistrement.json -salt %[2]s/sel -key %[2]s/cle.json -views %[3]s/views -trust %[5]s -format text %[2]s/soumissions/pressee/*.json\n"+
+		"  bin/proveit index -check %[4]s -season %[3]s -trust %[5]s",
+		tp.track.Name, dir, rel(d.season), rel(d.site), rel(d.trust))
 }
 
 // proveit runs the toolbox from the repository's root and returns what it

@@ -75,6 +75,27 @@ func TestIndexCommand(t *testing.T) {
 	assert.Equal(t, 1, code, out+errOut)
 	assert.Contains(t, out, `DIFFERS conformite conformite/index.html: table communaute, participant carol, column agent: published "Caroline <carol.html>", replayed "Carol <carol.html>"`)
 	assert.Contains(t, errOut, "1 cells differ from the replay")
+
+	// Against the pinned material, which knows none of the stand-in's
+	// keys, the three commands say in one line that the keys failed, not
+	// the participants, and render nothing.
+	files, err := filepath.Glob(filepath.Join(track, "soumissions", "alice", "*.json"))
+	require.NoError(t, err)
+	pinned := "verifies against the pinned trust material"
+	code, out, errOut = runCLI(append([]string{"score", "-track", "conformite", "-record", filepath.Join(track, "preenregistrement.json"),
+		"-salt", filepath.Join(track, "sel"), "-key", filepath.Join(track, "cle.json"), "-views", filepath.Join(dir, "views")}, files...)...)
+	assert.Equal(t, 2, code, out+errOut)
+	assert.Empty(t, out, "no report")
+	assert.Contains(t, errOut, pinned)
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+	code, _, errOut = runCLI(append([]string{"proofs", "verify", "-views", filepath.Join(dir, "views"), "-track", "conformite",
+		"-record", filepath.Join(track, "preenregistrement.json")}, files...)...)
+	assert.Equal(t, 1, code, errOut)
+	assert.Contains(t, errOut, pinned)
+	code, _, errOut = runCLI("index", "-season", dir, "-o", filepath.Join(t.TempDir(), "site"))
+	assert.Equal(t, 2, code, errOut)
+	assert.Contains(t, errOut, pinned)
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
 }
 
 // Bad usage and bad input: exit status 2, one line.
@@ -90,7 +111,8 @@ func TestIndexCommandLine(t *testing.T) {
 		{"neither -o nor -check", []string{"index", "-season", empty}, "say where: -o SITE to build, or -check SITE to re-derive"},
 		{"both -o and -check", []string{"index", "-season", empty, "-o", empty, "-check", empty}, "-o builds and -check re-derives: give one"},
 		{"a season that is not a folder", []string{"index", "-season", filepath.Join(empty, "none"), "-o", empty}, "no such folder"},
-		{"a season with no track", []string{"index", "-season", empty, "-o", filepath.Join(empty, "site")}, "no track's folder"},
+		{"a season with no track", []string{"index", "-season", empty, "-o", filepath.Join(t.TempDir(), "site")}, "no track's folder"},
+		{"a site inside the season", []string{"index", "-season", empty, "-o", filepath.Join(empty, "site")}, "outside the season's folder"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -296,6 +296,9 @@ func runProofsVerify(args []string, stdout io.Writer) error {
 	} else {
 		io.WriteString(stdout, resultsText(results))
 	}
+	if proofs.TrustFailed(results) {
+		return checkFailed(&proofs.UntrustedError{Trust: trust.Name(), Proofs: len(results)})
+	}
 	for _, r := range results {
 		if len(r.Failures) > 0 {
 			return errFailed

@@ -223,7 +223,12 @@ func (f *scoreFlags) conditions(subs []score.Parsed, rec *seal.Record) (score.Co
 		if err != nil {
 			return score.Conditions{}, err
 		}
-		return score.Verified(vr.VerifyFolder(f.views, score.Citations(subs))), nil
+		results := vr.VerifyFolder(f.views, score.Citations(subs))
+		if proofs.TrustFailed(results) {
+			// The keys failed, not the participant: no score is rendered.
+			return score.Conditions{}, badInput(fmt.Errorf("refusing to score: %w", &proofs.UntrustedError{Trust: trust.Name(), Proofs: len(results)}))
+		}
+		return score.Verified(results), nil
 	case f.proofs != "":
 		data, err := os.ReadFile(f.proofs)
 		if err != nil {
