@@ -138,56 +138,61 @@ func (p *Process) Kill() {
 // Output is what the process printed.
 func (p *Process) Output() string { return p.output.String() }
 
-// PeakRSS is the peak resident set (VmHWM) of the process and of its
-// children (nginx's workers), in bytes.
-func (p *Process) PeakRSS() int64 { return p.sum("VmHWM") }
+// Memory is one reading of the memory of a process and of its children
+// (nginx's workers), in bytes: each process's fields come from a single read
+// of its /proc/<pid>/status, which the kernel writes in one pass, so within a
+// reading PeakRSS >= RSS >= FileRSS always holds. Fields read at different
+// moments promise nothing of the kind: a process that maps a page between
+// the two reads has a resident set above the peak read before it.
+type Memory struct {
+	// RSS is the resident set now (VmRSS).
+	RSS int64
+	// PeakRSS is the peak resident set (VmHWM): the kernel reports the
+	// larger of its recorded peak and the resident set now.
+	PeakRSS int64
+	// FileRSS is the part of RSS that maps files (RssFile): mostly the
+	// executable's own pages, which the page cache shares and can reclaim,
+	// unlike the heap.
+	FileRSS int64
+}
 
-// RSS is the resident set now (VmRSS) of the process and its children, in bytes.
-func (p *Process) RSS() int64 { return p.sum("VmRSS") }
-
-// FileRSS is the part of RSS that maps files (RssFile): mostly the
-// executable's own pages, which the page cache shares and can reclaim,
-// unlike the heap.
-func (p *Process) FileRSS() int64 { return p.sum("RssFile") }
-
-func (p *Process) sum(field string) int64 {
-	var total int64
-	for _, pid := range p.pids() {
-		total += procStatus(pid, field)
+// Memory reads the memory of the process and of its children at once; zero
+// once the process is gone, and where the system has no Linux /proc.
+func (p *Process) Memory() Memory {
+	var total Memory
+	for _, pid := range processTree(p.cmd.Process.Pid) {
+		m := readMemory(pid)
+		total.RSS += m.RSS
+		total.PeakRSS += m.PeakRSS
+		total.FileRSS += m.FileRSS
 	}
 	return total
 }
 
-// pids are the process and its children.
-func (p *Process) pids() []int {
-	pid := p.cmd.Process.Pid
-	pids := []int{pid}
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	if err != nil {
-		return pids
-	}
-	for _, f := range strings.Fields(string(data)) {
-		if child, err := strconv.Atoi(f); err == nil {
-			pids = append(pids, child)
-		}
-	}
-	return pids
-}
+// PeakRSS is Memory().PeakRSS. To compare it with RSS or FileRSS, take one
+// Memory instead: separate calls read the process at different moments.
+func (p *Process) PeakRSS() int64 { return p.Memory().PeakRSS }
 
-// procStatus reads a size field of /proc/<pid>/status, in bytes; 0 when
-// the process is gone.
-func procStatus(pid int, field string) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
+// RSS is Memory().RSS; see PeakRSS.
+func (p *Process) RSS() int64 { return p.Memory().RSS }
+
+// FileRSS is Memory().FileRSS; see PeakRSS.
+func (p *Process) FileRSS() int64 { return p.Memory().FileRSS }
+
+// parseStatus reads the size fields of Memory from the text of one
+// /proc/<pid>/status ("VmRSS:\t  1234 kB"); a field missing (a zombie has
+// none) is 0.
+func parseStatus(data []byte) Memory {
+	var m Memory
+	fields := map[string]*int64{"VmRSS": &m.RSS, "VmHWM": &m.PeakRSS, "RssFile": &m.FileRSS}
 	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+		name, rest, ok := strings.Cut(line, ":")
+		if field := fields[name]; ok && field != nil {
 			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb * 1024
+			*field = kb * 1024
 		}
 	}
-	return 0
+	return m
 }
 
 // PickPort returns a loopback TCP port that is free now and that this

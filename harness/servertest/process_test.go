@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -16,6 +18,9 @@ import (
 // and checks what the benchmark reads of it: memory, output, and that Stop
 // ends it.
 func TestProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("taskset and /proc are Linux's")
+	}
 	p, err := launch{bin: "sh", args: []string{"-c", "echo started; exec sleep 30"}, cpus: "0", lifetime: time.Minute}.start()
 	require.NoError(t, err)
 	t.Cleanup(p.Kill)
@@ -26,8 +31,12 @@ func TestProcess(t *testing.T) {
 		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.cmd.Process.Pid))
 		return err == nil && string(comm) == "sleep\n"
 	}, 10*time.Second, 10*time.Millisecond)
-	assert.Positive(t, p.RSS())
-	assert.GreaterOrEqual(t, p.PeakRSS(), p.RSS())
+	// sleep may still be loading its libraries, its resident set growing:
+	// only one reading proves the order of its fields.
+	m := p.Memory()
+	assert.Positive(t, m.RSS)
+	assert.GreaterOrEqual(t, m.PeakRSS, m.RSS)
+	assert.GreaterOrEqual(t, m.RSS, m.FileRSS)
 	affinity, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
 	require.NoError(t, err)
 	assert.Contains(t, string(affinity), "Cpus_allowed_list:\t0\n", "taskset pins the server itself")
@@ -37,7 +46,83 @@ func TestProcess(t *testing.T) {
 	default:
 		t.Fatal("Stop returned before the process ended")
 	}
-	assert.Zero(t, p.RSS(), "a process gone has no memory")
+	assert.Equal(t, Memory{}, p.Memory(), "a process gone has no memory")
+}
+
+// TestMemoryOneMoment reads a program's memory over and over while it starts
+// and grows: every reading must hold PeakRSS >= RSS >= FileRSS, which
+// fields read one after the other break as soon as a page is mapped between
+// the reads.
+func TestMemoryOneMoment(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Memory reads Linux's /proc")
+	}
+	awk, err := exec.LookPath("awk")
+	if err != nil {
+		t.Skip("no awk to grow a process")
+	}
+	for _, tt := range []struct {
+		name string
+		bin  string
+		args []string
+	}{
+		// A program whose heap grows for a few hundred milliseconds.
+		{"growing heap", awk, []string{"BEGIN { for (i = 0; i < 400000; i++) a[i] = i }"}},
+		// A shell that becomes another program: the reading may straddle
+		// the exec, when the new image maps its libraries.
+		{"exec", "sh", []string{"-c", "exec " + awk + " 'BEGIN { for (i = 0; i < 100000; i++) a[i] = i }'"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := launch{bin: tt.bin, args: tt.args, lifetime: time.Minute}.start()
+			require.NoError(t, err)
+			t.Cleanup(p.Kill)
+			readings, grew := 0, false
+			var first Memory
+			for running := true; running; {
+				select {
+				case <-p.done:
+					running = false
+				default:
+				}
+				m := p.Memory()
+				if m == (Memory{}) {
+					continue // not started, or exited: nothing to compare
+				}
+				if readings == 0 {
+					first = m
+				}
+				readings++
+				grew = grew || m.RSS > first.PeakRSS
+				require.GreaterOrEqual(t, m.PeakRSS, m.RSS, "reading %d: %+v", readings, m)
+				require.GreaterOrEqual(t, m.RSS, m.FileRSS, "reading %d: %+v", readings, m)
+			}
+			require.Positive(t, readings, "the program was read at least once")
+			// Whether the readings caught the growth depends on the
+			// scheduler: said, not required, so that a loaded machine does
+			// not fail the test for reading too late.
+			t.Logf("%d readings, the first %+v, grew past its peak: %v", readings, first, grew)
+		})
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		status string
+		want   Memory
+	}{
+		{"running", "Name:\tsleep\nVmPeak:\t    8312 kB\nVmHWM:\t     1024 kB\nVmRSS:\t     1000 kB\nRssAnon:\t      90 kB\nRssFile:\t     910 kB\nRssShmem:\t       0 kB\n",
+			Memory{RSS: 1000 << 10, PeakRSS: 1024 << 10, FileRSS: 910 << 10}},
+		// VmPeak and RssShmem share a prefix or a suffix with the fields
+		// read, and must not be taken for them.
+		{"look-alike fields only", "VmPeak:\t 8312 kB\nRssShmem:\t 4 kB\nVmRSSx:\t 7 kB\n", Memory{}},
+		{"zombie", "Name:\tsleep\nState:\tZ (zombie)\nThreads:\t1\n", Memory{}},
+		{"empty", "", Memory{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, parseStatus([]byte(tt.status)))
+		})
+	}
 }
 
 func TestLaunchNeedsAFolder(t *testing.T) {
