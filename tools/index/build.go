@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -119,7 +118,7 @@ type Report struct {
 	Season     int             `json:"saison"`
 	Track      string          `json:"piste"`
 	Enrollment *Enrollment     `json:"inscription"`
-	Replay     json.RawMessage `json:"rapport"`
+	Replay     *score.Report   `json:"rapport"` // written once, with the report, as proveit score writes it
 	Narratives []Narrative     `json:"recits_non_notes"`
 	ThirdParty ThirdParty      `json:"texte_de_tiers"`
 }
@@ -132,7 +131,7 @@ type Narrative struct {
 
 // replayed is what the pages show of one enrollment's replay.
 type replayed struct {
-	report     json.RawMessage
+	report     *score.Report
 	conditions string
 	overclaim  Overclaim
 	success    Success

@@ -252,3 +252,22 @@ func TestCheckHostileSite(t *testing.T) {
 }
 
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+
+// A report's replay is written once, as proveit score writes it: a text
+// holding <, > or & is written as given, not as \u003c.
+func TestReportWrittenOnce(t *testing.T) {
+	dir, o := copySeason(t)
+	file := filepath.Join(dir, "conformite", "soumissions", "bob", "conf-01.json")
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"track": "conformite"`)
+	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(string(data), `"track": "conformite"`, `"track": "<b>&amp;"`, 1)), 0o644))
+	site := filepath.Join(t.TempDir(), "site")
+	require.NoError(t, index.Build(o, site))
+	report, err := os.ReadFile(filepath.Join(site, "conformite", "bob.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(report), `piste \"<b>&amp;\"`)
+	for _, escaped := range []string{`\u003c`, `\u003e`, `\u0026`} {
+		assert.NotContains(t, string(report), escaped)
+	}
+}

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -138,12 +137,8 @@ func (r *replayer) constant() (Constant, string, error) {
 
 // replayedOf is what the pages show of a report.
 func replayedOf(report *score.Report, subs []score.Parsed) (*replayed, error) {
-	raw, err := json.Marshal(report)
-	if err != nil {
-		return nil, err
-	}
 	out := &replayed{
-		report:     raw,
+		report:     report,
 		conditions: string(report.Conditions12),
 		overclaim:  Overclaim{Unsupported: report.Overclaim.Unsupported, Rendered: report.Overclaim.Rendered, Rate: report.Overclaim.Rate},
 		success:    Success{OutOf: report.Success.OutOf},

@@ -109,18 +109,25 @@ func TestReplayFromPublishedFiles(t *testing.T) {
 			assert.Equal(t, *report.Success.Founded, *given.Success.Founded)
 
 			// The pinned trust material knows none of the stand-in's keys:
-			// every proof is then invalid, each failure named.
-			pinned := replay(t, append([]string{"score", "-track", tr.track.Name, "-record", sealing.record, "-salt", sealing.salt, "-views", views}, files...))
-			require.NotNil(t, pinned.Success.Founded)
-			assert.Zero(t, *pinned.Success.Founded)
-			a := pinned.Tasks[0].Assertions[0]
-			require.NotNil(t, a.Cause)
-			assert.Equal(t, score.InvalidProof, *a.Cause)
-			for _, failures := range a.Failures {
-				assert.Contains(t, failures, proofs.CheckKeyUnknown)
-				assert.Contains(t, failures, proofs.CheckTokenSigner)
+			// every proof fails on its signers, each failure named by
+			// proofs verify, and score renders nothing, saying in one line
+			// that the keys failed, not the participant.
+			code, out, errOut = runCLI(append([]string{"proofs", "verify", "-views", views, "-record", sealing.record, "-format", "json"}, files...)...)
+			assert.Equal(t, 1, code, errOut)
+			assert.Contains(t, errOut, "verifies against the pinned trust material")
+			var untrusted map[string]proofs.Result
+			require.NoError(t, json.Unmarshal([]byte(out), &untrusted))
+			require.NotEmpty(t, untrusted)
+			for id, r := range untrusted {
+				assert.False(t, r.Valid, id)
+				assert.Contains(t, r.Failures, proofs.CheckKeyUnknown, id)
+				assert.Contains(t, r.Failures, proofs.CheckTokenSigner, id)
 			}
-			assert.NotEmpty(t, a.Failures)
+			code, out, errOut = runCLI(append([]string{"score", "-track", tr.track.Name, "-record", sealing.record, "-salt", sealing.salt, "-views", views}, files...)...)
+			assert.Equal(t, 2, code)
+			assert.Empty(t, out, "no report")
+			assert.Contains(t, errOut, "refusing to score: none of the")
+			assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
 		})
 	}
 	if strings.Contains(s.AllLogs(t), secret) {
