@@ -115,7 +115,7 @@ func (h *homePage) write(out sink) error {
 	if err := out.file("index.html", home); err != nil {
 		return err
 	}
-	files = []template.HTML{code("SITE/"+MethodPage) + " : cette page ; son texte ne dépend que de la version de l'outil."}
+	files = []template.HTML{code("SITE/"+MethodPage) + " : cette page, qui ne reprend aucun chiffre de la saison."}
 	method, err := execute("methode", struct {
 		page
 		Checks, Statuses, Causes, Tasks, Sources []glossaryEntry
