@@ -216,15 +216,11 @@ func (o *Options) generateTrack(folder *proofs.Folder, t *corpus.Track, trust *p
 			return nil, err
 		}
 	}
-	window, _ := in.record.Window()
-	verifier, err := proofs.NewVerifier(trust, proofs.WithSeason(window))
+	verifier, err := in.season.Verifier(trust)
 	if err != nil {
 		return nil, err
 	}
-	r, err := newReplayer(in, trust, verifier, folder.Path(viewsFolder))
-	if err != nil {
-		return nil, err
-	}
+	r := newReplayer(in, trust, verifier, folder.Path(viewsFolder))
 	if err := r.verifySeason(in, ranking.Ranked); err != nil {
 		return nil, err
 	}
@@ -233,8 +229,8 @@ func (o *Options) generateTrack(folder *proofs.Folder, t *corpus.Track, trust *p
 		return nil, err
 	}
 	idx := &Index{
-		Anchoring: anchoring, Season: in.enrollments.Season, Track: t.Name, ManifestSHA256: in.manifestSHA256,
-		Record: in.recordProof, RecordSHA256: in.recordSHA256, Opening: in.record.Opening, Closing: in.record.Closing, Constant: constant,
+		Anchoring: anchoring, Season: in.enrollments.Season, Track: t.Name, ManifestSHA256: in.season.ManifestSHA256,
+		Record: in.recordProof, RecordSHA256: in.season.RecordSHA256, Opening: in.season.Record.Opening, Closing: in.season.Record.Closing, Constant: constant,
 		Tables: Tables{Reference: []Row{}, Community: []Row{}}, NotRanked: ranking.NotRanked,
 		Trust: trustUsed(trust), ThirdParty: indexThirdParty,
 	}

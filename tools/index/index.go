@@ -20,7 +20,6 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/internal/printable"
 	"github.com/arkforge/proveit-corpus/manifest"
-	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
@@ -67,17 +66,11 @@ func badInput(err error) error {
 
 // trackInputs are a track's files, read and checked.
 type trackInputs struct {
-	track          *corpus.Track
-	dir            string
-	tasks          *season.Tasks
-	key            *season.Key
-	manifest       *manifest.Manifest
-	manifestSHA256 string
-	anchored       bool
-	record         seal.Record
-	recordSHA256   string
-	recordProof    *string
-	enrollments    *Enrollments
+	track       *corpus.Track
+	dir         string
+	season      *score.Season
+	recordProof *string
+	enrollments *Enrollments
 	// folder is the season's folder, every file named by its path in it.
 	folder *proofs.Folder
 }
@@ -135,7 +128,7 @@ func seasonFile(folder *proofs.Folder, name string, limit proofs.Limit, fallback
 // named by their path in the season's folder, never this machine's: the
 // same folder anywhere gives the same bytes.
 func (o *Options) readTrack(folder *proofs.Folder, t *corpus.Track, trust *proofs.Trust) (*trackInputs, error) {
-	in := &trackInputs{track: t, dir: t.Name, anchored: !o.DryRun, folder: folder}
+	in := &trackInputs{track: t, dir: t.Name, folder: folder}
 	at := func(file string) string { return t.Name + "/" + file }
 	var err error
 	if in.enrollments, err = readEnrollments(folder, at("inscriptions.json"), t.Name); err != nil {
@@ -145,61 +138,48 @@ func (o *Options) readTrack(folder *proofs.Folder, t *corpus.Track, trust *proof
 	if err != nil {
 		return nil, err
 	}
-	if in.record, err = seal.DecodeRecord(recordFile.Name, recordFile.Data); err != nil {
+	// Read first for its closing: before it, the salt is not revealed.
+	record, err := seal.DecodeRecord(recordFile.Name, recordFile.Data)
+	if err != nil {
 		return nil, err
 	}
-	in.recordSHA256 = anchor.SHA256(recordFile.Data)
-	window, _ := in.record.Window() // DecodeRecord checked it
+	window, _ := record.Window() // DecodeRecord checked it
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
 	}
 	if !o.DryRun && now().Before(window.Closing) {
-		return nil, fmt.Errorf("refusing to publish before the season's close: %s /cloture is %s (a dry run, asked for by name, says on every page it is not a publication)", recordFile.Name, in.record.Closing)
+		return nil, fmt.Errorf("refusing to publish before the season's close: %s /cloture is %s (a dry run, asked for by name, says on every page it is not a publication)", recordFile.Name, record.Closing)
 	}
-	if in.recordProof, err = verifyAnchoring(folder, at(seal.AnchoringFile), recordFile, in.record, trust); err != nil {
+	if in.recordProof, err = verifyAnchoring(folder, at(seal.AnchoringFile), recordFile, record, trust); err != nil {
 		return nil, err
 	}
-	files := seal.Files{Manifest: seal.File{Name: "manifest/" + manifest.FileName(t) + " (compiled in)", Data: manifest.Embedded(t)}}
-	if files.Tasks, err = seasonFile(folder, at("taches.json"), seasonFileLimit, func() (string, []byte) { return season.EmbeddedTasks(t) }); err != nil {
+	files := score.TrackFiles{Track: t, Record: recordFile, Tree: t.Embedded(),
+		Sealed: seal.Files{Manifest: seal.File{Name: "manifest/" + manifest.FileName(t) + " (compiled in)", Data: manifest.Embedded(t)}}}
+	if files.Sealed.Tasks, err = seasonFile(folder, at("taches.json"), seasonFileLimit, func() (string, []byte) { return season.EmbeddedTasks(t) }); err != nil {
 		return nil, err
 	}
-	if files.Key, err = seasonFile(folder, at("cle.json"), seasonFileLimit, nil); err != nil {
+	if files.Sealed.Key, err = seasonFile(folder, at("cle.json"), seasonFileLimit, nil); err != nil {
 		return nil, err
 	}
 	if !o.DryRun {
-		saltFile, err := seasonFile(folder, at("sel"), seal.SaltLimit, nil)
+		salt, err := seasonFile(folder, at("sel"), seal.SaltLimit, nil)
 		if err != nil {
 			return nil, err
 		}
-		salt, err := seal.DecodeSalt(saltFile.Name, saltFile.Data)
-		if err != nil {
-			return nil, err
-		}
-		if err := in.record.Check(recordFile.Name, t.Name, files, salt); err != nil {
-			var mismatch *seal.MismatchError
-			if errors.As(err, &mismatch) {
-				// One line, as every refusal of the command.
-				return nil, fmt.Errorf("refusing to publish: %s does not anchor these files: %s", mismatch.Record, strings.Join(mismatch.Lines, "; "))
-			}
-			return nil, fmt.Errorf("refusing to publish: %w", err)
-		}
+		files.Salt = &salt
 	}
-	if in.manifest, err = manifest.Decode(files.Manifest.Data); err != nil {
+	// The season's files are opened as proveit score opens them.
+	in.season, err = score.OpenSeason(files)
+	var anchoring *score.AnchoringError
+	switch {
+	case errors.As(err, &anchoring):
+		return nil, fmt.Errorf("refusing to publish: %w", err) // one line, as every refusal
+	case err != nil:
 		return nil, err
 	}
-	in.manifestSHA256 = anchor.SHA256(files.Manifest.Data)
-	if in.tasks, err = season.DecodeTasks(files.Tasks.Name, files.Tasks.Data); err != nil {
-		return nil, err
-	}
-	if in.tasks.Track != t.Name {
-		return nil, fmt.Errorf("%s /piste: the statements are of the track %q, not %q", files.Tasks.Name, in.tasks.Track, t.Name)
-	}
-	if strconv.Itoa(in.enrollments.Season) != in.tasks.Season {
-		return nil, fmt.Errorf("%s /saison: %d, but the statements are of the season %s", at("inscriptions.json"), in.enrollments.Season, in.tasks.Season)
-	}
-	if in.key, err = season.DecodeKey(files.Key.Name, files.Key.Data); err != nil {
-		return nil, err
+	if strconv.Itoa(in.enrollments.Season) != in.season.Tasks.Season {
+		return nil, fmt.Errorf("%s /saison: %d, but the statements are of the season %s", at("inscriptions.json"), in.enrollments.Season, in.season.Tasks.Season)
 	}
 	return in, nil
 }
@@ -293,12 +273,12 @@ func (in *trackInputs) submissions(en *Enrollment) ([]score.Parsed, error) {
 	if err != nil || !present {
 		return nil, err // not there: nothing submitted, every task not rendered
 	}
-	entries, err := in.folder.ReadDir(dir, len(in.tasks.Tasks))
+	entries, err := in.folder.ReadDir(dir, len(in.season.Tasks.Tasks))
 	if err != nil {
 		return nil, fmt.Errorf("%w (one <task_id>.json a task)", err)
 	}
-	tasks := make(map[string]bool, len(in.tasks.Tasks))
-	for _, t := range in.tasks.Tasks {
+	tasks := make(map[string]bool, len(in.season.Tasks.Tasks))
+	for _, t := range in.season.Tasks.Tasks {
 		tasks[t.ID] = true
 	}
 	var subs []score.Parsed

@@ -31,18 +31,10 @@ type replayer struct {
 	subs [][]score.Parsed
 }
 
-// newReplayer builds the track's replay once: its compiled-in tree checked
-// against the manifest and every task's graph walked, shared by every
-// enrollment.
-func newReplayer(in *trackInputs, trust *proofs.Trust, verifier *proofs.Verifier, views string) (*replayer, error) {
-	replay, err := score.NewReplay(score.ReplayInput{
-		Tasks: in.tasks, Key: in.key, Manifest: in.manifest, ManifestSHA256: in.manifestSHA256,
-		Tree: in.track.Embedded(), Anchored: in.anchored,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &replayer{replay: replay, trust: trust, verifier: verifier, views: views}, nil
+// newReplayer scores the track's enrollments on its season's replay,
+// built once (score.OpenSeason) and shared by every enrollment.
+func newReplayer(in *trackInputs, trust *proofs.Trust, verifier *proofs.Verifier, views string) *replayer {
+	return &replayer{replay: in.season.Replay, trust: trust, verifier: verifier, views: views}
 }
 
 // verifySeason verifies every proof the ranked enrollments cite, once,
@@ -64,7 +56,12 @@ func (r *replayer) verifySeason(in *trackInputs, ranked []*Enrollment) error {
 			cites = append(cites, c)
 		}
 	}
-	r.results = r.verifier.VerifyFolder(r.views, cites)
+	var err error
+	r.results, err = score.VerifyCited(r.verifier, r.trust, r.views, cites)
+	var untrusted *proofs.UntrustedError
+	if errors.As(err, &untrusted) {
+		return fmt.Errorf("refusing to publish: %w", err)
+	}
 	var pending []string
 	for id, res := range r.results {
 		if res.Pending {
@@ -74,16 +71,6 @@ func (r *replayer) verifySeason(in *trackInputs, ranked []*Enrollment) error {
 	if len(pending) > 0 {
 		slices.Sort(pending)
 		return &PendingError{Proofs: pending}
-	}
-	return r.checkTrust()
-}
-
-// checkTrust refuses a season whose proofs fail against the trust
-// material itself (proofs.TrustFailed): publishing would blame every
-// participant for the keys a reader chose.
-func (r *replayer) checkTrust() error {
-	if proofs.TrustFailed(r.results) {
-		return fmt.Errorf("refusing to publish: %w", &proofs.UntrustedError{Trust: r.trust.Name(), Proofs: len(r.results)})
 	}
 	return nil
 }

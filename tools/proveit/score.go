@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
@@ -100,14 +99,11 @@ func parseScoreFlags(args []string) (*scoreFlags, error) {
 	return f, nil
 }
 
-// run replays the scoring: the track's files, checked against the record
-// unless in a dry run, then every submission, reported on stdout.
+// run replays the scoring: the track's season (its files, checked against
+// the record unless in a dry run), then every submission, reported on
+// stdout.
 func (f *scoreFlags) run(stdout io.Writer) error {
-	t, files, rec, err := f.trackFiles()
-	if err != nil {
-		return err
-	}
-	replay, err := f.replay(t, files)
+	s, err := f.season()
 	if err != nil {
 		return err
 	}
@@ -120,11 +116,11 @@ func (f *scoreFlags) run(stdout io.Writer) error {
 		sub, err := score.ParseSubmission(file, data)
 		subs = append(subs, score.Parsed{Submission: sub, Err: err})
 	}
-	conditions, err := f.conditions(subs, rec)
+	conditions, err := f.conditions(s, subs)
 	if err != nil {
 		return err
 	}
-	report, err := replay.Score(subs, conditions)
+	report, err := s.Replay.Score(subs, conditions)
 	if err != nil {
 		return badInput(err)
 	}
@@ -147,90 +143,80 @@ func readSubmission(file string) ([]byte, error) {
 	return proofs.ReadFolderFile(filepath.Dir(file), filepath.Base(file), score.SubmissionLimit)
 }
 
-// trackFiles reads the track's files and, once for the run, its record:
-// checked against it unless in a dry run, where it is read only for -views'
-// season window. rec is nil when nothing reads it.
-func (f *scoreFlags) trackFiles() (trackFiles, sealedFiles, *seal.Record, error) {
+// season reads the track's files the flags name and opens its season
+// (score.OpenSeason, as the Index does): the record read once, the files
+// checked against it unless in a dry run, where it is read only for
+// -views' season window.
+func (f *scoreFlags) season() (*score.Season, error) {
 	tracks, err := f.corpus.tracks()
 	if err != nil {
-		return trackFiles{}, sealedFiles{}, nil, err
+		return nil, err
 	}
 	t := tracks[0]
 	files, err := readSealedFiles(t, "")
 	if err != nil {
-		return t, files, nil, badInput(err)
+		return nil, badInput(err)
 	}
+	in := score.TrackFiles{Track: t.track, Sealed: files.Files, Tree: os.DirFS(t.tree)}
 	if f.record == "" {
 		f.record = season.RecordFile(t.track)
 	}
-	var rec *seal.Record
 	if !f.dryRun || f.views != "" {
-		read, err := seal.ReadRecord(f.record)
-		if err != nil {
-			return t, files, nil, badInput(err)
+		if in.Record, err = readFile(f.record, seal.RecordLimit); err != nil {
+			return nil, badInput(err)
 		}
-		rec = &read
 	}
 	if !f.dryRun {
-		if err := checkAnchoring(rec, f.record, f.salt, t, files); err != nil {
-			return t, files, nil, badInput(err)
+		salt, err := readFile(f.salt, seal.SaltLimit)
+		if err != nil {
+			return nil, badInput(err)
 		}
+		in.Salt = &salt
 	}
-	return t, files, rec, nil
-}
-
-// replay builds the track's replay: the tree checked against the manifest,
-// every task's graph walked once.
-func (f *scoreFlags) replay(t trackFiles, files sealedFiles) (*score.Replay, error) {
-	key, err := season.DecodeKey(t.key, files.Key.Data)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	replay, err := score.NewReplay(score.ReplayInput{
-		Tasks:          files.tasks,
-		Key:            key,
-		Manifest:       files.manifest,
-		ManifestSHA256: anchor.SHA256(files.Manifest.Data),
-		Tree:           os.DirFS(t.tree),
-		Anchored:       !f.dryRun,
-	})
+	s, err := score.OpenSeason(in)
+	var anchoring *score.AnchoringError
 	var mismatch *verify.MismatchError
 	switch {
+	case errors.As(err, &anchoring):
+		return nil, badInput(fmt.Errorf("refusing to score: %w", anchoring.Mismatch))
 	case errors.As(err, &mismatch):
 		return nil, badInput(fmt.Errorf("%s against %s: %w", t.tree, t.manifest, err))
 	case err != nil:
 		return nil, badInput(err)
 	}
-	return replay, nil
+	return s, nil
+}
+
+// readFile reads a file a flag names as anyone's file is read
+// (proofs.ReadFolderFile): a regular file, bounded.
+func readFile(name string, limit proofs.Limit) (seal.File, error) {
+	data, err := proofs.ReadFolderFile(filepath.Dir(name), filepath.Base(name), limit)
+	return seal.File{Name: name, Data: data}, err
 }
 
 // conditions are conditions 1 and 2 of the proofs the submissions cite,
 // from the source the flags name: -views, verified here in the season
-// window of rec; -proofs, an outside verifier's; else verified by no one,
-// which parseScoreFlags allows only in a dry run or by name.
-func (f *scoreFlags) conditions(subs []score.Parsed, rec *seal.Record) (score.Conditions, error) {
+// window of the record; -proofs, an outside verifier's; else verified by
+// no one, which parseScoreFlags allows only in a dry run or by name.
+func (f *scoreFlags) conditions(s *score.Season, subs []score.Parsed) (score.Conditions, error) {
 	switch {
 	case f.views != "":
-		window, err := recordWindow(rec, f.record, "", "")
-		if err != nil {
-			return score.Conditions{}, err
-		}
 		trust, err := loadTrust(f.trust)
 		if err != nil {
 			return score.Conditions{}, err
 		}
-		vr, err := newVerifier(trust, window)
+		vr, err := s.Verifier(trust)
 		if err != nil {
-			return score.Conditions{}, err
+			return score.Conditions{}, badInput(fmt.Errorf("%s: %w", f.record, err))
 		}
-		results := vr.VerifyFolder(f.views, score.Citations(subs))
-		if proofs.TrustFailed(results) {
+		results, err := score.VerifyCited(vr, trust, f.views, score.Citations(subs))
+		if err != nil {
 			// The keys failed, not the participant: no score is rendered.
-			return score.Conditions{}, badInput(fmt.Errorf("refusing to score: %w", &proofs.UntrustedError{Trust: trust.Name(), Proofs: len(results)}))
+			return score.Conditions{}, badInput(fmt.Errorf("refusing to score: %w", err))
 		}
 		return score.Verified(results), nil
 	case f.proofs != "":
-		data, err := os.ReadFile(f.proofs)
+		data, err := proofs.ReadFolderFile(filepath.Dir(f.proofs), filepath.Base(f.proofs), proofsInputLimit)
 		if err != nil {
 			return score.Conditions{}, badInput(err)
 		}
@@ -243,18 +229,8 @@ func (f *scoreFlags) conditions(subs []score.Parsed, rec *seal.Record) (score.Co
 	return score.Unverified(), nil
 }
 
-// checkAnchoring refuses files the track's record does not anchor: the
-// manifest, the statements, and the key with the salt (docs/contract.md, section 8; spec §8.5).
-func checkAnchoring(rec *seal.Record, recordFile, saltFile string, t trackFiles, files sealedFiles) error {
-	salt, err := seal.ReadSalt(saltFile)
-	if err != nil {
-		return err
-	}
-	if err := rec.Check(recordFile, t.track.Name, files.Files, salt); err != nil {
-		return fmt.Errorf("refusing to score: %w", err)
-	}
-	return nil
-}
+// proofsInputLimit bounds a verifier's input: a few hundred bytes a proof.
+var proofsInputLimit = proofs.Limit{What: "a verifier's input", Bytes: 64 << 20}
 
 // inputError is input the command cannot work from: exit status 2.
 type inputError struct{ err error }
