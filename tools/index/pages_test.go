@@ -329,7 +329,7 @@ func TestThirdPartyText(t *testing.T) {
 			rep := &replayed{narratives: []Narrative{{TaskID: "conf-01" + hostile, Text: "ligne 1\n" + hostile + "\nligne 3"}},
 				tasks: []taskView{{ID: "conf-01" + hostile, Status: string(score.RejectedAtClose), Reason: hostile, Verdict: hostile, Missing: []string{hostile},
 					Assertions: []assertionView{{ID: hostile, Status: string(score.Unsupported), Cause: string(score.ValueMismatch), Served: hostile,
-						Claim: &season.Fact{Resource: hostile, Field: hostile, Value: json.RawMessage(strconv.Quote(hostile))},
+						Claim:    &season.Fact{Resource: hostile, Field: hostile, Value: json.RawMessage(strconv.Quote(hostile))},
 						Failures: []proofFailures{{hostile, []string{string(proofs.CheckSignature)}}}}}}}}
 			return [][]byte{report(t, enrollment("bob", "Bob"), rep)}
 		}},
