@@ -196,14 +196,8 @@ func (r *Replay) Score(subs []Parsed, conditions Conditions) (*Report, error) {
 		report.Tasks = append(report.Tasks, tr)
 	}
 	for _, p := range orphans {
-		tr := TaskReport{TaskID: p.Submission.TaskID, Status: RejectedEntry, Reason: ptr(p.Submission.File + " /task_id: pas une tâche des énoncés")}
-		switch {
-		case p.Err != nil:
-			tr.Reason = ptr(p.Submission.File + " " + p.Err.Error())
-		case p.Submission.Track != r.tasks.Track:
-			// Another track's task: the track is what to change.
-			tr.Reason = ptr(p.Submission.File + " " + entryErr("/track", "piste %q, attendue %q", p.Submission.Track, r.tasks.Track).Error())
-		}
+		// The season service's entry check, the same code (entry.go).
+		tr := TaskReport{TaskID: p.Submission.TaskID, Status: RejectedEntry, Reason: ptr(p.Submission.File + " " + rejectedAtEntry(r.tasks, r.rules, p).Error())}
 		normalize(&tr)
 		report.Tasks = append(report.Tasks, tr)
 	}
@@ -344,24 +338,10 @@ func (s *scoring) scoreTask(t season.Task, k season.KeyTask, p Parsed) (TaskRepo
 	return tr, nil
 }
 
-// entryCheck is what the season service refuses before recording: the
-// schema, season, track and task, the verdict's vocabulary, the ceiling.
+// entryCheck is what the season service refuses before recording, by the
+// same code (checkEntry, entry.go).
 func (s *scoring) entryCheck(t season.Task, p Parsed) error {
-	if p.Err != nil {
-		return p.Err
-	}
-	sub := p.Submission
-	switch {
-	case string(sub.Season) != s.tasks.Season:
-		return entryErr("/season", "saison %s, attendue %s", sub.Season, s.tasks.Season)
-	case sub.Track != s.tasks.Track:
-		return entryErr("/track", "piste %q, attendue %q", sub.Track, s.tasks.Track)
-	case !s.rules.ValidVerdict(sub.Verdict):
-		return entryErr("/verdict", "%q n'est pas un verdict de la piste %s", sub.Verdict, s.tasks.Track)
-	case len(sub.Assertions) > t.AssertionsMax:
-		return entryErr("/assertions", "%d assertions, au-delà du plafond de %d pour %s", len(sub.Assertions), t.AssertionsMax, t.ID)
-	}
-	return nil
+	return checkEntry(s.tasks, s.rules, t, p)
 }
 
 // closeCheck is what only the corpus shows: every assertion's resource in
