@@ -109,6 +109,10 @@ type pgServer struct {
 	exited chan struct{}
 	admin  *sql.DB // the postgres database, to create each test's
 	nextDB atomic.Int64
+	// drops are the databases of tests that ended, dropped in the
+	// background so that no test waits for it; stop waits for them.
+	drops   chan string
+	dropped sync.WaitGroup
 }
 
 // startPostgres initializes a cluster in a new temporary folder and starts
@@ -119,7 +123,7 @@ func startPostgres(bin string) (*pgServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &pgServer{dir: dir, exited: make(chan struct{})}
+	s := &pgServer{dir: dir, exited: make(chan struct{}), drops: make(chan string, 1024)}
 	var account *user.User
 	if os.Geteuid() == 0 {
 		if account, err = user.Lookup("postgres"); err != nil {
@@ -163,6 +167,8 @@ func startPostgres(bin string) (*pgServer, error) {
 	// it: try a few.
 	for attempt := 0; attempt < 3; attempt++ {
 		if err = s.start(command); err == nil {
+			s.dropped.Add(1)
+			go s.dropDatabases()
 			return s, nil
 		}
 	}
@@ -182,7 +188,12 @@ func (s *pgServer) start(command func(string, ...string) (*exec.Cmd, error)) err
 	defer logFile.Close()
 	cmd, err := command("postgres", "-D", filepath.Join(s.dir, "data"), "-p", strconv.Itoa(port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+filepath.Join(s.dir, "socket"),
-		"-c", "max_connections=200")
+		"-c", "max_connections=200",
+		// A throwaway server: creating and dropping a database per test
+		// waits on checkpoints' fsyncs otherwise. The store's durability on
+		// PostgreSQL is its committed transactions with synchronous_commit
+		// on; flushing them to a disk is the server's own promise.
+		"-c", "fsync=off", "-c", "full_page_writes=off")
 	if err != nil {
 		return err
 	}
@@ -196,7 +207,7 @@ func (s *pgServer) start(command func(string, ...string) (*exec.Cmd, error)) err
 
 	admin, err := sql.Open("pgx", s.url("postgres"))
 	if err != nil {
-		s.stop()
+		s.stopProcess()
 		return err
 	}
 	deadline := time.Now().Add(60 * time.Second)
@@ -216,7 +227,7 @@ func (s *pgServer) start(command func(string, ...string) (*exec.Cmd, error)) err
 		}
 		if time.Now().After(deadline) {
 			_ = admin.Close()
-			s.stop()
+			s.stopProcess()
 			return fmt.Errorf("postgres not ready in 60 s: %v: %s", err, s.logTail())
 		}
 	}
@@ -253,34 +264,50 @@ func (s *pgServer) newDatabase(t *testing.T) string {
 	if _, err := s.admin.ExecContext(ctx, "CREATE DATABASE "+name+" TEMPLATE template0"); err != nil {
 		t.Fatalf("create database %s: %v", name, err)
 	}
-	// Registered before the test's stores, so run after they are closed;
-	// FORCE ends a connection a failed test left open.
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if _, err := s.admin.ExecContext(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
+	// Registered before the test's stores, so run after they are closed.
+	t.Cleanup(func() { s.drops <- name })
 	return s.url(name)
 }
 
-// stop shuts the server down (SIGINT is PostgreSQL's fast shutdown) and
+// dropDatabases drops each test's database once the test ended: a season
+// per test, 20 runs of the suite, would otherwise fill the disk. FORCE
+// ends a connection a failed test left open.
+func (s *pgServer) dropDatabases() {
+	defer s.dropped.Done()
+	for name := range s.drops {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		if _, err := s.admin.ExecContext(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			fmt.Fprintf(os.Stderr, "seasonstore tests: drop database %s: %v\n", name, err)
+		}
+		cancel()
+	}
+}
+
+// stop waits for the databases being dropped, shuts the server down and
 // removes its folder.
 func (s *pgServer) stop() {
 	if s.admin != nil {
+		close(s.drops)
+		s.dropped.Wait()
 		_ = s.admin.Close()
 	}
-	if s.cmd != nil && s.cmd.Process != nil {
-		_ = s.cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-s.exited:
-		case <-time.After(20 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-s.exited
-		}
-	}
+	s.stopProcess()
 	s.removeDir()
+}
+
+// stopProcess shuts the server down: SIGINT is PostgreSQL's fast
+// shutdown.
+func (s *pgServer) stopProcess() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.exited:
+	case <-time.After(20 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	}
 }
 
 func (s *pgServer) removeDir() {

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/lock"
 )
 
 // pgUniqueViolation is PostgreSQL's SQLSTATE for a broken UNIQUE
@@ -41,14 +40,6 @@ func OpenPostgres(ctx context.Context, url string, opts Options) (Store, error) 
 		_ = db.Close()
 		return nil, fmt.Errorf("seasonstore: reach PostgreSQL: %w", err)
 	}
-	// Replicas starting together: one takes the advisory lock and
-	// migrates, the others wait for it (checking each second, a minute at
-	// most) and find nothing left to do.
-	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 60))
-	if err != nil {
-		_ = db.Close()
-		return nil, err
-	}
 	d := dialect{
 		name:       "postgres",
 		goose:      goose.DialectPostgres,
@@ -59,11 +50,13 @@ func OpenPostgres(ctx context.Context, url string, opts Options) (Store, error) 
 		// after waiting is read as committed since, which is how a
 		// submission that waited for the close sees it closed; a stricter
 		// level would fail it with a serialization error instead.
-		writeTx:      &sql.TxOptions{Isolation: sql.LevelReadCommitted},
-		readTx:       &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
-		numbered:     true,
-		constraint:   pgConstraint,
-		gooseOptions: []goose.ProviderOption{goose.WithSessionLocker(locker)},
+		writeTx:    &sql.TxOptions{Isolation: sql.LevelReadCommitted},
+		readTx:     &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
+		numbered:   true,
+		constraint: pgConstraint,
+		// Replicas starting together: one takes the advisory lock and
+		// migrates, the others wait for it and find nothing left to do.
+		lockMigrations: func(ctx context.Context) (func(), error) { return pgLockMigrations(ctx, db) },
 	}
 	s, err := newSQLStore(ctx, d, db, db, opts)
 	if err != nil {
@@ -79,4 +72,30 @@ func pgConstraint(err error) string {
 		return ""
 	}
 	return e.ConstraintName
+}
+
+// pgMigrationLockID names the advisory lock replicas migrate under: the
+// first 8 bytes of SHA-256("seasonstore migrations"), so that no other
+// program's lock on the same database is mistaken for it.
+const pgMigrationLockID int64 = 0x4e2b_6bab_f4cc_8c6d
+
+// pgLockMigrations takes PostgreSQL's advisory lock for migrations, on a
+// connection of its own held until unlock: the lock is the session's, so a
+// replica dying mid-migration releases it with its connection. The
+// context bounds the wait.
+func pgLockMigrations(ctx context.Context, db *sql.DB) (unlock func(), err error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", pgMigrationLockID); err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return func() {
+		// Closing the connection would release the lock too, but the pool
+		// may keep it open: unlock first.
+		_, _ = conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock($1)", pgMigrationLockID)
+		_ = conn.Close()
+	}, nil
 }

@@ -37,8 +37,11 @@ type dialect struct {
 	// constraint names the UNIQUE constraint an insert broke, "" for any
 	// other error.
 	constraint func(error) string
-	// gooseOptions lets replicas migrate one at a time.
-	gooseOptions []goose.ProviderOption
+	// lockMigrations makes handles opening one database together migrate
+	// one after the other, returning the function that lets the next go.
+	// goose's own session lock does not do it: goose creates its version
+	// table before taking it, and handles racing there retry each second.
+	lockMigrations func(context.Context) (unlock func(), err error)
 }
 
 // sqlStore is Store over database/sql, for both backends.
@@ -75,16 +78,19 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := append([]goose.ProviderOption{
+	p, err := goose.NewProvider(s.goose, s.writer, fsys,
 		goose.WithTableName("schema_version"),
 		// The store's migrations are the embedded ones only, never those a
 		// program registers in goose's global registry.
-		goose.WithDisableGlobalRegistry(true),
-	}, s.gooseOptions...)
-	p, err := goose.NewProvider(s.goose, s.writer, fsys, opts...)
+		goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return fmt.Errorf("seasonstore: %s migrations: %w", s.name, err)
 	}
+	unlock, err := s.lockMigrations(ctx)
+	if err != nil {
+		return fmt.Errorf("seasonstore: %s migrations: wait for another's: %w", s.name, err)
+	}
+	defer unlock()
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("seasonstore: %s migrations: %w", s.name, err)
 	}

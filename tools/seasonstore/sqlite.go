@@ -83,14 +83,16 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (Store, error) {
 		migrations: "migrations/sqlite",
 		readTx:     &sql.TxOptions{ReadOnly: true},
 		constraint: sqliteConstraint,
+		// One process's handles: goose reads the version before its
+		// transaction takes the write lock, so two would both create the
+		// tables.
+		lockMigrations: func(context.Context) (func(), error) {
+			m := migrationLock(abs)
+			m.Lock()
+			return m.Unlock, nil
+		},
 	}
-	// Handles of one process opening one new file together migrate one
-	// after the other: goose reads the version before its transaction
-	// takes the write lock, so two would both create the tables.
-	migrating := migrationLock(abs)
-	migrating.Lock()
 	s, err := newSQLStore(ctx, d, writer, reader, opts)
-	migrating.Unlock()
 	if err != nil {
 		_ = writer.Close()
 		_ = reader.Close()
