@@ -27,6 +27,9 @@ const maxBody = 16 << 20
 //	GET  /v1/proof/{id}/full   the owner's view, with the API key that paid
 //	GET  /v1/proof/{id}/tsr    the TimeStampResp, DER
 //	GET  /v1/pubkey            the keys
+//
+// and the key calls of keys.go: POST /v1/keys/free-signup,
+// POST /v1/keys/bind-did and /confirm, GET /v1/keys/identity.
 func (tl *TrustLayer) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/proxy", tl.serveProxy)
@@ -35,6 +38,10 @@ func (tl *TrustLayer) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/proof/{id}/full", tl.serveFull)
 	mux.HandleFunc("GET /v1/proof/{id}/tsr", tl.serveTSR)
 	mux.HandleFunc("GET /v1/pubkey", tl.servePubkey)
+	mux.HandleFunc("POST /v1/keys/free-signup", tl.serveFreeSignup)
+	mux.HandleFunc("POST /v1/keys/bind-did", tl.serveBindDID)
+	mux.HandleFunc("POST /v1/keys/bind-did/confirm", tl.serveBindDIDConfirm)
+	mux.HandleFunc("GET /v1/keys/identity", tl.serveIdentity)
 	return mux
 }
 
@@ -175,6 +182,11 @@ func (tl *TrustLayer) serveProxy(w http.ResponseWriter, r *http.Request) {
 	if e != nil {
 		writeError(w, e)
 		return
+	}
+	// A key bound to a DID speaks as that DID, whatever the header says
+	// (Trust Layer's verified_did overrides the declared identity).
+	if did, bound := tl.boundDID(call.APIKey); bound {
+		call.AgentIdentity = did
 	}
 	if err := call.normalise(); err != nil {
 		writeError(w, err.(*Error))

@@ -18,6 +18,10 @@
 //   - the agent's DID is sent as X-Agent-Identity; a DID present is taken as
 //     bound to the key (agent_identity_verified true, did_resolution_status
 //     "bound", identity_consistent true), absent all four fields are null;
+//   - a key signed up (POST /v1/keys/free-signup) or registered by a test
+//     (RegisterKey) is known to GET /v1/keys/identity; once bound to a
+//     did:key by challenge-response (POST /v1/keys/bind-did and /confirm),
+//     its proofs carry that DID whatever X-Agent-Identity says (keys.go);
 //   - a batch closes on CloseBatch, or by itself when it holds
 //     Options.BatchMaxSize proofs (Trust Layer's 100); there is no timer.
 package trustlayer
@@ -120,6 +124,9 @@ type Options struct {
 	BatchSellers []string
 	// HTTPClient fetches upstreams; default a client with a 10 s timeout.
 	HTTPClient *http.Client
+	// FreeSignupsPerHour caps POST /v1/keys/free-signup per address and
+	// per hour: 0 means Trust Layer's 5, a negative value no cap.
+	FreeSignupsPerHour int
 }
 
 type signingKey struct {
@@ -150,6 +157,7 @@ type TrustLayer struct {
 	proofs  map[ProofID]*record
 	pending []*record
 	batches int
+	ring    keyring // the keys, their DIDs and pending challenges (keys.go)
 }
 
 // record is a proof as Trust Layer stores it.
