@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -115,7 +114,12 @@ func TestHostileSeasonFiles(t *testing.T) {
 			replaceWith(t, filepath.Join(dir, "conformite", "sel"), func(p string) error { return os.Symlink("/dev/zero", p) })
 		}, []string{"conformite/sel"}},
 		{"a record that is a pipe", func(t *testing.T, dir string) {
-			replaceWith(t, filepath.Join(dir, "conformite", "preenregistrement.json"), func(p string) error { return syscall.Mkfifo(p, 0o644) })
+			replaceWith(t, filepath.Join(dir, "conformite", "preenregistrement.json"), func(p string) error {
+				if err := mkfifo(p); err != nil {
+					t.Skip("no named pipes on this system")
+				}
+				return nil
+			})
 		}, []string{"conformite/preenregistrement.json", "named pipe"}},
 		{"a key too large", func(t *testing.T, dir string) {
 			replaceWith(t, filepath.Join(dir, "conformite", "cle.json"), func(p string) error { return os.WriteFile(p, make([]byte, 5<<20), 0o644) })

@@ -580,6 +580,17 @@ func TestScoreBadInput(t *testing.T) {
 	duplicateProofs := write("proofs-dup.json", `{"prf_1": {`+proof+`, "valide": false}}`)
 	duplicateIDs := write("proofs-dup-id.json", `{"prf_1": {`+proof+`}, "prf_1": {`+proof+`}}`)
 	oldProofs := write("proofs-old.json", `{"prf_1": {"valide": true, "identite_liee": true, "en_attente": false}}`)
+	// Hostile files a flag names: a device, a pipe, a file over its bound.
+	deviceSalt := filepath.Join(dir, "sel-zero")
+	require.NoError(t, os.Symlink("/dev/zero", deviceSalt))
+	pipeKey := filepath.Join(dir, "cle-pipe.json")
+	pipeWant := pipeKey + ": a named pipe, not a regular file: refused"
+	if err := mkfifo(pipeKey); err != nil { // no pipes here: the case is then an empty key
+		require.NoError(t, os.WriteFile(pipeKey, nil, 0o644))
+		pipeWant = pipeKey
+	}
+	hugeProofs := write("proofs-huge.json", "")
+	require.NoError(t, os.Truncate(hugeProofs, 65<<20))
 
 	// A replay that is checked renders scores only with the proofs'
 	// source named: an outside verifier's, or none by name.
@@ -615,6 +626,9 @@ func TestScoreBadInput(t *testing.T) {
 		{"proofs nobody verified", append(checked, sub), "refusing to render scores whose proofs nobody verified: give -views (the replay verifies them) or -proofs (an outside verifier's outcomes), or say -unverified-proofs"},
 		{"proofs both unverified and given", append(checked, "-unverified-proofs", "-proofs", caseProofs, sub), "-unverified-proofs says no one verified the proofs: not with -views or -proofs"},
 		{"proofs: the old format", append(checked, "-proofs", oldProofs, sub), oldProofs + ` /prf_1/identite_liee: unknown member (want agent_did, en_attente, request_hash, response_hash, valide)`},
+		{"a salt linked to a device", []string{"score", "-track", "conformite", "-record", sealing.record, "-salt", deviceSalt, "-unverified-proofs", sub}, deviceSalt + ": a link to /dev/zero, out of the folder: not followed"},
+		{"a key that is a pipe", append(anchored, "-key", pipeKey, sub), pipeWant},
+		{"proofs over their bound", append(checked, "-proofs", hugeProofs, sub), hugeProofs + ": 68157440 bytes, over the"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

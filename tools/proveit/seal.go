@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -220,6 +219,10 @@ func (a recordAnchoring) verify(stdout io.Writer, recordFile string, rec seal.Re
 	return nil
 }
 
+// sealedFileLimit bounds each file a record anchors: a manifest is a few
+// hundred KiB, statements and a key a few dozen.
+var sealedFileLimit = proofs.Limit{What: "a season's manifest, statements, key or scoring section", Bytes: 16 << 20}
+
 // sealedFiles are the files a record anchors, read once: what is checked
 // against the record is what is then used.
 type sealedFiles struct {
@@ -232,9 +235,11 @@ type sealedFiles struct {
 // section if named; the manifest and the statements must be of the track.
 func readSealedFiles(t trackFiles, scoringSection string) (sealedFiles, error) {
 	var f sealedFiles
+	// Read as anyone's files are: a key or a manifest linked to a device
+	// or a pipe is refused, and each is bounded.
 	read := func(into *seal.File, name string) error {
-		data, err := os.ReadFile(name)
-		*into = seal.File{Name: name, Data: data}
+		var err error
+		*into, err = readFile(name, sealedFileLimit)
 		return err
 	}
 	for _, file := range []struct {
