@@ -44,8 +44,8 @@ func trustUsed(t *proofs.Trust) TrustUsed {
 }
 
 // ThirdParty marks the members of a published file that participants and
-// operators wrote, as the specification's own pages do: shown escaped and
-// stripped of format characters, never ArkForge's words.
+// operators wrote, as the specification's own pages do: shown escaped,
+// format characters visibly so (\u202e), never ArkForge's words.
 type ThirdParty struct {
 	Mark   string   `json:"marque"`
 	Fields []string `json:"champs"`

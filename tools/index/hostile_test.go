@@ -275,3 +275,30 @@ func TestReportWrittenOnce(t *testing.T) {
 		assert.NotContains(t, string(report), escaped)
 	}
 }
+
+// Whatever a participant writes in its submissions, its pages stay within
+// the bound a published page is held to (so that -check reads them whole)
+// and show the long text in part; its JSON carries the text whole.
+func TestLongThirdPartyText(t *testing.T) {
+	dir, o := copySeason(t)
+	file := filepath.Join(dir, "conformite", "soumissions", "bob", "conf-01.json")
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	var sub map[string]any
+	require.NoError(t, json.Unmarshal(data, &sub))
+	long := strings.Repeat("'", 900<<10) // a submission's worth, each byte five on a page (&#39;)
+	sub["narrative"] = long
+	indextest.WriteJSON(t, file, sub)
+	site := filepath.Join(t.TempDir(), "site")
+	require.NoError(t, index.Build(o, site))
+	page, err := os.ReadFile(filepath.Join(site, "conformite", "bob.html"))
+	require.NoError(t, err)
+	assert.Less(t, len(page), 1<<20, "the page shows the narrative in part")
+	assert.Contains(t, string(page), "tronqué")
+	report, err := os.ReadFile(filepath.Join(site, "conformite", "bob.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(report), long, "the JSON carries it whole")
+	diffs, err := check(o, site)
+	require.NoError(t, err)
+	assert.Empty(t, diffs)
+}

@@ -20,7 +20,7 @@ var pagesTemplate string
 var pages = template.Must(template.New("pages").Funcs(template.FuncMap{
 	"reason":    reasonText,
 	"shown":     shown,
-	"lines":     printable.Lines,
+	"lines":     narrative,
 	"word":      word[string],
 	"trackWord": trackWord,
 	"glossaryTable": func(name string, entries []glossaryEntry) any {
@@ -302,8 +302,37 @@ func text(s string) template.HTML { return template.HTML(template.HTMLEscapeStri
 // (internal/printable), so that no control, format or bidirectional
 // character a third party wrote (an agent's name, a stack, a claim) reaches
 // a page, where it would reorder the text around it; such a string is
-// shown escaped (\u202e), visibly. Accents stay as they are.
-func shown(s string) string { return printable.String(s) }
+// shown escaped (\u202e), visibly. Accents stay as they are. At most
+// shownLimit characters of it are shown.
+func shown(s string) string { return printable.String(cut(s, shownLimit)) }
+
+// narrative is a narrative as a page shows it: its lines kept, each
+// printable, at most narrativeLimit characters.
+func narrative(s string) string { return printable.Lines(cut(s, narrativeLimit)) }
+
+// A page shows at most this much of one text a third party wrote; the
+// JSON beside it carries the text whole. Whatever a participant submits
+// (a submission may hold a megabyte), its pages stay readable and within
+// the bound a published page is held to.
+const (
+	shownLimit     = 4 << 10  // characters of a name, a stack, a claim
+	narrativeLimit = 64 << 10 // characters of a narrative
+)
+
+// clippedMark ends a text a page shows only in part.
+const clippedMark = " […] (tronqué ; le texte entier est dans le JSON de la page)"
+
+// cut is s cut to limit characters, marked so when cut.
+func cut(s string, limit int) string {
+	n := 0
+	for i := range s {
+		if n == limit {
+			return s[:i] + clippedMark
+		}
+		n++
+	}
+	return s
+}
 
 func deref(s *string) string {
 	if s == nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
+	proveitcorpus "github.com/arkforge/proveit-corpus"
 	"github.com/arkforge/proveit-corpus/internal/printable"
 	"github.com/arkforge/proveit-corpus/tools/index"
 )
@@ -15,7 +16,7 @@ import (
 // (docs/scoring.md, "Publishing the Index").
 func runIndex(args []string, stdout io.Writer) error {
 	fs := newFlagSet("index")
-	var o index.Options
+	o := index.Options{Version: proveitcorpus.Version()} // every page names the tool that built it
 	var site, check string
 	fs.StringVar(&o.Season, "season", "", "the season's folder, as its close hands it over (required)")
 	fs.StringVar(&site, "o", "", "the folder the site is written to (required to build)")
