@@ -390,3 +390,33 @@ func inOrder(got, want []string) bool {
 	}
 	return i == len(want)
 }
+
+// The commands docs/scoring.md gives for make demo's season run as
+// written, copied from the page, from a folder laid out as the
+// repository's root after make demo: bin/proveit, and .run/demo the
+// season this test played.
+func TestScoringPageCommands(t *testing.T) {
+	d := demoSeason(t)
+	page, err := os.ReadFile(filepath.Join(servertest.RepoRoot(t), "docs", "scoring.md"))
+	require.NoError(t, err)
+	_, block, found := strings.Cut(string(page), "<!-- demo-commands:")
+	require.True(t, found, "docs/scoring.md marks the demo's commands")
+	_, block, found = strings.Cut(block, "```sh\n")
+	require.True(t, found)
+	block, _, found = strings.Cut(block, "```")
+	require.True(t, found)
+	commands := strings.Split(strings.TrimSpace(block), "\n")
+	require.Len(t, commands, 4)
+
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "bin"), 0o755))
+	require.NoError(t, os.Symlink(d.cfg.proveit, filepath.Join(root, "bin", "proveit")))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".run"), 0o755))
+	require.NoError(t, os.Symlink(d.cfg.out, filepath.Join(root, ".run", "demo")))
+	for _, command := range commands {
+		cmd := exec.Command("bash", "-c", command)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s\n%s", command, out)
+	}
+}

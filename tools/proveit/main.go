@@ -136,6 +136,11 @@ func usage(w io.Writer) {
 type corpusFlags struct {
 	track, tree, manifest, tasks, key string
 	fs                                *flagSet
+	// compiledIn leaves the tree, the manifest and the statements empty
+	// when no flag names them: the command then reads those the binary
+	// embeds, whatever folder it runs from (a replay, which anyone runs
+	// anywhere), rather than the checkout's (the tools that write them).
+	compiledIn bool
 }
 
 // trackFiles are the files of one track a command works on. An empty tasks
@@ -228,7 +233,12 @@ func (c *corpusFlags) tracks() ([]trackFiles, error) {
 			tasks:    or(given["tasks"], c.tasks, season.TasksFile(t)),
 			key:      or(given["key"], c.key, season.KeyFile(t)),
 		}
-		if c.fs.Lookup("tree") != nil {
+		if c.compiledIn {
+			out[i].tree = or(given["tree"], c.tree, "")
+			out[i].manifest = or(given["manifest"], c.manifest, "")
+			out[i].tasks = or(given["tasks"], c.tasks, "")
+		}
+		if c.fs.Lookup("tree") != nil && out[i].tree != "" {
 			if err := requireFolder("-tree", out[i].tree); err != nil {
 				return nil, err
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/manifest/verify"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
@@ -46,10 +47,13 @@ type scoreFlags struct {
 // flags that cannot replay anything, before a file is read.
 func parseScoreFlags(args []string) (*scoreFlags, error) {
 	fs := newFlagSet("score")
-	f := &scoreFlags{}
+	f := &scoreFlags{corpus: corpusFlags{compiledIn: true}}
 	f.corpus.register(fs, "tree", "manifest", "tasks", "key")
 	describeTrackFlags(fs, "replayed (required)")
-	fs.StringVar(&f.record, "record", "", "the track's pre-registration record (default "+season.Dir+"/preenregistrement[-<track>].json)")
+	fs.Lookup("tree").Usage = "the frozen tree (default: the track's, compiled in)"
+	fs.Lookup("manifest").Usage = "the track's manifest (default: the one compiled in)"
+	fs.Lookup("tasks").Usage = "the track's task statements (default: those compiled in, " + season.Dir + "/taches[-<track>].json)"
+	fs.StringVar(&f.record, "record", "", "the track's pre-registration record (default: the one compiled in, "+season.Dir+"/preenregistrement[-<track>].json)")
 	fs.StringVar(&f.salt, "salt", "", "the salt file that opens the record's key commitment (required, unless -dry-run)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "score files no record anchors, checking nothing of the anchoring; the report says so in its first field")
 	fs.StringVar(&f.views, "views", "", "the views folder proveit proofs fetch filled: the replay verifies conditions 1 and 2 itself (docs/scoring.md)")
@@ -153,18 +157,45 @@ func (f *scoreFlags) season() (*score.Season, error) {
 		return nil, err
 	}
 	t := tracks[0]
-	files, err := readSealedFiles(t, "")
-	if err != nil {
-		return nil, badInput(err)
+	// What no flag names is what the binary embeds: a replay gives the
+	// same report from any folder.
+	in := score.TrackFiles{Track: t.track, Tree: t.track.Embedded()}
+	if t.tree != "" {
+		in.Tree = os.DirFS(t.tree)
 	}
-	in := score.TrackFiles{Track: t.track, Sealed: files.Files, Tree: os.DirFS(t.tree)}
-	if f.record == "" {
-		f.record = season.RecordFile(t.track)
+	read := func(into *seal.File, name string, compiledIn func() (string, []byte)) error {
+		if name == "" && compiledIn == nil {
+			return errors.New("-key: the track's answer key is required, revealed at the close")
+		}
+		if name == "" {
+			label, data := compiledIn()
+			*into = seal.File{Name: label, Data: data}
+			return nil
+		}
+		var err error
+		*into, err = readFile(name, sealedFileLimit)
+		return err
 	}
-	if !f.dryRun || f.views != "" {
-		if in.Record, err = readFile(f.record, seal.RecordLimit); err != nil {
+	for _, file := range []struct {
+		into       *seal.File
+		name       string
+		compiledIn func() (string, []byte)
+	}{
+		{&in.Sealed.Manifest, t.manifest, func() (string, []byte) {
+			return "manifest/" + manifest.FileName(t.track) + " (compiled in)", manifest.Embedded(t.track)
+		}},
+		{&in.Sealed.Tasks, t.tasks, func() (string, []byte) { return season.EmbeddedTasks(t.track) }},
+		{&in.Sealed.Key, t.key, nil},
+	} {
+		if err := read(file.into, file.name, file.compiledIn); err != nil {
 			return nil, badInput(err)
 		}
+	}
+	if !f.dryRun || f.views != "" {
+		if err := read(&in.Record, f.record, func() (string, []byte) { return season.EmbeddedRecord(t.track) }); err != nil {
+			return nil, badInput(err)
+		}
+		f.record = in.Record.Name
 	}
 	if !f.dryRun {
 		salt, err := readFile(f.salt, seal.SaltLimit)
@@ -180,7 +211,7 @@ func (f *scoreFlags) season() (*score.Season, error) {
 	case errors.As(err, &anchoring):
 		return nil, badInput(fmt.Errorf("refusing to score: %w", anchoring.Mismatch))
 	case errors.As(err, &mismatch):
-		return nil, badInput(fmt.Errorf("%s against %s: %w", t.tree, t.manifest, err))
+		return nil, badInput(fmt.Errorf("%s against %s: %w", or(t.tree != "", t.tree, "the compiled-in tree"), in.Sealed.Manifest.Name, err))
 	case err != nil:
 		return nil, badInput(err)
 	}

@@ -57,8 +57,8 @@ func (e *AnchoringError) Error() string {
 
 func (e *AnchoringError) Unwrap() error { return e.Mismatch }
 
-// OpenSeason checks a track's files against its record (unless f.Salt is
-// nil: a dry run), decodes them, and builds the track's replay: the tree
+// OpenSeason decodes a track's files, checks them against its record
+// (unless f.Salt is nil: a dry run), and builds the track's replay: the tree
 // checked against the manifest, every task's graph walked. Every error
 // names the file, the JSON pointer and the rule.
 func OpenSeason(f TrackFiles) (*Season, error) {
@@ -72,22 +72,6 @@ func OpenSeason(f TrackFiles) (*Season, error) {
 			return nil, fmt.Errorf("%s /piste: the record is of the track %q, not %q", f.Record.Name, rec.Track, f.Track.Name)
 		}
 		s.Record, s.RecordSHA256 = &rec, anchor.SHA256(f.Record.Data)
-	}
-	if f.Salt != nil {
-		if s.Record == nil {
-			return nil, errors.New("no record to check the files against")
-		}
-		salt, err := seal.DecodeSalt(f.Salt.Name, f.Salt.Data)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.Record.Check(f.Record.Name, f.Track.Name, f.Sealed, salt); err != nil {
-			var mismatch *seal.MismatchError
-			if errors.As(err, &mismatch) {
-				return nil, &AnchoringError{mismatch}
-			}
-			return nil, err
-		}
 	}
 	var err error
 	if s.Manifest, err = manifest.Decode(f.Sealed.Manifest.Data); err != nil {
@@ -105,6 +89,24 @@ func OpenSeason(f TrackFiles) (*Season, error) {
 	}
 	if s.Key, err = season.DecodeKey(f.Sealed.Key.Name, f.Sealed.Key.Data); err != nil {
 		return nil, err
+	}
+	// Checked once each file is known to be of the track: a file of the
+	// other track is named as such, not as a hash the record lacks.
+	if f.Salt != nil {
+		if s.Record == nil {
+			return nil, errors.New("no record to check the files against")
+		}
+		salt, err := seal.DecodeSalt(f.Salt.Name, f.Salt.Data)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Record.Check(f.Record.Name, f.Track.Name, f.Sealed, salt); err != nil {
+			var mismatch *seal.MismatchError
+			if errors.As(err, &mismatch) {
+				return nil, &AnchoringError{mismatch}
+			}
+			return nil, err
+		}
 	}
 	s.Replay, err = NewReplay(ReplayInput{
 		Tasks: s.Tasks, Key: s.Key, Manifest: s.Manifest, ManifestSHA256: s.ManifestSHA256,
