@@ -85,7 +85,9 @@ func (b *bench) closedLoop(c *corpusSet, st setup, mix string) *serverRun {
 		return sr
 	}
 	defer s.Stop()
-	sr.Startup, sr.RSS, sr.FileRSS = s.Startup(), s.RSS(), s.FileRSS()
+	// One reading: resident and file-backed memory of one moment.
+	mem := s.Memory()
+	sr.Startup, sr.RSS, sr.FileRSS = s.Startup(), mem.RSS, mem.FileRSS
 	if _, err := b.runWrk(s, mix, b.warmup); err != nil {
 		sr.Skipped = err.Error()
 		return sr
