@@ -1,9 +1,7 @@
 package index
 
 import (
-	"bytes"
 	"fmt"
-	"html/template"
 	"slices"
 	"strings"
 )
@@ -79,34 +77,11 @@ type chartView struct {
 	XLabelX, YLabelY      int
 }
 
-var chartTemplate = template.Must(template.New("chart").Parse(`<figure>
-<div class="defile" tabindex="0" role="region" aria-label="graphique, défilant">
-<svg xmlns="http://www.w3.org/2000/svg" class="graphique" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-labelledby="{{.Name}}-titre">
-<title id="{{.Name}}-titre">{{.Caption}}</title>
-<rect x="{{.Left}}" y="{{.Top}}" width="{{.PlotWidth}}" height="{{.PlotHeight}}" fill="#fbfbfb" stroke="none"/>
-{{range .XTicks}}<line x1="{{.Pos}}" y1="{{$.Top}}" x2="{{.Pos}}" y2="{{$.Bottom}}" stroke="#e2e2e2"/><text x="{{.Pos}}" y="{{$.Bottom}}" dy="20" text-anchor="middle" font-size="14" fill="#333">{{.Label}}</text>
-{{end}}{{range .YTicks}}<line x1="{{$.Left}}" y1="{{.Pos}}" x2="{{$.Right}}" y2="{{.Pos}}" stroke="#e2e2e2"/><text x="{{$.Left}}" y="{{.Pos}}" dx="-6" dy="5" text-anchor="end" font-size="14" fill="#333">{{.Label}}</text>
-{{end}}<line x1="{{.Left}}" y1="{{.Bottom}}" x2="{{.Right}}" y2="{{.Bottom}}" stroke="#333"/>
-<line x1="{{.Left}}" y1="{{.Top}}" x2="{{.Left}}" y2="{{.Bottom}}" stroke="#333"/>
-<line x1="{{.ConstantX}}" y1="{{.Top}}" x2="{{.ConstantX}}" y2="{{.Bottom}}" stroke="#8a6d00" stroke-width="2" stroke-dasharray="6 4"><title>{{.ConstantLegend}}</title></line>
-<text x="{{.Constant.X}}" y="{{.Constant.Y}}" text-anchor="{{.Constant.Anchor}}" font-size="14" fill="#6b5400">{{.Constant.Text}}</text>
-{{range .Places}}<g>{{range .Marks}}<circle class="marque" data-id="{{.ID}}" cx="{{.X}}" cy="{{.Y}}" r="6" fill="#3d5a80" stroke="#fff" stroke-width="1.5"><title>{{.Title}}</title></circle>{{end}}<text x="{{.Label.X}}" y="{{.Label.Y}}" text-anchor="{{.Label.Anchor}}" font-size="14" font-weight="700" fill="#1b1b1b">{{.Label.Text}}</text></g>
-{{end}}<text x="{{.XLabelX}}" y="{{.Height}}" dy="-10" text-anchor="middle" font-size="15" fill="#1b1b1b">{{.XLabel}}</text>
-<text x="18" y="{{.YLabelY}}" transform="rotate(-90 18 {{.YLabelY}})" text-anchor="middle" font-size="15" fill="#1b1b1b">{{.YLabel}}</text>
-</svg>
-</div>
-<figcaption>{{.Caption}}
-<ul class="legende">
-<li>Ligne pointillée : {{.ConstantLegend}}.</li>
-{{range .Legend}}<li>{{.}}</li>
-{{end}}</ul>
-</figcaption>
-</figure>
-`))
-
 // chart draws a table's rows; numbers are the rows' numbers in the table
 // (the rank in the community table).
-func chart(name string, rows []Row, numbers []int, constant Constant) (template.HTML, error) {
+// The pages' template draws it ("chart"), escaping each value in its
+// context, an agent's name as every third party's text.
+func chart(name string, rows []Row, numbers []int, constant Constant) chartView {
 	outOf := constant.OutOf
 	if outOf < 1 {
 		outOf = 1
@@ -170,11 +145,7 @@ func chart(name string, rows []Row, numbers []int, constant Constant) (template.
 	for i := range v.Places {
 		v.Places[i].layout()
 	}
-	var buf bytes.Buffer
-	if err := chartTemplate.Execute(&buf, v); err != nil {
-		return "", err
-	}
-	return template.HTML(buf.String()), nil
+	return v
 }
 
 // layout sets the marks of a place side by side around it, markColumns a

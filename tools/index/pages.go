@@ -50,8 +50,13 @@ type rederive struct {
 	Version  string
 	Command  string
 	Closings []closing
-	Files    []template.HTML
+	Files    []fileLine
 }
+
+// fileLine is one line of the re-derive box's list of files: the Index's
+// own words and the paths it names (as code), each a cell the template
+// escapes.
+type fileLine []cellView
 
 type closing struct{ Track, Date string }
 
@@ -74,11 +79,12 @@ func command(dryRun bool, trust TrustUsed) string {
 const trustPinned = "epinglee"
 
 // trustFile says which trust material the proofs were verified against.
-func trustFile(trust TrustUsed) template.HTML {
+func trustFile(trust TrustUsed) fileLine {
 	if trust.Source == trustPinned {
-		return "le matériel de confiance épinglé dans l'outil (" + code("tools/proofs/trust/") + ")."
+		return fileLine{prose("le matériel de confiance épinglé dans l'outil ("), code("tools/proofs/trust/"), prose(").")}
 	}
-	return code("CONFIANCE") + " : le dossier de matériel de confiance donné à la construction par " + code("-trust") + " ; le JSON de la piste nomme chacun de ses fichiers par son SHA-256 (" + code("confiance") + ")."
+	return fileLine{code("CONFIANCE"), prose(" : le dossier de matériel de confiance donné à la construction par "), code("-trust"),
+		prose(" ; le JSON de la piste nomme chacun de ses fichiers par son SHA-256 ("), code("confiance"), prose(").")}
 }
 
 // homePage is what the home page and the method page read: every track
@@ -101,9 +107,9 @@ func (h *homePage) add(t *corpus.Track, idx *Index) {
 
 // write writes the home page and the method page.
 func (h *homePage) write(out sink) error {
-	files := []template.HTML{
-		code("SITE/index.html") + " : cette page, comparée à celle que la commande reconstruit.",
-		"les fichiers de chaque piste dans " + code("DIR") + " : la page de chaque piste les nomme.",
+	files := []fileLine{
+		{code("SITE/index.html"), prose(" : cette page, comparée à celle que la commande reconstruit.")},
+		{prose("les fichiers de chaque piste dans "), code("DIR"), prose(" : la page de chaque piste les nomme.")},
 	}
 	home, err := execute("home", struct {
 		page
@@ -115,7 +121,7 @@ func (h *homePage) write(out sink) error {
 	if err := out.file("index.html", home); err != nil {
 		return err
 	}
-	files = []template.HTML{code("SITE/"+MethodPage) + " : cette page, qui ne reprend aucun chiffre de la saison."}
+	files = []fileLine{{code("SITE/" + MethodPage), prose(" : cette page, qui ne reprend aucun chiffre de la saison.")}}
 	method, err := execute("methode", struct {
 		page
 		Checks, Statuses, Causes, Tasks, Sources []glossaryEntry
@@ -132,30 +138,32 @@ func (h *homePage) write(out sink) error {
 
 // seasonFiles are the files a track's pages are re-derived from: the
 // season folder's and the tool's; submissions names whose submissions.
-func seasonFiles(track string, dryRun bool, trust TrustUsed, submissions string) []template.HTML {
-	defaults := code(season.Dir + "/")
+func seasonFiles(track string, dryRun bool, trust TrustUsed, submissions string) []fileLine {
+	defaults := fileLine{code(season.Dir + "/")}
 	if t, err := corpus.TrackNamed(track); err == nil {
-		defaults = code(season.TasksFile(t)) + " et " + code(season.RecordFile(t))
+		defaults = fileLine{code(season.TasksFile(t)), prose(" et "), code(season.RecordFile(t))}
 	}
 	dir := "DIR/" + track + "/"
-	files := []template.HTML{
-		code(dir+"inscriptions.json") + " : l'export des inscriptions de la piste.",
-		code(dir+"soumissions/"+submissions+"/*.json") + " : les soumissions qui comptent.",
+	files := []fileLine{
+		{code(dir + "inscriptions.json"), prose(" : l'export des inscriptions de la piste.")},
+		{code(dir + "soumissions/" + submissions + "/*.json"), prose(" : les soumissions qui comptent.")},
 	}
 	if dryRun {
-		files = append(files, code(dir+"cle.json")+" : la clé de réponses (un essai ne la vérifie pas contre le pré-enregistrement).")
+		files = append(files, fileLine{code(dir + "cle.json"), prose(" : la clé de réponses (un essai ne la vérifie pas contre le pré-enregistrement).")})
 	} else {
-		files = append(files, code(dir+"cle.json")+" et "+code(dir+"sel")+" : la clé de réponses et le sel révélés à la clôture, qui ouvrent l'engagement du pré-enregistrement.")
+		files = append(files, fileLine{code(dir + "cle.json"), prose(" et "), code(dir + "sel"),
+			prose(" : la clé de réponses et le sel révélés à la clôture, qui ouvrent l'engagement du pré-enregistrement.")})
 	}
+	records := append(append(fileLine{code(dir + "taches.json"), prose(" et "), code(dir + "preenregistrement.json"),
+		prose(" s'ils existent, sinon ceux de la saison publiés dans le dépôt (")}, defaults...),
+		prose(") ; "), code(dir+"preenregistrement.proof"), prose(" s'il existe."))
 	return append(files,
-		code(dir+"taches.json")+" et "+code(dir+"preenregistrement.json")+" s'ils existent, sinon ceux de la saison publiés dans le dépôt ("+defaults+") ; "+code(dir+"preenregistrement.proof")+" s'il existe.",
-		code("DIR/views/")+" : la vue publique de chaque preuve citée et l'entrée Rekor de son lot.",
+		records,
+		fileLine{code("DIR/views/"), prose(" : la vue publique de chaque preuve citée et l'entrée Rekor de son lot.")},
 		trustFile(trust),
-		"le manifeste et l'arbre figé du corpus de la piste, compilés dans l'outil.",
+		fileLine{prose("le manifeste et l'arbre figé du corpus de la piste, compilés dans l'outil.")},
 	)
 }
-
-func code(s string) template.HTML { return "<code>" + text(s) + "</code>" }
 
 func execute(name string, data any) ([]byte, error) {
 	var buf bytes.Buffer
@@ -176,10 +184,11 @@ var (
 	referenceRuns = []column{{"modele", "modèle"}, {"version", "version"}, {"framework", "framework"}, {"prompt", "prompt"}}
 )
 
-// tableView is one table of a track's page, cells rendered.
+// tableView is one table of a track's page: its chart and its cells, each
+// a value the template renders.
 type tableView struct {
 	Name, Heading, Legend string
-	Chart                 template.HTML
+	Chart                 chartView
 	Columns               []column
 	Rows                  []rowView
 }
@@ -187,7 +196,45 @@ type tableView struct {
 type rowView struct {
 	ID       string
 	Constant bool
-	Cells    []template.HTML
+	Cells    []cellView
+}
+
+// cellView is one value a page shows in a table or a list: its text; a link
+// to Href when Href is set, else code when Code is set; then, when
+// Declared, the tag that says a stack is declared and not verified. It
+// holds strings, never markup: the template ("cell") escapes each in its
+// context, the text as HTML text and Href through html/template's URL
+// filter and normaliser, so that a third party's name, stack or link is
+// shown as written and can neither close the cell nor carry a script.
+// What a third party wrote reaches Text and Href through shown (text,
+// code, link), the one printable rule; escaping is the template's alone.
+type cellView struct {
+	Text     string
+	Href     string
+	Code     bool
+	Declared bool
+}
+
+// text is a value shown as given, printable, in at most shownLimit
+// characters.
+func text(s string) cellView { return cellView{Text: shown(s)} }
+
+// code is a value shown as code (a DID, a path), printable.
+func code(s string) cellView { return cellView{Text: shown(s), Code: true} }
+
+// link is an anchor labelled label to a URL a third party gave, shown
+// printable as every such text; the template filters it as a URL.
+func link(url, label string) cellView { return cellView{Text: label, Href: shown(url)} }
+
+// prose is the Index's own words, shown as written.
+func prose(s string) cellView { return cellView{Text: s} }
+
+// declared is a stack as a community table shows it: text of the
+// operator's, tagged as declared and not verified.
+func declared(stack string) cellView {
+	c := text(stack)
+	c.Declared = true
+	return c
 }
 
 type trackPage struct {
@@ -199,8 +246,8 @@ type trackPage struct {
 
 func renderTrack(idx *Index, version string) ([]byte, error) {
 	dry := idx.Anchoring != anchoredValue
-	files := append([]template.HTML{
-		code("SITE/"+idx.Track+"/index.html") + " et " + code("SITE/"+idx.Track+"/index.json") + " : cette page et son JSON, comparés cellule par cellule à ceux que la commande reconstruit.",
+	files := append([]fileLine{{code("SITE/" + idx.Track + "/index.html"), prose(" et "), code("SITE/" + idx.Track + "/index.json"),
+		prose(" : cette page et son JSON, comparés cellule par cellule à ceux que la commande reconstruit.")},
 	}, seasonFiles(idx.Track, dry, idx.Trust, "*")...)
 	p := trackPage{
 		page: page{dry, fmt.Sprintf("Index PROVE IT, saison %d, piste %s", idx.Season, trackWord(idx.Track)),
@@ -208,11 +255,7 @@ func renderTrack(idx *Index, version string) ([]byte, error) {
 		Index: idx, TrackWord: trackWord(idx.Track),
 	}
 	for _, name := range []string{TableReference, TableCommunity} {
-		t, err := tableOf(idx, name)
-		if err != nil {
-			return nil, err
-		}
-		p.Tables = append(p.Tables, t)
+		p.Tables = append(p.Tables, tableOf(idx, name))
 	}
 	return execute("track", p)
 }
@@ -228,9 +271,9 @@ func constantRow(c Constant) string {
 	return "meilleure réponse constante (verdict « " + word(c.Verdict) + " » partout, sans un appel)"
 }
 
-// tableOf renders one of a track's tables: the constant-best-answer row
+// tableOf is one of a track's tables: the constant-best-answer row
 // first, then the rows in their order.
-func tableOf(idx *Index, name string) (tableView, error) {
+func tableOf(idx *Index, name string) tableView {
 	rows := idx.Tables.Community
 	t := tableView{Name: name, Heading: "Communauté",
 		Legend:  "Soumissions des participants. La stack de chaque ligne est déclarée par son opérateur : stack déclarée, non vérifiée.",
@@ -241,9 +284,9 @@ func tableOf(idx *Index, name string) (tableView, error) {
 		t.Legend = "Runs exécutés par ArkForge, modèle, version, framework et prompt publiés et rejouables. Ils calibrent la mesure ; ils ne sont pas classés."
 		t.Columns = append(append([]column{{"n", "n°"}}, columns72...), referenceRuns...)
 	}
-	dash := template.HTML("—")
-	constant := []template.HTML{dash, text(constantRow(idx.Constant)), dash,
-		"sans objet", text(constantSuccess(idx.Constant)), dash, dash, dash}
+	dash := prose("—")
+	constant := []cellView{dash, text(constantRow(idx.Constant)), dash,
+		prose("sans objet"), text(constantSuccess(idx.Constant)), dash, dash, dash}
 	if name == TableReference {
 		constant = append(constant, dash, dash, dash, dash)
 	}
@@ -252,10 +295,12 @@ func tableOf(idx *Index, name string) (tableView, error) {
 	for i, r := range rows {
 		stack := text(r.Stack)
 		if name == TableCommunity {
-			stack += ` <span class="etiquette">stack déclarée, non vérifiée</span>`
+			stack = declared(r.Stack)
 		}
-		cells := []template.HTML{text(strconv.Itoa(numbers[i])),
-			template.HTML(`<a href="`+template.HTMLEscapeString(r.ID)+`.html">`) + text(r.Agent) + `</a>`,
+		// The row's id is an enrollment's (a-z, 0-9 and -): its report's
+		// name, a relative link.
+		cells := []cellView{text(strconv.Itoa(numbers[i])),
+			{Text: shown(r.Agent), Href: r.ID + ".html"},
 			code(r.DID),
 			text(overclaimText(r.Overclaim)),
 			text(fmt.Sprintf("%d / %d", r.Success.Founded, r.Success.OutOf)),
@@ -270,9 +315,8 @@ func tableOf(idx *Index, name string) (tableView, error) {
 		}
 		t.Rows = append(t.Rows, rowView{ID: r.ID, Cells: cells})
 	}
-	var err error
-	t.Chart, err = chart(name, rows, numbers, idx.Constant)
-	return t, err
+	t.Chart = chart(name, rows, numbers, idx.Constant)
+	return t
 }
 
 // rowNumbers are the numbers a table shows its rows by: the rank in the
@@ -288,15 +332,6 @@ func rowNumbers(table string, rows []Row) []int {
 	}
 	return out
 }
-
-// link is an anchor to a URL a third party gave: shown printable, as
-// every such text.
-func link(url, label string) template.HTML {
-	return template.HTML(`<a href="` + template.HTMLEscapeString(shown(url)) + `">` + template.HTMLEscapeString(label) + `</a>`)
-}
-
-// text is a value shown as given, printable and escaped.
-func text(s string) template.HTML { return template.HTML(template.HTMLEscapeString(shown(s))) }
 
 // shown is a string as a page shows it: the project's one printable rule
 // (internal/printable), so that no control, format or bidirectional
@@ -388,7 +423,7 @@ type reportPage struct {
 
 type factView struct {
 	Key, Label string
-	Value      template.HTML
+	Value      cellView
 }
 
 func renderReport(r reportPage) ([]byte, error) {
@@ -396,7 +431,7 @@ func renderReport(r reportPage) ([]byte, error) {
 	stack := text(en.Stack)
 	table := "runs de référence (calibration, pas un classement)"
 	if en.Table == TableCommunity {
-		stack += ` <span class="etiquette">stack déclarée, non vérifiée</span>`
+		stack = declared(en.Stack)
 		table = "communauté"
 	}
 	facts := []factView{
@@ -428,7 +463,7 @@ func renderReport(r reportPage) ([]byte, error) {
 		if t.Verdict != "" {
 			verdict = word(t.Verdict)
 		}
-		tasks = append(tasks, rowView{ID: shown(t.ID), Cells: []template.HTML{text(t.ID), text(word(t.Status)), text(verdict), text(yesNo(t.Exact)), text(founded),
+		tasks = append(tasks, rowView{ID: shown(t.ID), Cells: []cellView{text(t.ID), text(word(t.Status)), text(verdict), text(yesNo(t.Exact)), text(founded),
 			text(joinOr(t.Missing, "; ", "aucun")), text(orDash(t.Reason))}})
 		for _, a := range t.Assertions {
 			var failed []string
@@ -447,14 +482,14 @@ func renderReport(r reportPage) ([]byte, error) {
 			if a.Cause != "" {
 				cause = word(a.Cause)
 			}
-			assertions = append(assertions, rowView{ID: shown(t.ID + "/" + a.ID), Cells: []template.HTML{text(t.ID), text(a.ID), text(word(a.Status)),
+			assertions = append(assertions, rowView{ID: shown(t.ID + "/" + a.ID), Cells: []cellView{text(t.ID), text(a.ID), text(word(a.Status)),
 				text(cause), text(claim), text(orDash(a.Served)), text(joinOr(failed, "; ", "—"))}})
 		}
 	}
 	dry := r.Index.Anchoring != anchoredValue
 	track := r.Index.Track
-	files := append([]template.HTML{
-		code("SITE/"+track+"/"+en.ID+".html") + " et " + code("SITE/"+track+"/"+en.ID+".json") + " : cette page et son JSON, comparés cellule par cellule à ceux que la commande reconstruit.",
+	files := append([]fileLine{{code("SITE/" + track + "/" + en.ID + ".html"), prose(" et "), code("SITE/" + track + "/" + en.ID + ".json"),
+		prose(" : cette page et son JSON, comparés cellule par cellule à ceux que la commande reconstruit.")},
 	}, seasonFiles(track, dry, r.Index.Trust, en.ID)...)
 	return execute("report", struct {
 		page

@@ -368,7 +368,7 @@ func TestChartSamePlace(t *testing.T) {
 			for i := range tt.n {
 				rows = append(rows, row(fmt.Sprintf("agent-%d", i), fmt.Sprintf("Agent %d", i), tt.founded, rate(tt.rate)))
 			}
-			out, err := chart(TableCommunity, rows, ranks(rows), Constant{Verdict: "non_conforme", Success: 4, OutOf: 10})
+			out, err := execute("chart", chart(TableCommunity, rows, ranks(rows), Constant{Verdict: "non_conforme", Success: 4, OutOf: 10}))
 			require.NoError(t, err)
 			doc, err := html.Parse(strings.NewReader(string(out)))
 			require.NoError(t, err)
