@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -505,5 +509,90 @@ func eachElementIn(n *html.Node, tag string, f func(*html.Node)) {
 			f(c)
 		}
 		eachElementIn(c, tag, f)
+	}
+}
+
+// A third party's text and link reach a page through html/template's own
+// escaping, in their context: a name that closes a cell stays the text of
+// its cell, and a link goes through the template's URL filter, so that a
+// quote or an angle bracket is percent-encoded in the href and a scheme
+// other than http, https or mailto never becomes a link's target.
+func TestThirdPartyMarkup(t *testing.T) {
+	const (
+		agent = `Eve</td><td>x & "y"`
+		stack = `<b>a+b</b>`
+		// Accepted at enrollment: an absolute https URL, printable.
+		accepted = `https://example.org/a"b<c>'d e`
+		encoded  = `https://example.org/a%22b%3cc%3e%27d%20e`
+	)
+	en := enrollment("eve", agent)
+	en.Stack, en.ProofsLink = stack, accepted
+	en.Key, en.EnrolledAt = strings.Repeat("ab", 32), "2026-03-11T00:00:00Z"
+	require.Nil(t, en.check(), "the enrollment is one ReadEnrollments accepts")
+	idx := fixture()
+	idx.Tables.Community[1].Agent, idx.Tables.Community[1].Stack, idx.Tables.Community[1].ProofsLink = agent, stack, accepted
+	// A link no enrollment carries (ReadEnrollments wants http or https):
+	// the page does not rest on that check alone.
+	idx.Tables.Community[2].ProofsLink = "javascript:alert(1)"
+	trackPage, reportPage := read(t, track(t, idx)), read(t, report(t, en, &replayed{}))
+	tests := []struct{ name, got, want string }{
+		{"the agent's cell in the table", trackPage.cells["communaute/eve/agent"], agent + " <eve.html>"},
+		{"the stack's cell in the table", trackPage.cells["communaute/eve/stack_declaree"], stack + " stack déclarée, non vérifiée"},
+		{"the link in the table", trackPage.cells["communaute/eve/lien_preuves"], "preuves <" + encoded + ">"},
+		{"a link of another scheme", trackPage.cells["communaute/bob/lien_preuves"], "preuves <#ZgotmplZ>"},
+		{"the agent in the report", reportPage.cells["inscription/agent/valeur"], agent},
+		{"the stack in the report", reportPage.cells["inscription/stack_declaree/valeur"], stack + " stack déclarée, non vérifiée"},
+		{"the link in the report", reportPage.cells["inscription/lien_preuves/valeur"], "preuves <" + encoded + ">"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.got)
+		})
+	}
+	var cells []string
+	for key := range trackPage.cells {
+		if strings.HasPrefix(key, "communaute/eve/") {
+			cells = append(cells, key)
+		}
+	}
+	assert.Len(t, cells, 1+len(columns72), "the row's cells, none the name opened: %v", cells)
+}
+
+// No markup is assembled in Go from a string: the package's code names
+// none of html/template's types of trusted content (template.HTML and its
+// kin), which would let a string past the template's escaping. Every page
+// is written by the template, each value escaped in its context.
+func TestNoTrustedContentInGo(t *testing.T) {
+	trusted := []string{"HTML", "HTMLAttr", "JS", "JSStr", "CSS", "URL", "Srcset"}
+	files, err := filepath.Glob(filepath.Join("tools", "index", "*.go")) // TestMain runs the tests from the module's root
+	require.NoError(t, err)
+	require.Contains(t, files, filepath.Join("tools", "index", "pages.go"))
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		local := "" // the name html/template is imported under
+		for _, imp := range f.Imports {
+			if imp.Path.Value == `"html/template"` {
+				local = "template"
+				if imp.Name != nil {
+					local = imp.Name.Name
+				}
+			}
+		}
+		if local == "" {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == local && slices.Contains(trusted, sel.Sel.Name) {
+					t.Errorf("%s: %s.%s trusts a string as markup", fset.Position(sel.Pos()), local, sel.Sel.Name)
+				}
+			}
+			return true
+		})
 	}
 }
