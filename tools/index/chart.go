@@ -77,10 +77,10 @@ type chartView struct {
 	XLabelX, YLabelY      int
 }
 
-// chart draws a table's rows; numbers are the rows' numbers in the table
-// (the rank in the community table).
-// The pages' template draws it ("chart"), escaping each value in its
-// context, an agent's name as every third party's text.
+// chart places a table's rows; numbers are the rows' numbers in the table
+// (the rank in the community table). The pages' template draws the view
+// ("chart"), escaping each value in its context: the view holds strings
+// and numbers, no markup.
 func chart(name string, rows []Row, numbers []int, constant Constant) chartView {
 	outOf := constant.OutOf
 	if outOf < 1 {

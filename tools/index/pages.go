@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"html/template"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -154,9 +155,9 @@ func seasonFiles(track string, dryRun bool, trust TrustUsed, submissions string)
 		files = append(files, fileLine{code(dir + "cle.json"), prose(" et "), code(dir + "sel"),
 			prose(" : la clé de réponses et le sel révélés à la clôture, qui ouvrent l'engagement du pré-enregistrement.")})
 	}
-	records := append(append(fileLine{code(dir + "taches.json"), prose(" et "), code(dir + "preenregistrement.json"),
-		prose(" s'ils existent, sinon ceux de la saison publiés dans le dépôt (")}, defaults...),
-		prose(") ; "), code(dir+"preenregistrement.proof"), prose(" s'il existe."))
+	records := slices.Concat(fileLine{code(dir + "taches.json"), prose(" et "), code(dir + "preenregistrement.json"),
+		prose(" s'ils existent, sinon ceux de la saison publiés dans le dépôt (")}, defaults,
+		fileLine{prose(") ; "), code(dir + "preenregistrement.proof"), prose(" s'il existe.")})
 	return append(files,
 		records,
 		fileLine{code("DIR/views/"), prose(" : la vue publique de chaque preuve citée et l'entrée Rekor de son lot.")},
