@@ -12,6 +12,7 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/internal/printable"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
 
@@ -156,8 +157,9 @@ func seasonFiles(track string, dryRun bool, trust TrustUsed, submissions string)
 			prose(" : la clé de réponses et le sel révélés à la clôture, qui ouvrent l'engagement du pré-enregistrement.")})
 	}
 	records := slices.Concat(fileLine{code(dir + "taches.json"), prose(" et "), code(dir + "preenregistrement.json"),
-		prose(" s'ils existent, sinon ceux de la saison publiés dans le dépôt (")}, defaults,
-		fileLine{prose(") ; "), code(dir + "preenregistrement.proof"), prose(" s'il existe.")})
+		prose(" s'ils existent, sinon ceux de la saison compilés dans l'outil (")}, defaults,
+		fileLine{prose(") ; "), code(dir + seal.AnchoringFile), prose(" s'il existe : l'ancrage du pré-enregistrement, dont la preuve est vérifiée comme "),
+			code("proveit seal -verify"), prose(" la vérifie.")})
 	return append(files,
 		records,
 		fileLine{code("DIR/views/"), prose(" : la vue publique de chaque preuve citée et l'entrée Rekor de son lot.")},
