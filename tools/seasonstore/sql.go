@@ -97,9 +97,9 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 	return nil
 }
 
-// SchemaVersion is the database's schema version, the last migration
+// schemaVersion is the database's schema version, the last migration
 // applied.
-func (s *sqlStore) SchemaVersion(ctx context.Context) (int64, error) {
+func (s *sqlStore) schemaVersion(ctx context.Context) (int64, error) {
 	fsys, err := fs.Sub(migrations, s.migrations)
 	if err != nil {
 		return 0, err
@@ -311,6 +311,9 @@ func (s *sqlStore) EnrollmentByToken(ctx context.Context, tokenSHA256 [32]byte) 
 func (s *sqlStore) Submit(ctx context.Context, in NewSubmission, receipt ReceiptFunc) (Accepted, error) {
 	if err := checkSubmission(&in, s.limits); err != nil {
 		return Accepted{}, err
+	}
+	if receipt == nil {
+		return Accepted{}, &InvalidError{"receipt", "want the function that builds the new version's receipt"}
 	}
 	sum := sha256.Sum256(in.Body)
 	digest := hex.EncodeToString(sum[:])

@@ -229,6 +229,7 @@ func TestSubmit(t *testing.T) {
 			{"a receipt over its limit", submission(alice.ID, "conf-02", 1), func(ReceiptFacts) ([]byte, error) {
 				return json.Marshal(strings.Repeat("x", defaultReceiptBytes))
 			}, ErrTooLarge},
+			{"no receipt builder", submission(alice.ID, "conf-02", 1), nil, ErrInvalid},
 			{"the receipt's signer failing", submission(alice.ID, "conf-02", 1), func(ReceiptFacts) ([]byte, error) {
 				return nil, errSigner
 			}, errSigner},
@@ -518,7 +519,7 @@ func TestReopen(t *testing.T) {
 		found, err := reopened.EnrollmentByToken(ctx, in.TokenSHA256)
 		require.NoError(t, err)
 		assert.Equal(t, "ref-kept", found.Enrollment.ID)
-		version, err := reopened.(*sqlStore).SchemaVersion(ctx)
+		version, err := reopened.(*sqlStore).schemaVersion(ctx)
 		require.NoError(t, err)
 		assert.EqualValues(t, 1, version)
 	})
