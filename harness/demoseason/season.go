@@ -56,7 +56,7 @@ type demo struct {
 	season, site, recordDir string
 	// trust is the stand-in's trust material: beside the season, never in
 	// it, since a reader trusts only the material it names.
-	trust string
+	trust                   string
 	opening, closing        time.Time
 	trustLayerURL, rekorURL string
 	tracks                  []*trackPlay

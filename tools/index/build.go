@@ -114,13 +114,13 @@ type Constant struct {
 // proveit score writes it, with the enrollment and the narratives as
 // published, which nothing scores.
 type Report struct {
-	Anchoring  string          `json:"ancrage"`
-	Season     int             `json:"saison"`
-	Track      string          `json:"piste"`
-	Enrollment *Enrollment     `json:"inscription"`
-	Replay     *score.Report   `json:"rapport"` // written once, with the report, as proveit score writes it
-	Narratives []Narrative     `json:"recits_non_notes"`
-	ThirdParty ThirdParty      `json:"texte_de_tiers"`
+	Anchoring  string        `json:"ancrage"`
+	Season     int           `json:"saison"`
+	Track      string        `json:"piste"`
+	Enrollment *Enrollment   `json:"inscription"`
+	Replay     *score.Report `json:"rapport"` // written once, with the report, as proveit score writes it
+	Narratives []Narrative   `json:"recits_non_notes"`
+	ThirdParty ThirdParty    `json:"texte_de_tiers"`
 }
 
 // Narrative is a submission's narrative, shown as published, never scored.

@@ -17,10 +17,10 @@ import (
 // replayer scores a track's ranked enrollments one at a time, each exactly
 // as proveit score scores it alone, with the season's proofs verified once.
 type replayer struct {
-	replay    *score.Replay
-	verifier  *proofs.Verifier
-	views     string
-	trust     *proofs.Trust
+	replay   *score.Replay
+	verifier *proofs.Verifier
+	views    string
+	trust    *proofs.Trust
 	// results are the season's proofs, each verified with its first
 	// citation in the ranked enrollments' order; firstCiter is that
 	// enrollment's position.

@@ -135,7 +135,7 @@ type trustSource interface {
 // embeddedTrust is the pinned material, compiled in.
 type embeddedTrust struct{ fsys fs.FS }
 
-func (e embeddedTrust) read(name string) ([]byte, error)          { return fs.ReadFile(e.fsys, name) }
+func (e embeddedTrust) read(name string) ([]byte, error)           { return fs.ReadFile(e.fsys, name) }
 func (e embeddedTrust) readDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(e.fsys, name) }
 
 // folderTrust is material a flag names, someone else's folder.
