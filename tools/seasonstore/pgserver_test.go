@@ -119,17 +119,23 @@ type pgServer struct {
 // its server on a free loopback port, its unix socket in the folder. As
 // root, both run as the postgres system user: initdb refuses root.
 func startPostgres(bin string) (*pgServer, error) {
-	dir, err := os.MkdirTemp("", "seasonstore-pg-")
+	var account *user.User
+	parent := "" // the temporary folder
+	if os.Geteuid() == 0 {
+		var err error
+		if account, err = user.Lookup("postgres"); err != nil {
+			return nil, fmt.Errorf("running as root, PostgreSQL needs an unprivileged user: %w", err)
+		}
+		// The postgres user must reach the folder: a root's TMPDIR may be
+		// closed to it, /tmp is not.
+		parent = "/tmp"
+	}
+	dir, err := os.MkdirTemp(parent, "seasonstore-pg-")
 	if err != nil {
 		return nil, err
 	}
 	s := &pgServer{dir: dir, exited: make(chan struct{}), drops: make(chan string, 1024)}
-	var account *user.User
-	if os.Geteuid() == 0 {
-		if account, err = user.Lookup("postgres"); err != nil {
-			s.removeDir()
-			return nil, fmt.Errorf("running as root, PostgreSQL needs an unprivileged user: %w", err)
-		}
+	if account != nil {
 		if err := chownTo(dir, account); err != nil {
 			s.removeDir()
 			return nil, err

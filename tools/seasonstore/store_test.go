@@ -548,3 +548,28 @@ func TestReplicasMigrateOnce(t *testing.T) {
 		}
 	})
 }
+
+// What makes an acknowledged write durable is set on every connection
+// that writes, whatever the server's or the file's defaults.
+func TestDurableSettings(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, db *testDB) {
+		ctx := context.Background()
+		s := db.open(t).(*sqlStore)
+		settings := map[string]map[string]string{
+			"sqlite": {
+				"PRAGMA journal_mode": "wal",
+				"PRAGMA synchronous":  "2", // FULL
+				"PRAGMA busy_timeout": "10000",
+				"PRAGMA foreign_keys": "1",
+			},
+			"postgres": {
+				"SHOW synchronous_commit": "on",
+			},
+		}[db.backend]
+		for query, want := range settings {
+			var got string
+			require.NoError(t, s.writer.QueryRowContext(ctx, query).Scan(&got), query)
+			assert.Equal(t, want, got, query)
+		}
+	})
+}
