@@ -58,7 +58,7 @@ type sqlStore struct {
 // Check at compile time that sqlStore is a Store.
 var _ Store = (*sqlStore)(nil)
 
-// open resolves the limits and brings the schema up to date.
+// newSQLStore resolves the limits and brings the schema up to date.
 func newSQLStore(ctx context.Context, d dialect, writer, reader *sql.DB, opts Options) (*sqlStore, error) {
 	limits, err := opts.Limits.resolve()
 	if err != nil {
