@@ -3,8 +3,6 @@ package corpushandler
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -35,8 +33,8 @@ func init() {
 	httpcaddyfile.RegisterDirectiveOrder("proveit_season", httpcaddyfile.Before, "respond")
 }
 
-// SeasonHandler serves the season service (tools/seasonservice,
-// ../shared/CONTRACT.md section 9) on its own site: enrollment,
+// SeasonHandler serves the season service (tools/seasonservice;
+// specification 3, 4, 7.4, 9.1) on its own site: enrollment,
 // submissions, the season's state and its published files. Like the
 // corpus's handler, it answers every request itself with a JSON body and
 // never returns an error, so that no page of Caddy's reaches a caller.
@@ -232,23 +230,15 @@ func (h *SeasonHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ cadd
 	return nil
 }
 
-// isPostgres tells a PostgreSQL URL from a SQLite file's path.
-func isPostgres(database string) bool {
-	return strings.HasPrefix(database, "postgres://") || strings.HasPrefix(database, "postgresql://")
-}
-
 func storeKind(database string) string {
-	if isPostgres(database) {
+	if seasonstore.IsPostgres(database) {
 		return "postgres"
 	}
 	return "sqlite"
 }
 
 func openSeasonStore(ctx context.Context, database string, opts seasonstore.Options) (seasonstore.Store, error) {
-	if isPostgres(database) {
-		return seasonstore.OpenPostgres(ctx, database, opts)
-	}
-	return seasonstore.OpenSQLite(ctx, database, opts)
+	return seasonstore.Open(ctx, database, opts)
 }
 
 // clientAddress is the address Caddy vouches for (its trusted proxies
@@ -363,26 +353,9 @@ func readLimited(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// readReceiptKey reads an Ed25519 private key, PKCS #8 in PEM. Its errors
-// name the file, never a byte of it.
+// readReceiptKey reads the season's receipt key (seasonservice.ReadReceiptKey).
 func readReceiptKey(path string) (ed25519.PrivateKey, error) {
-	data, err := readLimited(path, 64<<10)
-	if err != nil {
-		return nil, err
-	}
-	block, _ := pem.Decode(data)
-	if block == nil || block.Type != "PRIVATE KEY" {
-		return nil, fmt.Errorf("%s: want a PEM \"PRIVATE KEY\" block (openssl genpkey -algorithm ed25519)", path)
-	}
-	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a PKCS #8 private key", path)
-	}
-	priv, ok := key.(ed25519.PrivateKey)
-	if !ok {
-		return nil, fmt.Errorf("%s: not an Ed25519 key", path)
-	}
-	return priv, nil
+	return seasonservice.ReadReceiptKey(path)
 }
 
 func parseSeasonCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {

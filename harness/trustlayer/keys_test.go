@@ -123,7 +123,7 @@ func TestKeyIdentity(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	assert.Equal(t, map[string]any{"verified_did": second, "verified_did_method": trustlayer.MethodChallenge,
 		"verified_did_bound_at": "2026-10-02T10:00:00+00:00",
-		"verified_did_history": []any{map[string]any{"did": first, "bound_at": "2026-10-02T09:00:00+00:00", "method": trustlayer.MethodChallenge, "unbound_at": "2026-10-02T10:00:00+00:00"}}}, id)
+		"verified_did_history":  []any{map[string]any{"did": first, "bound_at": "2026-10-02T09:00:00+00:00", "method": trustlayer.MethodChallenge, "unbound_at": "2026-10-02T10:00:00+00:00"}}}, id)
 
 	got, ok := tl.KeyIdentity(key)
 	require.True(t, ok)

@@ -1,5 +1,5 @@
 // Package seasonservice is the season service's intake
-// (proveit.arkforge.tech, ../shared/CONTRACT.md section 9): where a
+// (proveit.arkforge.tech; specification 3, 4, 7.4, 9.1): where a
 // participant enrolls with its Trust Layer key and hands in its
 // submissions, and where a season's published files are served. It is a
 // plain net/http Handler over a seasonstore.Store; the Caddy module in

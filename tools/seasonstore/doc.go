@@ -1,7 +1,7 @@
 // Package seasonstore is the season service's durable layer: where an
 // enrollment and every accepted submission are kept, from the
 // participant's first call to the close's export (docs/contract.md, the
-// Index's section; ../shared/CONTRACT.md, sections 8 and 9).
+// Index's section; specification 3, 4, 7.4).
 //
 // One interface, Store, has two backends sharing one implementation and
 // one schema's meaning: embedded SQLite (OpenSQLite, no cgo, so the binary

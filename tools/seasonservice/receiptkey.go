@@ -1,0 +1,38 @@
+package seasonservice
+
+import (
+	"crypto/ed25519"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"path/filepath"
+
+	"github.com/arkforge/proveit-corpus/tools/proofs"
+)
+
+// receiptKeyLimit bounds a receipt key's file: a PEM block of a few
+// hundred bytes.
+var receiptKeyLimit = proofs.Limit{What: "a receipt key", Bytes: 64 << 10}
+
+// ReadReceiptKey reads the season's receipt key, an Ed25519 private key,
+// PKCS #8 in PEM (openssl genpkey -algorithm ed25519). Its errors name the
+// file, never a byte of it.
+func ReadReceiptKey(path string) (ed25519.PrivateKey, error) {
+	data, err := proofs.ReadFolderFile(filepath.Dir(path), filepath.Base(path), receiptKeyLimit)
+	if err != nil {
+		return nil, err
+	}
+	block, _ := pem.Decode(data)
+	if block == nil || block.Type != "PRIVATE KEY" {
+		return nil, fmt.Errorf("%s: want a PEM \"PRIVATE KEY\" block (openssl genpkey -algorithm ed25519)", path)
+	}
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a PKCS #8 private key", path)
+	}
+	priv, ok := key.(ed25519.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("%s: not an Ed25519 key", path)
+	}
+	return priv, nil
+}
