@@ -1,6 +1,8 @@
 package index_test
 
 import (
+	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"os"
@@ -12,9 +14,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/index"
 	"github.com/arkforge/proveit-corpus/tools/index/indextest"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
+	"github.com/arkforge/proveit-corpus/tools/receipt"
 )
 
 // copySeason copies the shared season to a new folder of the test's, so
@@ -301,4 +305,86 @@ func TestLongThirdPartyText(t *testing.T) {
 	diffs, err := check(o, site)
 	require.NoError(t, err)
 	assert.Empty(t, diffs)
+}
+
+// writeReceipts writes a track's recus.json as the season service's close
+// does, a receipt signed for every exported submission, and returns its
+// path.
+func writeReceipts(t *testing.T, dir, track string) string {
+	t.Helper()
+	_, key, err := ed25519.GenerateKey(nil)
+	require.NoError(t, err)
+	files, err := filepath.Glob(filepath.Join(dir, track, "soumissions", "*", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	f := receipt.File{Season: 1, Track: track, Key: base64.StdEncoding.EncodeToString(key.Public().(ed25519.PublicKey))}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		r := receipt.Receipt{Season: 1, Track: track, Enrollment: filepath.Base(filepath.Dir(file)),
+			TaskID: strings.TrimSuffix(filepath.Base(file), ".json"), SHA256: anchor.SHA256(data), ReceivedAt: "2026-03-20T09:00:00Z"}
+		f.Receipts = append(f.Receipts, receipt.Sign(key, r))
+	}
+	name := filepath.Join(dir, track, receipt.FileName)
+	indextest.WriteJSON(t, name, f)
+	return name
+}
+
+// Each exported submission is the one its last receipt acknowledged: a
+// submission changed after the close, one the service never receipted, a
+// receipt whose submission the export lacks and a forged signature are
+// each refused by name.
+func TestReceipts(t *testing.T) {
+	t.Run("every submission its receipt's", func(t *testing.T) {
+		dir, o := copySeason(t)
+		writeReceipts(t, dir, "conformite")
+		require.NoError(t, index.Build(o, filepath.Join(t.TempDir(), "site")))
+	})
+	tests := []struct {
+		name  string
+		spoil func(t *testing.T, dir, receipts string)
+		want  []string
+	}{
+		{"a submission changed after the close", func(t *testing.T, dir, _ string) {
+			file := filepath.Join(dir, "conformite", "soumissions", "bob", "conf-01.json")
+			data, err := os.ReadFile(file)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(file, append(data, ' '), 0o644))
+		}, []string{"conformite/soumissions/bob/conf-01.json", "not the", "of its last receipt"}},
+		{"a submission never receipted", func(t *testing.T, dir, receipts string) {
+			var f receipt.File
+			data, err := os.ReadFile(receipts)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &f))
+			pub, _ := base64.StdEncoding.DecodeString(f.Key)
+			var kept []json.RawMessage
+			for _, raw := range f.Receipts {
+				r, err := receipt.Decode("r", raw)
+				require.NoError(t, err)
+				require.True(t, receipt.Verify(pub, r))
+				if r.Enrollment != "bob" || r.TaskID != "conf-02" {
+					kept = append(kept, raw)
+				}
+			}
+			f.Receipts = kept
+			indextest.WriteJSON(t, receipts, f)
+		}, []string{"conformite/soumissions/bob/conf-02.json", "no receipt"}},
+		{"a receipt whose submission is gone", func(t *testing.T, dir, _ string) {
+			require.NoError(t, os.Remove(filepath.Join(dir, "conformite", "soumissions", "bob", "conf-03.json")))
+		}, []string{"conformite/recus.json", "bob's conf-03", "the export lacks"}},
+		{"a forged signature", func(t *testing.T, dir, receipts string) {
+			data, err := os.ReadFile(receipts)
+			require.NoError(t, err)
+			require.Contains(t, string(data), `"remplace": false`)
+			require.NoError(t, os.WriteFile(receipts, []byte(strings.Replace(string(data), `"remplace": false`, `"remplace": true`, 1)), 0o644))
+		}, []string{"conformite/recus.json /recus/", "signature: does not verify"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, o := copySeason(t)
+			receipts := writeReceipts(t, dir, "conformite")
+			tt.spoil(t, dir, receipts)
+			refusal(t, o, tt.want...)
+		})
+	}
 }

@@ -71,6 +71,7 @@ type trackInputs struct {
 	season      *score.Season
 	recordProof *string
 	enrollments *Enrollments
+	receipts    receipts
 	// folder is the season's folder, every file named by its path in it.
 	folder *proofs.Folder
 }
@@ -181,6 +182,9 @@ func (o *Options) readTrack(folder *proofs.Folder, t *corpus.Track, trust *proof
 	if strconv.Itoa(in.enrollments.Season) != in.season.Tasks.Season {
 		return nil, fmt.Errorf("%s /saison: %d, but the statements are of the season %s", at("inscriptions.json"), in.enrollments.Season, in.season.Tasks.Season)
 	}
+	if err := in.readReceipts(); err != nil {
+		return nil, err
+	}
 	return in, nil
 }
 
@@ -290,6 +294,9 @@ func (in *trackInputs) submissions(en *Enrollment) ([]score.Parsed, error) {
 		}
 		data, err := in.folder.Read(file, score.SubmissionLimit)
 		if err != nil {
+			return nil, err
+		}
+		if err := in.checkReceipt(file, en.ID, task, data); err != nil {
 			return nil, err
 		}
 		sub, err := score.ParseSubmission(file, data)

@@ -8,13 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/receipt"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seasonstore"
 )
@@ -174,53 +173,9 @@ func (s *Service) submitRefusal(t *trackState, err error) *Refusal {
 	return errUnavailable
 }
 
-// Receipt is a submission's receipt as the service signs it and a
-// participant checks it (ReceiptPayload, VerifyReceipt).
-type Receipt struct {
-	Season     int    `json:"saison"`
-	Track      string `json:"piste"`
-	Enrollment string `json:"inscription"`
-	TaskID     string `json:"task_id"`
-	SHA256     string `json:"sha256"`
-	ReceivedAt string `json:"recue_le"`
-	Replaces   bool   `json:"remplace"`
-	Signature  string `json:"signature"`
-}
-
-// receiptObject is the receipt without its signature, as a Python value.
-func receiptObject(r Receipt) pyjson.Object {
-	return pyjson.Object{
-		{Key: "saison", Value: pyjson.Number(strconv.Itoa(r.Season))},
-		{Key: "piste", Value: r.Track},
-		{Key: "inscription", Value: r.Enrollment},
-		{Key: "task_id", Value: r.TaskID},
-		{Key: "sha256", Value: r.SHA256},
-		{Key: "recue_le", Value: r.ReceivedAt},
-		{Key: "remplace", Value: r.Replaces},
-	}
-}
-
-// ReceiptPayload is the bytes a receipt's signature is over: the
-// canonical JSON (json.dumps(v, sort_keys=True, separators=(",", ":")),
-// ensure_ascii) of the receipt without its signature.
-func ReceiptPayload(r Receipt) []byte {
-	return pyjson.Canonical(receiptObject(r))
-}
-
-// signReceipt writes the receipt of a version being recorded: the
-// canonical JSON of the receipt with its signature, Ed25519 by the
-// season's key over ReceiptPayload, in standard base64.
+// signReceipt writes the receipt of a version being recorded
+// (receipt.Sign): the canonical JSON of the receipt with its signature.
 func signReceipt(key ed25519.PrivateKey, f seasonstore.ReceiptFacts) []byte {
-	r := Receipt{Season: f.Season, Track: f.Track, Enrollment: f.EnrollmentID, TaskID: f.TaskID, SHA256: f.SHA256,
-		ReceivedAt: f.ReceivedAt.UTC().Format(time.RFC3339), Replaces: f.Replaces}
-	sig := ed25519.Sign(key, ReceiptPayload(r))
-	obj := append(receiptObject(r), pyjson.Member{Key: "signature", Value: base64.StdEncoding.EncodeToString(sig)})
-	return pyjson.Canonical(obj)
-}
-
-// VerifyReceipt checks a receipt's signature with the season's public key
-// (cle_recus, decoded).
-func VerifyReceipt(pub ed25519.PublicKey, r Receipt) bool {
-	sig, err := base64.StdEncoding.DecodeString(r.Signature)
-	return err == nil && len(pub) == ed25519.PublicKeySize && ed25519.Verify(pub, ReceiptPayload(r), sig)
+	return receipt.Sign(key, receipt.Receipt{Season: f.Season, Track: f.Track, Enrollment: f.EnrollmentID, TaskID: f.TaskID,
+		SHA256: f.SHA256, ReceivedAt: f.ReceivedAt.UTC().Format(time.RFC3339), Replaces: f.Replaces})
 }

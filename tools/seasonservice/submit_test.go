@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/arkforge/proveit-corpus/tools/seasonservice"
+	"github.com/arkforge/proveit-corpus/tools/receipt"
 	"github.com/arkforge/proveit-corpus/tools/seasonstore"
 )
 
@@ -26,14 +26,14 @@ type accepted struct {
 	Receipt  json.RawMessage `json:"recu"`
 }
 
-func readAccepted(t *testing.T, a answer) (accepted, seasonservice.Receipt) {
+func readAccepted(t *testing.T, a answer) (accepted, receipt.Receipt) {
 	t.Helper()
 	require.Equal(t, http.StatusOK, a.status, string(a.body))
 	assertJSONHeaders(t, a)
 	assert.Len(t, a.json(t), 3, "exactly enregistree, remplace, recu: nothing hints at a score")
 	var acc accepted
 	require.NoError(t, json.Unmarshal(a.body, &acc))
-	var r seasonservice.Receipt
+	var r receipt.Receipt
 	dec := json.NewDecoder(bytes.NewReader(acc.Receipt))
 	dec.DisallowUnknownFields()
 	require.NoError(t, dec.Decode(&r))
@@ -57,9 +57,9 @@ func TestSubmit(t *testing.T) {
 	acc, r := readAccepted(t, f.submit(token, first))
 	assert.True(t, acc.Recorded)
 	assert.False(t, acc.Replaces)
-	assert.Equal(t, seasonservice.Receipt{Season: 1, Track: "conformite", Enrollment: id, TaskID: "conf-01", SHA256: sha256Hex(first),
+	assert.Equal(t, receipt.Receipt{Season: 1, Track: "conformite", Enrollment: id, TaskID: "conf-01", SHA256: sha256Hex(first),
 		ReceivedAt: "2026-10-02T09:00:00Z", Replaces: false, Signature: r.Signature}, r)
-	assert.True(t, seasonservice.VerifyReceipt(pub, r))
+	assert.True(t, receipt.Verify(pub, r))
 
 	f.clock.set(during.Add(90 * time.Second))
 	second := submission(p.did, "conf-01", "seconde")
@@ -67,7 +67,7 @@ func TestSubmit(t *testing.T) {
 	assert.True(t, acc2.Replaces)
 	assert.True(t, r2.Replaces)
 	assert.Equal(t, "2026-10-02T09:01:30Z", r2.ReceivedAt)
-	assert.True(t, seasonservice.VerifyReceipt(pub, r2))
+	assert.True(t, receipt.Verify(pub, r2))
 
 	// A resend after a cut: the same receipt, nothing recorded.
 	f.clock.set(during.Add(time.Hour))
@@ -202,7 +202,7 @@ func TestReceiptCanonicalPython(t *testing.T) {
 
 	// Also a receipt whose text is not ASCII, signed the same way: the
 	// canonical form escapes it as Python does.
-	wide := seasonservice.Receipt{Season: 1, Track: "piste-é", Enrollment: "id", TaskID: "t\u007f", SHA256: "00", ReceivedAt: "2026-10-02T09:00:00Z"}
+	wide := receipt.Receipt{Season: 1, Track: "piste-é", Enrollment: "id", TaskID: "t\u007f", SHA256: "00", ReceivedAt: "2026-10-02T09:00:00Z"}
 	const script = `
 import json, sys
 for line in sys.stdin:
@@ -224,13 +224,13 @@ for line in sys.stdin:
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	require.Len(t, lines, 2)
 
-	var r seasonservice.Receipt
+	var r receipt.Receipt
 	require.NoError(t, json.Unmarshal(acc.Receipt, &r))
-	assert.Equal(t, lines[0], string(seasonservice.ReceiptPayload(r)))
+	assert.Equal(t, lines[0], string(receipt.Payload(r)))
 	sig, err := base64.StdEncoding.DecodeString(r.Signature)
 	require.NoError(t, err)
 	assert.True(t, ed25519.Verify(pub, []byte(lines[0]), sig), "the signature is over Python's canonical bytes")
-	assert.Equal(t, lines[1], string(seasonservice.ReceiptPayload(wide)))
+	assert.Equal(t, lines[1], string(receipt.Payload(wide)))
 	assert.Contains(t, lines[1], `"piste":"piste-\u00e9"`)
 
 	// The receipt as kept is itself canonical: the bytes answered are the
@@ -241,7 +241,7 @@ for line in sys.stdin:
 
 	// A receipt altered anywhere no longer verifies.
 	r.Replaces = true
-	assert.False(t, seasonservice.VerifyReceipt(pub, r))
+	assert.False(t, receipt.Verify(pub, r))
 }
 
 // TestSubmitStoreAcknowledgesOnDisk: an acknowledged submission is in a

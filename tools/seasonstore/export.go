@@ -4,27 +4,16 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
-	"encoding/json"
-	"errors"
+		"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 
 	"github.com/arkforge/proveit-corpus/tools/atomicfile"
+	"github.com/arkforge/proveit-corpus/tools/receipt"
 	"github.com/arkforge/proveit-corpus/tools/score"
 )
-
-// Receipts is a track's recus.json: every receipt the season service
-// issued on it, in the order issued, and the public half of the key that
-// signed them, so that anyone checks each exported submission against its
-// last receipt.
-type Receipts struct {
-	Season     int               `json:"saison"`
-	Track      string            `json:"piste"`
-	ReceiptKey string            `json:"cle_recus"` // Ed25519, base64
-	Receipts   []json.RawMessage `json:"recus"`
-}
 
 // ErrTrackOpen refuses to export a track that is not closed: its
 // submissions are not final.
@@ -77,10 +66,10 @@ func WriteExport(ctx context.Context, s Store, season int, track string, receipt
 	if err := atomicfile.ReplaceIn(root, path.Join(track, "inscriptions.json"), inscriptions, 0o644); err != nil {
 		return err
 	}
-	receipts, err := score.MarshalReport(Receipts{Season: season, Track: track,
-		ReceiptKey: base64.StdEncoding.EncodeToString(receiptKey), Receipts: export.Receipts})
+	receipts, err := score.MarshalReport(receipt.File{Season: season, Track: track,
+		Key: base64.StdEncoding.EncodeToString(receiptKey), Receipts: export.Receipts})
 	if err != nil {
 		return err
 	}
-	return atomicfile.ReplaceIn(root, path.Join(track, "recus.json"), receipts, 0o644)
+	return atomicfile.ReplaceIn(root, path.Join(track, receipt.FileName), receipts, 0o644)
 }

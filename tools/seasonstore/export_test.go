@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/tools/index"
+	"github.com/arkforge/proveit-corpus/tools/receipt"
 )
 
 // The close's export is the season folder the Index reads: the
@@ -57,11 +58,11 @@ func TestWriteExport(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, body(b.ID, "conf-02", 1), data)
 
-		var rec Receipts
+		var rec receipt.File
 		data, err = os.ReadFile(filepath.Join(dir, conformite, "recus.json"))
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(data, &rec))
-		assert.Equal(t, base64.StdEncoding.EncodeToString(public), rec.ReceiptKey)
+		assert.Equal(t, base64.StdEncoding.EncodeToString(public), rec.Key)
 		assert.Len(t, rec.Receipts, 3, "every receipt issued, replaced ones included")
 
 		err = WriteExport(ctx, s, season1, conformite, public, dir)
