@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
-		"errors"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
