@@ -26,8 +26,9 @@ var readsTrack = []string{"catalogue", "hash", "lint", "manifest", "nginx", "pro
 // takesArgs are the commands that take arguments after their flags, with a
 // command line that has one too many.
 var takesArgs = map[string][]string{
-	"hash":  {"hash", "/referentiel", "/regles-achat"},
-	"score": nil, // any number of submissions
+	"hash":    {"hash", "/referentiel", "/regles-achat"},
+	"score":   nil, // any number of submissions
+	"receipt": nil, // any number of receipts
 }
 
 // TestConvention holds every command to the one convention: -h, -help and

@@ -49,6 +49,7 @@ var commands = map[string]command{
 	"score":     {"replay the scoring of submissions from the files a track's record anchors", runScore},
 	"proofs":    {"fetch the cited proofs' public views and Rekor entries, or verify them offline", runProofs},
 	"index":     {"build the season's public Index from its folder, or -check a published one cell by cell", runIndex},
+	"receipt":   {"check receipts of the season service against the season folder its close published", runReceipt},
 	"close":     {"close a track on the season service's database after its record's cloture, and export its season folder", runClose},
 	"nginx":     {"write the nginx vhost that serves the corpus under the contract", runNginx},
 }
