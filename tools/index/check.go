@@ -268,6 +268,13 @@ func htmlCells(data []byte) ([]cell, error) {
 	seen := map[string]int{}
 	var visit func(n *html.Node)
 	visit = func(n *html.Node) {
+		// A value the page shows outside its tables, such as the tool's
+		// version in the re-derive box, is a cell of its own: a site
+		// re-derived by another build names it rather than "other bytes".
+		if name := attr(n, "data-cell"); n.Type == html.ElementNode && name != "" {
+			out = append(out, cell{table: "-", participant: "-", column: name, value: cellText(n)})
+			return
+		}
 		if n.Type == html.ElementNode && n.Data == "table" {
 			name := attr(n, "data-table")
 			if name == "" {

@@ -388,3 +388,20 @@ func TestReceipts(t *testing.T) {
 		})
 	}
 }
+
+// A site re-derived by a build of another version names the version it
+// shows, page by page, rather than reporting other bytes.
+func TestCheckNamesTheVersion(t *testing.T) {
+	o := published(season(t))
+	o.Version = "v1.0.0"
+	site := build(t, o)
+	o.Version = "v1.0.1"
+	diffs, err := check(o, site)
+	require.NoError(t, err)
+	require.NotEmpty(t, diffs)
+	for _, d := range diffs {
+		assert.Equal(t, "version", d.Column, d.String())
+		assert.Contains(t, d.Published, "v1.0.0")
+		assert.Contains(t, d.Replayed, "v1.0.1")
+	}
+}
