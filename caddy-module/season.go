@@ -5,10 +5,9 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/seasonservice"
 	"github.com/arkforge/proveit-corpus/tools/seasonstore"
@@ -140,7 +140,7 @@ func (p pooledStore) Destruct() error { return p.Close() }
 
 // seasonFileLimit bounds a file the handler reads at provisioning: a
 // season's published files are a few MiB at most (the manifest).
-const seasonFileLimit = 64 << 20
+var seasonFileLimit = proofs.Limit{What: "a season's published file", Bytes: 64 << 20}
 
 // Provision reads the seasons' files and the receipt keys, and opens the
 // store, or takes the one a previous configuration opened. A failure
@@ -311,7 +311,12 @@ func (t SeasonTrack) load(repl *settingsReplacer) (seasonservice.Track, error) {
 			_, data := embedded(track)
 			return data, nil
 		}
-		data, err := readLimited(resolved, seasonFileLimit)
+		if resolved == "" {
+			return nil, fmt.Errorf("%s: no file named", setting)
+		}
+		// Read as anyone's file: a regular file, bounded, never a pipe
+		// that would hold provisioning forever.
+		data, err := proofs.ReadFolderFile(filepath.Dir(resolved), filepath.Base(resolved), seasonFileLimit)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", setting, err)
 		}
@@ -331,26 +336,6 @@ func (t SeasonTrack) load(repl *settingsReplacer) (seasonservice.Track, error) {
 		out.Files = append(out.Files, seasonservice.File{Name: f.Name, Data: data, AfterClose: f.AfterClose})
 	}
 	return out, nil
-}
-
-// readLimited reads a file of at most limit bytes.
-func readLimited(path string, limit int64) ([]byte, error) {
-	if path == "" {
-		return nil, errors.New("no file named")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: over %d bytes", path, limit)
-	}
-	return data, nil
 }
 
 // readReceiptKey reads the season's receipt key (seasonservice.ReadReceiptKey).
