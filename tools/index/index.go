@@ -172,10 +172,11 @@ func (o *Options) readTrack(folder *proofs.Folder, t *corpus.Track, trust *proof
 	}
 	// The season's files are opened as proveit score opens them.
 	in.season, err = score.OpenSeason(files)
-	var anchoring *score.AnchoringError
+	var mismatch *seal.MismatchError
 	switch {
-	case errors.As(err, &anchoring):
-		return nil, fmt.Errorf("refusing to publish: %w", err) // one line, as every refusal
+	case errors.As(err, &mismatch):
+		// One line, as every refusal of the command.
+		return nil, fmt.Errorf("refusing to publish: %s does not anchor these files: %s", mismatch.Record, strings.Join(mismatch.Lines, "; "))
 	case err != nil:
 		return nil, err
 	}

@@ -205,11 +205,11 @@ func (f *scoreFlags) season() (*score.Season, error) {
 		in.Salt = &salt
 	}
 	s, err := score.OpenSeason(in)
-	var anchoring *score.AnchoringError
+	var anchoring *seal.MismatchError
 	var mismatch *verify.MismatchError
 	switch {
 	case errors.As(err, &anchoring):
-		return nil, badInput(fmt.Errorf("refusing to score: %w", anchoring.Mismatch))
+		return nil, badInput(fmt.Errorf("refusing to score: %w", anchoring))
 	case errors.As(err, &mismatch):
 		return nil, badInput(fmt.Errorf("%s against %s: %w", or(t.tree != "", t.tree, "the compiled-in tree"), in.Sealed.Manifest.Name, err))
 	case err != nil:

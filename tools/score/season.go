@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
@@ -47,18 +46,9 @@ type Season struct {
 	Replay         *Replay
 }
 
-// AnchoringError refuses files the record does not anchor: each line says
-// which file and which of the record's fields.
-type AnchoringError struct{ Mismatch *seal.MismatchError }
-
-func (e *AnchoringError) Error() string {
-	return fmt.Sprintf("%s does not anchor these files: %s", e.Mismatch.Record, strings.Join(e.Mismatch.Lines, "; "))
-}
-
-func (e *AnchoringError) Unwrap() error { return e.Mismatch }
-
 // OpenSeason decodes a track's files, checks them against its record
-// (unless f.Salt is nil: a dry run), and builds the track's replay: the tree
+// (unless f.Salt is nil: a dry run; a file the record does not anchor is
+// a *seal.MismatchError), and builds the track's replay: the tree
 // checked against the manifest, every task's graph walked. Every error
 // names the file, the JSON pointer and the rule.
 func OpenSeason(f TrackFiles) (*Season, error) {
@@ -100,11 +90,8 @@ func OpenSeason(f TrackFiles) (*Season, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A file the record does not anchor is a *seal.MismatchError.
 		if err := s.Record.Check(f.Record.Name, f.Track.Name, f.Sealed, salt); err != nil {
-			var mismatch *seal.MismatchError
-			if errors.As(err, &mismatch) {
-				return nil, &AnchoringError{mismatch}
-			}
 			return nil, err
 		}
 	}
