@@ -8,9 +8,8 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/receipt"
 )
 
-// receiptsLimit bounds a track's recus.json: a few hundred bytes a
-// receipt, every version of every task of every enrollment.
-var receiptsLimit = proofs.Limit{What: "a track's receipts", Bytes: 64 << 20}
+// receiptsLimit bounds a track's recus.json.
+var receiptsLimit = proofs.Limit{What: "a track's receipts", Bytes: receipt.FileLimit}
 
 // receipts are the last receipt of each enrollment's task, as the season
 // service's close exported them (recus.json); nil when the season's folder
@@ -21,7 +20,7 @@ type receipts receipt.Last
 // receipt signed by its key, of the track and the season, and each
 // receipted submission exported.
 func (in *trackInputs) readReceipts() error {
-	name := in.dir + "/" + receipt.FileName
+	name := in.track.Name + "/" + receipt.FileName
 	present, err := in.folder.Present(name)
 	if err != nil || !present {
 		return err

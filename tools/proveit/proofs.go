@@ -279,7 +279,9 @@ func runProofsVerify(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	results := vr.VerifyFolder(*views, cites)
+	// The results are reported whatever they are; a trust failure is said
+	// last, in one line.
+	results, untrusted := score.VerifyCited(vr, trust, *views, cites)
 	if *out != "" {
 		if err := writeReport(*out, proofs.Outcomes(results)); err != nil {
 			return err
@@ -296,8 +298,8 @@ func runProofsVerify(args []string, stdout io.Writer) error {
 	} else {
 		io.WriteString(stdout, resultsText(results))
 	}
-	if proofs.TrustFailed(results) {
-		return checkFailed(&proofs.UntrustedError{Trust: trust.Name(), Proofs: len(results)})
+	if untrusted != nil {
+		return checkFailed(untrusted)
 	}
 	for _, r := range results {
 		if len(r.Failures) > 0 {

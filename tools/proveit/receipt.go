@@ -24,7 +24,7 @@ var enrollmentOrTask = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
 var receiptLimit = proofs.Limit{What: "a receipt", Bytes: 16 << 10}
 
 // recusLimit bounds a track's recus.json, as the Index reads it.
-var recusLimit = proofs.Limit{What: "a track's receipts", Bytes: 64 << 20}
+var recusLimit = proofs.Limit{What: "a track's receipts", Bytes: receipt.FileLimit}
 
 // runReceipt checks receipts a participant kept against the season folder
 // the close published: each signed by the season's receipt key, among the

@@ -86,6 +86,10 @@ type File struct {
 // FileName is where a track's folder of a season keeps its File.
 const FileName = "recus.json"
 
+// FileLimit bounds a File as its readers read it: a few hundred bytes a
+// receipt, every version of every task of every enrollment.
+const FileLimit = 64 << 20
+
 // Last is what a File establishes: for each enrollment and task, the last
 // receipt issued, which the exported submission must match.
 type Last map[Task]Receipt
