@@ -33,20 +33,19 @@ func (d Difference) String() string {
 }
 
 // clip is at most 200 characters of s, printable.
-func clip(s string) string {
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:200]) + "…"
-	}
-	return printable.String(s)
-}
+func clip(s string) string { return printable.String(shorten(s)) }
 
 // quote writes a value on one line of printable text, at most 200
 // characters of it.
-func quote(s string) string {
+func quote(s string) string { return strconv.QuoteToGraphic(shorten(s)) }
+
+// shorten is at most 200 characters of s: a line of a report, whatever a
+// published site holds.
+func shorten(s string) string {
 	if r := []rune(s); len(r) > 200 {
-		s = string(r[:200]) + "…"
+		return string(r[:200]) + "…"
 	}
-	return strconv.QuoteToGraphic(s)
+	return s
 }
 
 // Check re-derives the Index of the season and compares it, file by file

@@ -67,7 +67,6 @@ func badInput(err error) error {
 // trackInputs are a track's files, read and checked.
 type trackInputs struct {
 	track       *corpus.Track
-	dir         string
 	season      *score.Season
 	recordProof *string
 	enrollments *Enrollments
@@ -129,7 +128,7 @@ func seasonFile(folder *proofs.Folder, name string, limit proofs.Limit, fallback
 // named by their path in the season's folder, never this machine's: the
 // same folder anywhere gives the same bytes.
 func (o *Options) readTrack(folder *proofs.Folder, t *corpus.Track, trust *proofs.Trust) (*trackInputs, error) {
-	in := &trackInputs{track: t, dir: t.Name, folder: folder}
+	in := &trackInputs{track: t, folder: folder}
 	at := func(file string) string { return t.Name + "/" + file }
 	var err error
 	if in.enrollments, err = readEnrollments(folder, at("inscriptions.json"), t.Name); err != nil {
@@ -239,13 +238,13 @@ func (o *Options) trust() (*proofs.Trust, error) {
 // submissionsDir is an enrollment's folder of submissions, by its path
 // in the season's folder.
 func (in *trackInputs) submissionsDir(id string) string {
-	return in.dir + "/soumissions/" + id
+	return in.track.Name + "/soumissions/" + id
 }
 
 // checkSubmissionFolders refuses a folder of submissions no enrollment
 // names: they would count for no one.
 func (in *trackInputs) checkSubmissionFolders() error {
-	root := in.dir + "/soumissions"
+	root := in.track.Name + "/soumissions"
 	present, err := in.folder.Present(root)
 	if err != nil || !present {
 		return err
