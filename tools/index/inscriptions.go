@@ -152,7 +152,7 @@ func (en *Enrollment) check() *fieldError {
 		}
 		return nil
 	}
-	if !enrollmentID.MatchString(en.ID) {
+	if !IsEnrollmentID(en.ID) {
 		return &fieldError{"/id", "want 1 to 40 of a-z, 0-9 and -: it names the enrollment's folder and pages"}
 	}
 	if slices.Contains(ReservedIDs, en.ID) {
@@ -214,6 +214,12 @@ func isText(s string) bool {
 	}
 	return true
 }
+
+// IsEnrollmentID reports whether id is in an enrollment id's grammar
+// ([a-z0-9-]{1,40}): it names the enrollment's folder of submissions and
+// its pages, so it is never a path of its own. The season's store and the
+// receipts' check hold ids to the same rule.
+func IsEnrollmentID(id string) bool { return enrollmentID.MatchString(id) }
 
 // ReservedIDs are the names the Index gives its own pages in a track's
 // folder (index.json, index.html): no enrollment may be named so, or its

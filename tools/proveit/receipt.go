@@ -9,16 +9,18 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/internal/printable"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/tools/index"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/receipt"
 	"github.com/arkforge/proveit-corpus/tools/score"
 )
 
-// enrollmentOrTask is a name a season folder's path may hold: a track, an
-// enrollment's id or a task id, never a path of its own.
-var enrollmentOrTask = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
+// taskName is a task id as the statements write them (conf-01, gen-10),
+// which a receipt's path in the season folder is built from.
+var taskName = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
 
 // receiptLimit bounds a receipt a participant kept: a few hundred bytes.
 var receiptLimit = proofs.Limit{What: "a receipt", Bytes: 16 << 10}
@@ -83,7 +85,7 @@ func runReceipt(args []string, stdout io.Writer) error {
 // and whether it holds.
 func checkReceipt(folder *proofs.Folder, r receipt.Receipt, key string) (string, bool, error) {
 	name := r.Track + "/" + receipt.FileName
-	if !enrollmentOrTask.MatchString(r.Track) || !enrollmentOrTask.MatchString(r.Enrollment) || !enrollmentOrTask.MatchString(r.TaskID) {
+	if _, err := corpus.TrackNamed(r.Track); err != nil || !index.IsEnrollmentID(r.Enrollment) || !taskName.MatchString(r.TaskID) {
 		return "its piste, inscription or task_id is not a name a season folder holds", false, nil
 	}
 	data, err := folder.Read(name, recusLimit)

@@ -15,9 +15,6 @@ import (
 )
 
 var (
-	// enrollmentID is the Index's rule (index.ReadEnrollments): the id names
-	// a folder of the export and a page of the Index.
-	enrollmentID = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
 	// trackName and taskID name folders and files of the export: no dot,
 	// no separator, never empty.
 	trackName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
@@ -55,7 +52,7 @@ func checkEnrollment(in *NewEnrollment, limits Limits) error {
 		return &InvalidError{"token_sha256", "want the SHA-256 of the season token issued with the enrollment"}
 	}
 	e := &in.Enrollment
-	if e.ID != "" && (!enrollmentID.MatchString(e.ID) || reservedIDs[e.ID]) {
+	if e.ID != "" && (!index.IsEnrollmentID(e.ID) || reservedIDs[e.ID]) {
 		return &InvalidError{"/id", "want 1 to 40 of a-z, 0-9 and -, not a name the Index writes for itself (index, inscriptions, recus, soumissions, views)"}
 	}
 	size := len(e.ID) + len(e.Agent) + len(e.DID) + len(e.Key) + len(e.EnrolledAt) + len(e.Table) + len(e.Stack) + len(e.ProofsLink)
@@ -128,7 +125,7 @@ func checkTrack(season int, track string) error {
 // checkSubmission bounds what a submission brings before any transaction.
 func checkSubmission(in *NewSubmission, limits Limits) error {
 	switch {
-	case !enrollmentID.MatchString(in.EnrollmentID):
+	case !index.IsEnrollmentID(in.EnrollmentID):
 		return ErrNotFound // no id out of this form is ever kept
 	case !taskID.MatchString(in.TaskID):
 		return &InvalidError{"task_id", "want 1 to 64 of A-Z, a-z, 0-9, _ and -, starting with a letter or digit: it names the export's file"}
