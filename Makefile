@@ -9,6 +9,7 @@ BIN := bin
 CADDY := $(BIN)/caddy
 PROVEIT := $(BIN)/proveit
 CORPUS_LISTEN ?= localhost:8080
+SEASON_LISTEN ?= localhost:8090
 RUN_DIR := .run
 # The version both binaries report (caddy version, proveit -version).
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
@@ -48,20 +49,40 @@ $(PROVEIT): $(GO_SOURCES) $(CORPUS_FILES)
 # first (the secret, the corpus, an address another process serves), so
 # that the banner and the curl lines follow only a configuration that
 # starts; a refusal is Caddy's one error line.
+#
+# The season service answers on SEASON_LISTEN's port, on the same
+# interfaces, its database in $(RUN_DIR)/season.db and its files in
+# SEASON_RUN_DIR: a receipt key drawn once (a secret, so outside every work
+# tree: in the user's state folder), each track's catalogue (published from
+# the opening), manifest and key (after the close). The salt is its
+# sealer's and is not there. Enrollment asks SEASON_TRUST_LAYER (Trust
+# Layer itself by default) who a key is.
 RUN_PORT = $(lastword $(subst :, ,$(CORPUS_LISTEN)))
+SEASON_PORT = $(lastword $(subst :, ,$(SEASON_LISTEN)))
+SEASON_RUN_DIR ?= $(or $(XDG_STATE_HOME),$(HOME)/.local/state)/proveit/run/saison-1
 RUN_ENV = CORPUS_CHALLENGE_SECRET=$${CORPUS_CHALLENGE_SECRET:-$$(cat $(RUN_DIR)/secret)} \
 	 CORPUS_SITE=http://$(CORPUS_LISTEN) CORPUS_OTHER_HOSTS=http://:$(RUN_PORT) \
 	 CORPUS_HOSTS="$${CORPUS_HOSTS:-localhost 127.0.0.1 ::1}" CORPUS_BIND=$${CORPUS_BIND:-127.0.0.1} \
 	 CORPUS_ADMIN=$${CORPUS_ADMIN:-localhost:2019} \
 	 CORPUS_TELEMETRY_OUTPUT="proveit_file $(abspath $(RUN_DIR))/telemetry.log" CORPUS_ACCESS_OUTPUT="file $(RUN_DIR)/access.log" \
 	 CORPUS_PROTOCOLS="h1 h2c" CORPUS_SECRETS_DIR=$${CORPUS_SECRETS_DIR:-$(abspath $(RUN_DIR))/secrets} \
-	 XDG_CONFIG_HOME=$(abspath $(RUN_DIR))/config XDG_DATA_HOME=$(abspath $(RUN_DIR))/data
+	 XDG_CONFIG_HOME=$(abspath $(RUN_DIR))/config XDG_DATA_HOME=$(abspath $(RUN_DIR))/data \
+	 SEASON_SERVICE=on SEASON_SITE=http://:$(SEASON_PORT) SEASON_DATABASE=$${SEASON_DATABASE:-$(abspath $(RUN_DIR))/season.db} \
+	 SEASON_DIR=$(SEASON_RUN_DIR)
 
 run: build
 	@mkdir -p $(RUN_DIR)
 	@if [ -z "$$CORPUS_CHALLENGE_SECRET" ]; then \
 	  [ -s $(RUN_DIR)/secret ] || { umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(RUN_DIR)/secret; }; \
 	fi
+	@for track in conformite generique; do \
+	  mkdir -p $(SEASON_RUN_DIR)/$$track/apres-cloture; \
+	  cp docs/catalogue/$$track.json $(SEASON_RUN_DIR)/$$track/catalogue.json; \
+	  cp manifest/$$track.json $(SEASON_RUN_DIR)/$$track/apres-cloture/manifest.json; \
+	done
+	@cp corpus/saison-1/cle.json $(SEASON_RUN_DIR)/conformite/apres-cloture/cle.json
+	@cp corpus/saison-1/cle-generique.json $(SEASON_RUN_DIR)/generique/apres-cloture/cle.json
+	@[ -s $(SEASON_RUN_DIR)/receipt.key ] || $(PROVEIT) receipt-key -o $(SEASON_RUN_DIR)/receipt.key >/dev/null
 	@checked=$$($(RUN_ENV) $(CADDY) validate --config Caddyfile --adapter caddyfile 2>&1) || { \
 	  why=$$(printf '%s\n' "$$checked" | grep -a '"level":"error"' | tail -n 1 | sed -e 's/^.*"msg":"//' -e 's/"}$$//' -e 's/\\"/"/g'); \
 	  echo "make run: the server cannot start: $${why:-$$(printf '%s\n' "$$checked" | tail -n 1)}"; exit 1; }
@@ -74,7 +95,9 @@ run: build
 	echo "Serving both embedded corpora (conformite, generique) on http://$(CORPUS_LISTEN)"; \
 	echo "Try:  curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/referentiel"; \
 	echo "      curl -s -H \"X-Challenge-Secret: $$where\" http://$(CORPUS_LISTEN)/regles-achat"; \
-	echo "Telemetry: $(RUN_DIR)/telemetry.log"
+	echo "Telemetry: $(RUN_DIR)/telemetry.log"; \
+	echo "Season service on http://$(SEASON_LISTEN), database $(RUN_DIR)/season.db (docs/participating.md):"; \
+	echo "Try:  curl -s http://$(SEASON_LISTEN)/v1/season/1"
 	@$(RUN_ENV) exec $(CADDY) run --config Caddyfile --adapter caddyfile
 
 # Every test: static checks, unit and integration tests (which start the

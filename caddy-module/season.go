@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,12 +84,20 @@ type SeasonSettings struct {
 }
 
 // SeasonTrack is one track of a season: its record and statements (each
-// empty for the binary's own) and its other published files.
+// empty for the binary's own) and its other published files, named one by
+// one or by the folders that hold them.
 type SeasonTrack struct {
 	Track  string       `json:"track"`
 	Record string       `json:"record,omitempty"`
 	Tasks  string       `json:"tasks,omitempty"`
 	Files  []SeasonFile `json:"files,omitempty"`
+	// Published is a folder whose every regular file is published from
+	// the opening (the catalogue), PublishedAfterClose one whose files
+	// wait for the close (the manifest, the key, the salt): an operator
+	// drops a file in and reloads. Either may be a placeholder; an empty
+	// one publishes nothing, a missing folder is an error.
+	Published           string `json:"published,omitempty"`
+	PublishedAfterClose string `json:"published_after_close,omitempty"`
 }
 
 // SeasonFile is a published file: its name in the URL, the file it is
@@ -141,6 +150,10 @@ func (p pooledStore) Destruct() error { return p.Close() }
 // seasonFileLimit bounds a file the handler reads at provisioning: a
 // season's published files are a few MiB at most (the manifest).
 var seasonFileLimit = proofs.Limit{What: "a season's published file", Bytes: 64 << 20}
+
+// maxPublishedFiles bounds a published folder: a track publishes a
+// handful of files.
+const maxPublishedFiles = 64
 
 // Provision reads the seasons' files and the receipt keys, and opens the
 // store, or takes the one a previous configuration opened. A failure
@@ -328,7 +341,18 @@ func (t SeasonTrack) load(repl *settingsReplacer) (seasonservice.Track, error) {
 	if out.Tasks, err = read("tasks", t.Tasks, season.EmbeddedTasks); err != nil {
 		return out, err
 	}
-	for _, f := range t.Files {
+	files := slices.Clone(t.Files)
+	for _, folder := range []struct {
+		setting, path string
+		afterClose    bool
+	}{{"published", t.Published, false}, {"published_after_close", t.PublishedAfterClose, true}} {
+		listed, err := listPublished(repl, folder.setting, folder.path, folder.afterClose)
+		if err != nil {
+			return out, err
+		}
+		files = append(files, listed...)
+	}
+	for _, f := range files {
 		data, err := read("file "+f.Name, f.Path, nil)
 		if err != nil {
 			return out, err
@@ -336,6 +360,39 @@ func (t SeasonTrack) load(repl *settingsReplacer) (seasonservice.Track, error) {
 		out.Files = append(out.Files, seasonservice.File{Name: f.Name, Data: data, AfterClose: f.AfterClose})
 	}
 	return out, nil
+}
+
+// listPublished names the regular files directly in a published folder,
+// in name order; a subfolder is skipped (the after-close folder may sit
+// inside the other), anything else (a link, a pipe) is refused.
+func listPublished(repl *settingsReplacer, setting, path string, afterClose bool) ([]SeasonFile, error) {
+	dir, err := repl.resolve(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", setting, err)
+	}
+	if dir == "" {
+		return nil, nil
+	}
+	folder, err := proofs.OpenFolder(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", setting, err)
+	}
+	defer folder.Close()
+	entries, err := folder.ReadDir(".", maxPublishedFiles)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", setting, err)
+	}
+	var files []SeasonFile
+	for _, e := range entries {
+		switch {
+		case e.IsDir():
+			continue
+		case !e.Type().IsRegular():
+			return nil, fmt.Errorf("%s: %s is not a regular file", setting, filepath.Join(dir, e.Name()))
+		}
+		files = append(files, SeasonFile{Name: e.Name(), Path: filepath.Join(dir, e.Name()), AfterClose: afterClose})
+	}
+	return files, nil
 }
 
 // readReceiptKey reads the season's receipt key (seasonservice.ReadReceiptKey).
@@ -362,6 +419,8 @@ func parseSeasonCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, 
 //	            record <file>
 //	            tasks  <file>
 //	            file   <name> <path> [after_close]
+//	            published             <folder>
+//	            published_after_close <folder>
 //	        }
 //	    }
 //	    limit <enroll_per_key|enroll_per_address|submit_per_key|submit_per_address> <per minute> <burst>
@@ -533,7 +592,7 @@ func unmarshalSeasonTrack(d *caddyfile.Dispenser) (SeasonTrack, error) {
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		name := d.Val()
 		switch name {
-		case "record", "tasks":
+		case "record", "tasks", "published", "published_after_close":
 			if seen[name] {
 				return t, d.Errf("track %s: %s: already specified", t.Track, name)
 			}
@@ -542,10 +601,15 @@ func unmarshalSeasonTrack(d *caddyfile.Dispenser) (SeasonTrack, error) {
 			if err != nil {
 				return t, err
 			}
-			if name == "record" {
+			switch name {
+			case "record":
 				t.Record = value
-			} else {
+			case "tasks":
 				t.Tasks = value
+			case "published":
+				t.Published = value
+			default:
+				t.PublishedAfterClose = value
 			}
 		case "file":
 			args := d.RemainingArgs()

@@ -171,6 +171,62 @@ func TestSeasonHandler(t *testing.T) {
 	}
 }
 
+// TestSeasonPublishedFolders: every regular file of a track's published
+// folder is served from the opening, each of its after-close folder only
+// once the record's cloture has passed; a subfolder is not published, a
+// link or an absent folder is refused at provisioning.
+func TestSeasonPublishedFolders(t *testing.T) {
+	s := newSeasonSetup(t)
+	dir := t.TempDir()
+	after := filepath.Join(dir, "apres-cloture")
+	require.NoError(t, os.MkdirAll(after, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalogue.json"), []byte(`{"catalogue": 1}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(after, "sel"), []byte("0011"), 0o644))
+	var now time.Time
+	h := s.handler()
+	h.now = func() time.Time { return now }
+	h.Seasons[0].Tracks[1] = SeasonTrack{Track: "generique", Published: dir, PublishedAfterClose: after}
+	require.NoError(t, provisionSeason(t, h))
+	t.Cleanup(func() { _ = h.Cleanup() })
+
+	for _, tt := range []struct {
+		at     time.Time
+		target string
+		status int
+		body   string
+	}{
+		{seasonNow, "/v1/season/1/generique/catalogue.json", http.StatusOK, `{"catalogue": 1}`},
+		{seasonNow, "/v1/season/1/generique/sel", http.StatusNotFound, ""},
+		{seasonNow, "/v1/season/1/generique/apres-cloture", http.StatusNotFound, ""},
+		{time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), "/v1/season/1/generique/sel", http.StatusOK, "0011"},
+	} {
+		now = tt.at
+		w := serveSeason(h, "GET", tt.target, "", nil)
+		assert.Equal(t, tt.status, w.Code, tt.target)
+		if tt.body != "" {
+			assert.Equal(t, tt.body, w.Body.String(), tt.target)
+		}
+	}
+
+	linked := t.TempDir()
+	require.NoError(t, os.Symlink(filepath.Join(dir, "catalogue.json"), filepath.Join(linked, "catalogue.json")))
+	for _, tt := range []struct {
+		name, folder, want string
+	}{
+		{"absent folder", filepath.Join(dir, "absent"), "published"},
+		{"a link in the folder", linked, "not a regular file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := s.handler()
+			h.Database = filepath.Join(t.TempDir(), "saison.db")
+			h.Seasons[0].Tracks[1].Published = tt.folder
+			err := provisionSeason(t, h)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
 // TestSeasonHandlerReload: a new configuration on the same database takes
 // the handle the old one holds; cleaning the old one up leaves the new one
 // serving on it; the last one gone, the database is closed.
@@ -343,6 +399,8 @@ func TestSeasonCaddyfile(t *testing.T) {
 						tasks /srv/conformite/taches.json
 						file catalogue.json /srv/conformite/catalogue.json
 						file manifest.json /srv/conformite/manifest.json after_close
+						published /srv/conformite/ouverture
+						published_after_close /srv/conformite/cloture
 					}
 					track generique
 				}
@@ -356,7 +414,7 @@ func TestSeasonCaddyfile(t *testing.T) {
 					{Track: "conformite", Record: "/srv/conformite/preenregistrement.json", Tasks: "/srv/conformite/taches.json", Files: []SeasonFile{
 						{Name: "catalogue.json", Path: "/srv/conformite/catalogue.json"},
 						{Name: "manifest.json", Path: "/srv/conformite/manifest.json", AfterClose: true},
-					}},
+					}, Published: "/srv/conformite/ouverture", PublishedAfterClose: "/srv/conformite/cloture"},
 					{Track: "generique"},
 				}}},
 				Limits: SeasonLimits{EnrollPerKey: &SeasonRate{PerMinute: 6, Burst: 5}, SubmitPerAddress: &SeasonRate{PerMinute: -1, Burst: 1}, Entries: 1000},
@@ -373,6 +431,7 @@ func TestSeasonCaddyfile(t *testing.T) {
 		{name: "season twice", input: "proveit_season {\n season 1\n season 1\n}", err: "season 1: already specified"},
 		{name: "receipt key twice", input: "proveit_season {\n season 1 {\n receipt_key a\n receipt_key b\n }\n}", err: "receipt_key: already specified"},
 		{name: "track twice", input: "proveit_season {\n season 1 {\n track conformite\n track conformite\n }\n}", err: "track conformite: already specified"},
+		{name: "published twice", input: "proveit_season {\n season 1 {\n track conformite {\n published /a\n published /b\n }\n }\n}", err: "published: already specified"},
 		{name: "file twice", input: "proveit_season {\n season 1 {\n track conformite {\n file a /a\n file a /b\n }\n }\n}", err: "file a: already specified"},
 		{name: "file with a bad flag", input: "proveit_season {\n season 1 {\n track conformite {\n file a /a later\n }\n }\n}", err: "wrong argument count"},
 		{name: "unknown track subdirective", input: "proveit_season {\n season 1 {\n track conformite {\n root /a\n }\n }\n}", err: `unrecognized subdirective "root"`},

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -30,15 +31,19 @@ import (
 const makeRunUser = "proveit-maketest"
 
 // TestMakeRunAsWritten runs the README's first command exactly as written,
-// `make run` with no CORPUS_* variable, as an unprivileged user, in a copy
-// of the checkout that user owns: it serves on localhost:8080, listens on
-// nothing but that port and the admin endpoint, passes the probe, and
-// keeps Caddy's state under .run, none in the user's home.
+// `make run` with no CORPUS_* or SEASON_* variable, as an unprivileged
+// user, in a copy of the checkout that user owns: it serves the corpus on
+// localhost:8080 and the season service on localhost:8090, listens on
+// nothing but those ports and the admin endpoint, passes the probe, answers
+// the season's state as its banner's curl line asks it, and keeps Caddy's
+// state under .run; in the user's home it writes only the season's files,
+// its receipt key among them, in the state folder (a secret stays out of
+// every work tree).
 func TestMakeRunAsWritten(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
 	}
-	for _, addr := range []string{"127.0.0.1:8080", "127.0.0.1:2019"} {
+	for _, addr := range []string{"127.0.0.1:8080", "127.0.0.1:8090", "127.0.0.1:2019"} {
 		if l, err := net.Listen("tcp", addr); err != nil {
 			t.Skipf("make run as written listens on %s, which another process holds here: %v", addr, err)
 		} else {
@@ -95,8 +100,28 @@ func TestMakeRunAsWritten(t *testing.T) {
 	require.NoError(t, err)
 	listening, err := socketsOf(pid)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"tcp 127.0.0.1:2019", "tcp 127.0.0.1:8080"}, listening,
-		"make run listens on CORPUS_LISTEN and the admin endpoint, nothing else")
+	assert.Equal(t, []string{"tcp 127.0.0.1:2019", "tcp 127.0.0.1:8080", "tcp 127.0.0.1:8090"}, listening,
+		"make run listens on CORPUS_LISTEN, SEASON_LISTEN and the admin endpoint, nothing else")
+
+	// The banner's season line, run as written.
+	line := ""
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, "curl -s http://localhost:8090/") {
+			line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "Try:"))
+		}
+	}
+	require.NotEmpty(t, line, "the banner gives the season service's curl line: %s", out)
+	state, err := exec.Command("sh", "-c", line).Output()
+	require.NoError(t, err, line)
+	var answer struct {
+		Season int            `json:"saison"`
+		Tracks map[string]any `json:"pistes"`
+		Key    string         `json:"cle_recus"`
+	}
+	require.NoError(t, json.Unmarshal(state, &answer), "%s", state)
+	assert.Equal(t, 1, answer.Season)
+	assert.Len(t, answer.Tracks, 2)
+	assert.NotEmpty(t, answer.Key)
 
 	secret, err := os.ReadFile(filepath.Join(checkout, ".run", "secret"))
 	require.NoError(t, err)
@@ -105,9 +130,27 @@ func TestMakeRunAsWritten(t *testing.T) {
 	stop()
 	assert.FileExists(t, filepath.Join(checkout, ".run", "config", "caddy", "autosave.json"), "Caddy's autosave under .run")
 	assert.DirExists(t, filepath.Join(checkout, ".run", "data", "caddy"), "Caddy's data (its local CA) under .run")
-	entries, err := os.ReadDir(home)
+	var written []string
+	require.NoError(t, filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(home, path)
+			written = append(written, rel)
+		}
+		return err
+	}))
+	sort.Strings(written)
+	assert.Equal(t, []string{
+		".local/state/proveit/run/saison-1/conformite/apres-cloture/cle.json",
+		".local/state/proveit/run/saison-1/conformite/apres-cloture/manifest.json",
+		".local/state/proveit/run/saison-1/conformite/catalogue.json",
+		".local/state/proveit/run/saison-1/generique/apres-cloture/cle.json",
+		".local/state/proveit/run/saison-1/generique/apres-cloture/manifest.json",
+		".local/state/proveit/run/saison-1/generique/catalogue.json",
+		".local/state/proveit/run/saison-1/receipt.key",
+	}, written, "in the user's home, make run writes the season's files only")
+	info, err := os.Stat(filepath.Join(home, ".local/state/proveit/run/saison-1/receipt.key"))
 	require.NoError(t, err)
-	assert.Empty(t, entries, "make run wrote nothing in the user's home")
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "the receipt key is its owner's only")
 	assert.NotContains(t, out.String(), `"level":"error"`, "a healthy start logs no error: %s", out)
 }
 
@@ -371,7 +414,7 @@ func TestMakeRunRefusesBeforeItsBanner(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "make", "--no-print-directory", "run")
 			cmd.Dir = checkout
-			cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CORPUS_ADMIN=" + free()}, tt.env...)
+			cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CORPUS_ADMIN=" + free(), "SEASON_LISTEN=" + free()}, tt.env...)
 			out, err := cmd.CombinedOutput()
 			require.Error(t, err, "%s", out)
 			var lines []string // make's own lines aside (its error, a clock warning)

@@ -291,7 +291,7 @@ func TestReadmeAgreesWithFlags(t *testing.T) {
 		return flags
 	}
 
-	row := regexp.MustCompile("(?m)^\\| `([a-z]+(?: [a-z]+)?)` \\| ((?:`-[\\w-]+` ?)*) \\|")
+	row := regexp.MustCompile("(?m)^\\| `([a-z-]+(?: [a-z]+)?)` \\| ((?:`-[\\w-]+` ?)*) \\|")
 	listed := map[string]bool{}
 	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
 		command := strings.Fields(m[1])

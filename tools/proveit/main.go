@@ -37,21 +37,22 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"manifest":  {"build the manifest of a corpus tree", runManifest},
-	"catalogue": {"write each track's public catalogue, or -check it and the opening's publication policy", runCatalogue},
-	"verify":    {"verify a corpus tree against its manifest", runVerify},
-	"hash":      {"print the hashes Trust Layer anchors for one path or URL", runHash},
-	"lint":      {"check every file rule of the corpus contract on a tree", runLint},
-	"solve":     {"answer the season's tasks with the reference solver and check the key", runSolve},
-	"key":       {"write each track's answer key from the authors' design, or -check it", runKey},
-	"seal":      {"write a track's pre-registration record and its salt, or -verify a record", runSeal},
-	"probe":     {"check a live server against the contract and the manifest", runProbe},
-	"score":     {"replay the scoring of submissions from the files a track's record anchors", runScore},
-	"proofs":    {"fetch the cited proofs' public views and Rekor entries, or verify them offline", runProofs},
-	"index":     {"build the season's public Index from its folder, or -check a published one cell by cell", runIndex},
-	"receipt":   {"check receipts of the season service against the season folder its close published", runReceipt},
-	"close":     {"close a track on the season service's database after its record's cloture, and export its season folder", runClose},
-	"nginx":     {"write the nginx vhost that serves the corpus under the contract", runNginx},
+	"manifest":    {"build the manifest of a corpus tree", runManifest},
+	"catalogue":   {"write each track's public catalogue, or -check it and the opening's publication policy", runCatalogue},
+	"verify":      {"verify a corpus tree against its manifest", runVerify},
+	"hash":        {"print the hashes Trust Layer anchors for one path or URL", runHash},
+	"lint":        {"check every file rule of the corpus contract on a tree", runLint},
+	"solve":       {"answer the season's tasks with the reference solver and check the key", runSolve},
+	"key":         {"write each track's answer key from the authors' design, or -check it", runKey},
+	"seal":        {"write a track's pre-registration record and its salt, or -verify a record", runSeal},
+	"probe":       {"check a live server against the contract and the manifest", runProbe},
+	"score":       {"replay the scoring of submissions from the files a track's record anchors", runScore},
+	"proofs":      {"fetch the cited proofs' public views and Rekor entries, or verify them offline", runProofs},
+	"index":       {"build the season's public Index from its folder, or -check a published one cell by cell", runIndex},
+	"receipt":     {"check receipts of the season service against the season folder its close published", runReceipt},
+	"receipt-key": {"draw a season's receipt key into a new file and print its public half", runReceiptKey},
+	"close":       {"close a track on the season service's database after its record's cloture, and export its season folder", runClose},
+	"nginx":       {"write the nginx vhost that serves the corpus under the contract", runNginx},
 }
 
 // errFailed reports a check that found problems and already printed them.

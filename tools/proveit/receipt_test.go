@@ -14,6 +14,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/receipt"
+	"github.com/arkforge/proveit-corpus/tools/seasonservice"
 )
 
 // A participant checks its receipts against the published season folder
@@ -73,4 +74,28 @@ func TestReceiptCommand(t *testing.T) {
 	code, out, _ = runCLI("receipt", "-season", filepath.Join(dir, "saison"), "-key", base64.StdEncoding.EncodeToString(other.Public().(ed25519.PublicKey)), files["last"])
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, "is signed with the key")
+}
+
+// TestReceiptKey: the key is written for the owner only, reads back as the
+// season service reads it, and its printed public half is the key's; an
+// existing file is never overwritten.
+func TestReceiptKey(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "recus.pem")
+	code, out, errOut := runCLI("receipt-key", "-o", file)
+	require.Equal(t, 0, code, errOut)
+	key, err := seasonservice.ReadReceiptKey(file)
+	require.NoError(t, err)
+	assert.Contains(t, out, base64.StdEncoding.EncodeToString(key.Public().(ed25519.PublicKey)))
+	info, err := os.Stat(file)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	before, err := os.ReadFile(file)
+	require.NoError(t, err)
+
+	code, _, errOut = runCLI("receipt-key", "-o", file)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "never overwritten")
+	after, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the first key is kept")
 }

@@ -36,3 +36,17 @@ func ReadReceiptKey(path string) (ed25519.PrivateKey, error) {
 	}
 	return priv, nil
 }
+
+// NewReceiptKey draws a season's receipt key and returns it as
+// ReadReceiptKey reads it (PKCS #8 in PEM), with its public half.
+func NewReceiptKey() (pemBytes []byte, public ed25519.PublicKey, err error) {
+	public, private, err := ed25519.GenerateKey(nil) // crypto/rand
+	if err != nil {
+		return nil, nil, err
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(private)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), public, nil
+}
