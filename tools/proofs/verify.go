@@ -40,6 +40,24 @@ func (w Window) contains(t time.Time) bool {
 	return (w.Opening.IsZero() || !t.Before(w.Opening)) && (w.Closing.IsZero() || !t.After(w.Closing))
 }
 
+// The season's own acts (an enrollment, a submission, a published file)
+// are dated to the second, the records' precision: a track is open from
+// its ouverture to its cloture, both seconds included, so that whatever it
+// dates within them lies between the record's two dates as written.
+
+// OpenAt reports whether the window is open at now, to the second.
+func (w Window) OpenAt(now time.Time) bool { return w.contains(now.Truncate(time.Second)) }
+
+// NotYetOpenAt reports whether the window's opening is still to come at
+// now, to the second.
+func (w Window) NotYetOpenAt(now time.Time) bool { return now.Truncate(time.Second).Before(w.Opening) }
+
+// ClosedAt reports whether the window's closing has passed at now, to the
+// second.
+func (w Window) ClosedAt(now time.Time) bool {
+	return !w.Closing.IsZero() && now.Truncate(time.Second).After(w.Closing)
+}
+
 // Verifier verifies proofs against pinned trust material and a season's
 // window. It is made by NewVerifier only, which validates both; the trust
 // material it is given must not change afterwards. A Verifier it did not

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/arkforge/proveit-corpus/internal/printable"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/seasonservice"
@@ -52,31 +53,13 @@ func runClose(args []string, stdout io.Writer) error {
 	if err := requireFolder("-o", *out); err != nil {
 		return err
 	}
-	t, err := tracksNamed(track)
+	rec, err := trackRecord(track, *record)
 	if err != nil {
 		return err
 	}
-	recordFile := seal.File{}
-	if *record == "" {
-		recordFile.Name, recordFile.Data = season.EmbeddedRecord(t[0])
-	} else if recordFile, err = readFile(*record, seal.RecordLimit); err != nil {
-		return badInput(err)
-	}
-	rec, err := seal.DecodeRecord(recordFile.Name, recordFile.Data)
-	if err != nil {
-		return badInput(err)
-	}
-	if rec.Track != track {
-		return badInput(fmt.Errorf("%s /piste: the record is of the track %q, not %q", recordFile.Name, rec.Track, track))
-	}
-	window, _ := rec.Window() // DecodeRecord checked it
 	now := time.Now()
-	if now.Before(window.Closing) {
-		return badInput(fmt.Errorf("refusing to close before the season's close: %s /cloture is %s", recordFile.Name, rec.Closing))
-	}
-	seasonNumber, err := strconv.Atoi(rec.Season)
-	if err != nil {
-		return badInput(fmt.Errorf("%s /saison: %w", recordFile.Name, err))
+	if !rec.window.ClosedAt(now) {
+		return badInput(fmt.Errorf("refusing to close before the season's close: %s /cloture is %s", rec.file, rec.Closing))
 	}
 	key, err := seasonservice.ReadReceiptKey(*receiptKey)
 	if err != nil {
@@ -88,13 +71,50 @@ func runClose(args []string, stdout io.Writer) error {
 		return badInput(err)
 	}
 	defer store.Close()
-	closedAt, err := store.CloseTrack(ctx, seasonNumber, track, now)
+	closedAt, err := store.CloseTrack(ctx, rec.season, track, now)
 	if err != nil {
 		return badInput(err)
 	}
-	if err := seasonstore.WriteExport(ctx, store, seasonNumber, track, key.Public().(ed25519.PublicKey), *out); err != nil {
+	if err := seasonstore.WriteExport(ctx, store, rec.season, track, key.Public().(ed25519.PublicKey), *out); err != nil {
 		return badInput(err)
 	}
 	fmt.Fprintf(stdout, "closed %s at %s; exported %s\n", track, seal.FormatUTC(closedAt), printable.String(filepath.Join(*out, track)))
 	return nil
+}
+
+// seasonRecord is a track's pre-registration record as the season's
+// commands act on it: its dates and its season's number.
+type seasonRecord struct {
+	seal.Record
+	file   string
+	window proofs.Window
+	season int
+}
+
+// trackRecord reads the record of a track that a -record flag names, or
+// the one compiled in when it names none, and checks it is the track's.
+func trackRecord(track, file string) (*seasonRecord, error) {
+	t, err := tracksNamed(track)
+	if err != nil {
+		return nil, err
+	}
+	recordFile := seal.File{}
+	if file == "" {
+		recordFile.Name, recordFile.Data = season.EmbeddedRecord(t[0])
+	} else if recordFile, err = readFile(file, seal.RecordLimit); err != nil {
+		return nil, badInput(err)
+	}
+	rec, err := seal.DecodeRecord(recordFile.Name, recordFile.Data)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if rec.Track != track {
+		return nil, badInput(fmt.Errorf("%s /piste: the record is of the track %q, not %q", recordFile.Name, rec.Track, track))
+	}
+	window, _ := rec.Window() // DecodeRecord checked it
+	number, err := strconv.Atoi(rec.Season)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("%s /saison: %w", recordFile.Name, err))
+	}
+	return &seasonRecord{Record: rec, file: recordFile.Name, window: window, season: number}, nil
 }

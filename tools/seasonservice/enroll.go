@@ -1,9 +1,7 @@
 package seasonservice
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -200,8 +198,7 @@ func (s *Service) serveEnroll(w http.ResponseWriter, r *http.Request, ss *season
 		return
 	}
 
-	var token [32]byte
-	_, _ = rand.Read(token[:]) // crypto/rand.Read never fails (Go 1.24)
+	token, tokenSHA256 := NewToken()
 	e, err := s.store.Enroll(r.Context(), seasonstore.NewEnrollment{
 		Season: ss.number,
 		Track:  t.name,
@@ -215,14 +212,14 @@ func (s *Service) serveEnroll(w http.ResponseWriter, r *http.Request, ss *season
 			Stack:      body.stack,
 			ProofsLink: body.proofsLink,
 		},
-		TokenSHA256: sha256.Sum256(token[:]),
+		TokenSHA256: tokenSHA256,
 	})
 	if err != nil {
 		refuse(w, s.enrollRefusal(t, err))
 		return
 	}
 	s.log.Info("enrollment recorded", zap.Int("season", ss.number), zap.String("track", t.name), zap.String("enrollment", e.ID), zap.String("did", e.DID))
-	writeJSON(w, http.StatusCreated, enrolled{ID: e.ID, Track: t.name, DID: e.DID, Token: base64.RawURLEncoding.EncodeToString(token[:]), Tasks: t.tasks})
+	writeJSON(w, http.StatusCreated, enrolled{ID: e.ID, Track: t.name, DID: e.DID, Token: token, Tasks: t.tasks})
 }
 
 // enrollRefusal maps the store's refusal of an enrollment.

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -157,8 +158,7 @@ type seasonState struct {
 type trackState struct {
 	name     string
 	record   seal.Record
-	opening  time.Time
-	closing  time.Time
+	window   proofs.Window
 	tasks    []byte
 	entry    *score.EntryCheck
 	files    map[string]File
@@ -291,8 +291,7 @@ func newTrackState(number int, c Track) (*trackState, error) {
 	t := &trackState{
 		name:     record.Track,
 		record:   record,
-		opening:  window.Opening,
-		closing:  window.Closing,
+		window:   window,
 		tasks:    c.Tasks,
 		entry:    entry,
 		files:    map[string]File{},
@@ -313,17 +312,12 @@ func newTrackState(number int, c Track) (*trackState, error) {
 }
 
 // open reports whether the track is open at now: the record's ouverture <=
-// now <= cloture, both bounds included, to the second (the record's
-// precision), so that a receipt's recue_le always lies between them.
-func (t *trackState) open(now time.Time) bool {
-	now = now.Truncate(time.Second)
-	return !now.Before(t.opening) && !now.After(t.closing)
-}
+// now <= cloture, both bounds included, to the second, so that a
+// receipt's recue_le always lies between them.
+func (t *trackState) open(now time.Time) bool { return t.window.OpenAt(now) }
 
 // closed reports whether the record's cloture has passed at now.
-func (t *trackState) closed(now time.Time) bool {
-	return now.Truncate(time.Second).After(t.closing)
-}
+func (t *trackState) closed(now time.Time) bool { return t.window.ClosedAt(now) }
 
 // remoteHost is the host of the request's RemoteAddr.
 func remoteHost(r *http.Request) string {
@@ -454,7 +448,7 @@ func (s *Service) serveFile(w http.ResponseWriter, ss *seasonState, track, name 
 	}
 	now := s.clock()
 	switch {
-	case now.Truncate(time.Second).Before(t.opening):
+	case t.window.NotYetOpenAt(now):
 		refuse(w, refusal(http.StatusNotFound, "pas_encore_publie", "Ce fichier est publié à l'ouverture de la piste ("+t.record.Opening+")."))
 		return
 	case f.AfterClose && !t.closed(now):

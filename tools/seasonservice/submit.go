@@ -35,8 +35,6 @@ var (
 // longer (or not yet) admit it, inside the store's transaction.
 var errNotOpenNow = errors.New("the track is not open")
 
-// tokenSize is a season token's length in bytes: 256 random bits.
-const tokenSize = 32
 
 // bearerToken reads Authorization: Bearer <jeton>; a nil refusal and the
 // token's bytes, or the refusal.
