@@ -194,11 +194,15 @@ clean:
 	rm -rf $(BIN) $(RUN_DIR)
 
 # A small season of both tracks played end to end on loopback
-# (harness/demoseason): the real server, the Trust Layer stand-in, five
-# enrollments a track, the proofs fetched, the Index built in
-# $(RUN_DIR)/demo/site and re-derived by proveit index -check. About half a
-# minute, most of it waiting for the season's closing. DEMO_FLAGS passes
-# flags to it.
+# (harness/demoseason): the real corpus server and season service (one
+# bin/caddy, the repository's Caddyfile), the Trust Layer stand-in, five
+# players a track who sign up, bind a did:key, enroll with the service (the
+# reference run by proveit enroll) and submit to it; the close exported by
+# proveit close, the proofs fetched, the Index built in $(RUN_DIR)/demo/site
+# and re-derived by proveit index -check, every player's receipts checked.
+# About half a minute, most of it waiting for the season's closing.
+# DEMO_FLAGS passes flags to it: -database postgres://... plays it on
+# PostgreSQL.
 .PHONY: demo demo-screenshot
 demo: build
 	$(GO) run ./harness/demoseason -caddy $(CADDY) -proveit $(PROVEIT) -out $(RUN_DIR)/demo $(DEMO_FLAGS)

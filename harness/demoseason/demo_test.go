@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/harness/browser"
+	"github.com/arkforge/proveit-corpus/harness/pgtest"
 	"github.com/arkforge/proveit-corpus/harness/servertest"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/index"
@@ -45,6 +47,7 @@ func TestMain(m *testing.M) {
 	}
 	workDir = dir
 	code := m.Run()
+	pgtest.Stop()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -57,21 +60,67 @@ var (
 )
 
 // demoSeason plays the demo season once for the test process, with the
-// real binaries: the server servertest's tests run, the toolbox built from
-// this tree.
+// real binaries (the server servertest's tests run, the toolbox built from
+// this tree) and the season service on SQLite, as make demo does.
 func demoSeason(t *testing.T) *demo {
 	t.Helper()
-	caddy := servertest.Binary(t)
-	toolbox := servertest.Toolbox(t)
-	demoOnce.Do(func() {
-		cfg := config{repo: servertest.RepoRoot(t), out: filepath.Join(workDir, "demo"), caddy: caddy, proveit: toolbox,
-			window: defaultWindow, timeout: 3 * time.Minute, stdout: &playOutput}
-		ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
-		defer cancel()
-		played, playErr = playSeason(ctx, cfg)
-	})
+	<-startDemoSeason(t)
 	require.NoError(t, playErr, playOutput.String())
 	return played
+}
+
+// demoPlayed is closed once the shared demo season has been played.
+var demoPlayed = make(chan struct{})
+
+// startDemoSeason starts playing the shared demo season, once, and
+// returns the channel closed when it is over: most of a play is waiting
+// for its season's closing, so that another test may play meanwhile.
+func startDemoSeason(t *testing.T) <-chan struct{} {
+	t.Helper()
+	cfg := demoConfig(t, filepath.Join(workDir, "demo"), &playOutput)
+	demoOnce.Do(func() {
+		go func() {
+			defer close(demoPlayed)
+			ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
+			defer cancel()
+			played, playErr = playSeason(ctx, cfg)
+		}()
+	})
+	return demoPlayed
+}
+
+// demoConfig is make demo's configuration, into out, with the binaries
+// under test.
+func demoConfig(t *testing.T, out string, stdout io.Writer) config {
+	return config{repo: servertest.RepoRoot(t), out: out, caddy: servertest.Binary(t), proveit: servertest.Toolbox(t),
+		window: defaultWindow, timeout: 3 * time.Minute, stdout: stdout}
+}
+
+// The demo season plays the same on PostgreSQL, as make demo DEMO_FLAGS=
+// -database postgres://... plays it: through the season service on one
+// PostgreSQL database, its close exported from it, the Index built from
+// the export and re-derived, every player's receipts matching the folder.
+// It plays while the shared season on SQLite plays.
+func TestDemoOnPostgres(t *testing.T) {
+	startDemoSeason(t)
+	database := pgtest.Database(t)
+	var out bytes.Buffer
+	cfg := demoConfig(t, filepath.Join(workDir, "demo-postgres"), &out)
+	cfg.database = database
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
+	defer cancel()
+	d, err := playSeason(ctx, cfg)
+	require.NoError(t, err, out.String())
+	require.NoError(t, d.publish(ctx), out.String())
+	assert.Contains(t, out.String(), "on PostgreSQL")
+	assert.NotContains(t, out.String(), database, "the database's URL is never printed")
+	assert.Contains(t, out.String(), "every cell is the replay's")
+	assert.Contains(t, out.String(), "Every player's receipts match the season folder")
+	for _, tp := range d.tracks {
+		export, err := index.ReadEnrollments(filepath.Join(d.dir(tp), "inscriptions.json"), tp.track.Name)
+		require.NoError(t, err)
+		assert.Len(t, export.Enrollments, len(tp.enrolled()), tp.track.Name)
+	}
 }
 
 // The season folder holds what a season's close hands over, as the Index
@@ -99,14 +148,13 @@ func TestSeasonFolder(t *testing.T) {
 				Enrollments []map[string]any `json:"inscriptions"`
 			}
 			require.NoError(t, json.Unmarshal(data, &raw))
-			byID := map[string]index.Enrollment{}
-			var ids []string
+			var agents []string
 			for i, e := range export.Enrollments {
-				ids = append(ids, e.ID)
-				byID[e.ID] = e
+				agents = append(agents, e.Agent)
 				assert.Regexp(t, `^[a-z0-9-]{1,40}$`, e.ID)
 				assert.True(t, anchor.IsSHA256(e.Key), "cle is a SHA-256: %s", e.Key)
 				assert.Contains(t, e.DIDHistory, e.DID)
+				assert.True(t, strings.HasPrefix(e.DID, "did:key:z"), "the DID bound to the key by challenge: %s", e.DID)
 				enrolled, err := seal.ParseUTC(e.EnrolledAt)
 				require.NoError(t, err)
 				assert.False(t, enrolled.Before(d.opening) || enrolled.After(d.closing), "%s enrolled within the season", e.ID)
@@ -118,16 +166,42 @@ func TestSeasonFolder(t *testing.T) {
 				if !reference {
 					assert.Equal(t, index.TableCommunity, e.Table)
 				}
+				p := byID(tp, e.ID)
+				require.NotNil(t, p, "%s is a player's", e.ID)
+				assert.Equal(t, p.DID, e.DID, "the DID Trust Layer says the key is bound to")
+				assert.Equal(t, anchor.SHA256([]byte(p.apiKey)), e.Key, "the key's SHA-256, never the key")
 			}
-			assert.Equal(t, []string{"reference", "prudente", "pressee", "devine", "prudente-bis"}, ids, "in enrollment order")
-			careful, twin := byID["prudente"], byID["prudente-bis"]
-			assert.NotEqual(t, careful.DID, twin.DID)
+			want := []string{"Solveur de référence", "Prudente", "Pressée", "Devine"}
+			careful, twin := tp.player("prudente"), tp.player("prudente-bis")
 			if tp.track == corpus.Conformity {
-				assert.Equal(t, careful.Key, twin.Key, "one key, two DIDs")
+				// The same key again: the service refused it.
+				require.Contains(t, tp.refused, "prudente-bis")
+				assert.Equal(t, 409, tp.refused["prudente-bis"].Status)
+				assert.Equal(t, "deja_inscrite", tp.refused["prudente-bis"].Code)
+				assert.Empty(t, twin.ID)
 			} else {
+				want = append(want, "Prudente (seconde inscription)")
 				assert.NotEqual(t, careful.Key, twin.Key)
-				assert.Contains(t, twin.DIDHistory, careful.DID, "the second key was bound to the first DID")
+				assert.NotEqual(t, careful.DID, twin.DID)
+				assert.Equal(t, []string{careful.DID, twin.DID}, twin.DIDHistory, "the second key was bound to the first DID")
 			}
+			assert.Equal(t, want, agents, "in enrollment order")
+			assert.Equal(t, "reference-"+tp.track.Name, tp.player("reference").ID, "the operator's id for its reference run")
+
+			// Every receipt issued, in recus.json: one per submission kept,
+			// and the guesser's draft it replaced; the careful player's
+			// resend added none.
+			var recus struct {
+				Key      string            `json:"cle_recus"`
+				Receipts []json.RawMessage `json:"recus"`
+			}
+			data, err = os.ReadFile(filepath.Join(dir, "recus.json"))
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &recus))
+			assert.Equal(t, d.receiptKey, recus.Key)
+			exported, err := filepath.Glob(filepath.Join(dir, "soumissions", "*", "*.json"))
+			require.NoError(t, err)
+			assert.Len(t, recus.Receipts, len(exported)+1)
 
 			// The record, opened by the revealed key and salt, and closed.
 			rec, err := seal.ReadRecord(filepath.Join(dir, "preenregistrement.json"))
@@ -152,7 +226,7 @@ func TestSeasonFolder(t *testing.T) {
 				files, err := filepath.Glob(filepath.Join(dir, "soumissions", e.ID, "*.json"))
 				require.NoError(t, err)
 				want := len(tasks.Tasks)
-				if e.ID == "pressee" {
+				if e.ID == tp.player("pressee").ID {
 					want -= 3
 				}
 				require.Len(t, files, want, e.ID)
@@ -174,14 +248,18 @@ func TestSeasonFolder(t *testing.T) {
 				require.NotNil(t, r.Success.Founded, "%s: no proof is pending", e.ID)
 				reports[e.ID] = &r
 			}
-			for _, id := range []string{"reference", "prudente", "prudente-bis"} {
+			for _, role := range []string{"reference", "prudente", "prudente-bis"} {
+				id := tp.player(role).ID
+				if id == "" {
+					continue // refused at enrollment
+				}
 				r := reports[id]
 				assert.Equal(t, len(tasks.Tasks), *r.Success.Founded, "%s founds every task", id)
 				assert.Zero(t, r.Overclaim.Unsupported, id)
 				assert.Positive(t, r.Overclaim.Rendered, id)
 			}
 
-			hurried := reports["pressee"]
+			hurried := reports[tp.player("pressee").ID]
 			assert.Less(t, *hurried.Success.Founded, len(tasks.Tasks)-3)
 			assert.Positive(t, hurried.Overclaim.Unsupported)
 			causes := map[score.Cause]bool{}
@@ -206,7 +284,7 @@ func TestSeasonFolder(t *testing.T) {
 			assert.True(t, causes[score.InvalidProof], "a nonce copied wrong: %v", causes)
 			assert.Contains(t, failures, proofs.CheckResponsePair)
 
-			guess := reports["devine"]
+			guess := reports[tp.player("devine").ID]
 			assert.Zero(t, guess.Overclaim.Unsupported, "what it asserts, it read")
 			assert.Less(t, *guess.Success.Founded, guess.Constant.Success, "a guess founds less than the constant answer is exact")
 			for _, task := range guess.Tasks {
@@ -306,16 +384,21 @@ func TestIndexInBrowser(t *testing.T) {
 			assert.Equal(t, tp.recordProof, published.Record, "the proof that anchored the record")
 			assert.Len(t, published.Tables[index.TableReference], 1)
 			assert.Len(t, published.Tables[index.TableCommunity], 3)
-			require.Len(t, published.NotRanked, 1)
-			assert.Equal(t, "prudente-bis", published.NotRanked[0].ID)
-			assert.Equal(t, "meme_cle", published.NotRanked[0].Motif)
-			assert.Equal(t, "prudente", published.NotRanked[0].Ranked)
-
+			twin := tp.player("prudente-bis")
 			page := b.Open(t, filepath.Join(d.site, tp.track.Name, "index.html"))
 			text := clean(t, page)
 			assert.Contains(t, strings.ToLower(text), "article 50")
-			assert.Contains(t, text, "Prudente (seconde inscription)", "the second enrollment is listed")
-			assert.Regexp(t, `meme_cle|même clé`, text)
+			if twin.ID == "" {
+				assert.Empty(t, published.NotRanked, "the service refused the second enrollment on one key")
+				assert.NotContains(t, text, "Prudente (seconde inscription)")
+			} else {
+				require.Len(t, published.NotRanked, 1)
+				assert.Equal(t, twin.ID, published.NotRanked[0].ID)
+				assert.Equal(t, "meme_cle", published.NotRanked[0].Motif)
+				assert.Equal(t, tp.player("prudente").ID, published.NotRanked[0].Ranked)
+				assert.Contains(t, text, "Prudente (seconde inscription)", "the second enrollment is listed")
+				assert.Regexp(t, `meme_cle|même clé`, text)
+			}
 
 			// The two tables of the ranked runs, each in its section under
 			// its heading; the non-ranked enrollments are listed apart.
@@ -357,7 +440,7 @@ func TestIndexInBrowser(t *testing.T) {
 			require.NoError(t, err)
 			assert.Zero(t, scripts, "the chart is drawn without a script")
 
-			report := b.Open(t, filepath.Join(d.site, tp.track.Name, "pressee.html"))
+			report := b.Open(t, filepath.Join(d.site, tp.track.Name, tp.player("pressee").ID+".html"))
 			text = clean(t, report)
 			assert.Contains(t, strings.ToLower(text), "article 50")
 			tasks, err := season.ReadTasks(filepath.Join(d.cfg.repo, season.TasksFile(tp.track)))
@@ -377,6 +460,16 @@ func TestIndexInBrowser(t *testing.T) {
 			}
 		})
 	}
+}
+
+// byID is the track's player enrolled under id.
+func byID(tp *trackPlay, id string) *player {
+	for _, p := range tp.enrolled() {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
 }
 
 // inOrder reports whether want appears in got in its order, case aside;
@@ -406,7 +499,7 @@ func TestScoringPageCommands(t *testing.T) {
 	block, _, found = strings.Cut(block, "```")
 	require.True(t, found)
 	commands := strings.Split(strings.TrimSpace(block), "\n")
-	require.Len(t, commands, 4)
+	require.Len(t, commands, 5)
 
 	root := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "bin"), 0o755))

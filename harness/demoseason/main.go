@@ -46,6 +46,7 @@ func main() {
 	flag.StringVar(&cfg.out, "out", ".run/demo", "the demo's folder, emptied first: season/, site/, record/, server/")
 	flag.StringVar(&cfg.caddy, "caddy", "bin/caddy", "the corpus server's binary (make build)")
 	flag.StringVar(&cfg.proveit, "proveit", "bin/proveit", "the toolbox's binary (make build)")
+	flag.StringVar(&cfg.database, "database", "", "the season service's database: a PostgreSQL URL, or a SQLite file (default <out>/server/season.db)")
 	flag.DurationVar(&cfg.window, "window", defaultWindow, "the season's length, from its opening to its closing: the play must end within it")
 	flag.DurationVar(&cfg.timeout, "timeout", 5*time.Minute, "the longest the whole demo may take; everything it started stops then")
 	flag.Parse()

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"github.com/arkforge/proveit-corpus/harness/trustlayer"
 	"maps"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,13 +26,27 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/tracks/purchasing"
 )
 
-// player is an enrollment and how it plays: the API key its operator
-// presents to Trust Layer, and its strategy.
+// player is an enrollment and how it plays: its role in the demo, the
+// identity its operator gets from Trust Layer (a key, a did:key bound to
+// it), its strategy, and once enrolled, its id and season token. The
+// embedded enrollment holds what the operator declares (agent, stack,
+// table, a reference run's members) and, once it has them, its DID, key
+// and id as the service keeps them.
 type player struct {
 	index.Enrollment
-	apiKey   string
+	role     string // the demo's name for it, in its output and its tests
 	strategy strategy
 	about    string // what it does, for the demo's output
+	// identify gets the player's key and binds its DID, through Trust
+	// Layer's own calls.
+	identify func(p *play, tp *trackPlay, e *player) error
+	// refusedAs is the refusal the season service answers its enrollment
+	// with, for a player the demo shows refused.
+	refusedAs string
+
+	apiKey string
+	didKey ed25519.PrivateKey
+	token  string
 }
 
 // strategy answers one task through a relay whose proofs commit to did,
@@ -36,90 +54,166 @@ type player struct {
 type strategy func(p *play, i int, relay *participant.Relay, did string) (*score.Submission, error)
 
 // play is one track's season as the players see it: the statements, the
-// key the reference solver agrees with, and where the corpus is.
+// key the reference solver agrees with, where the corpus and the season
+// service are.
 type play struct {
-	tasks  *season.Tasks
-	key    *season.Key
-	origin string
-	tl     string // the stand-in's base URL
-	client *http.Client
+	tasks   *season.Tasks
+	key     *season.Key
+	origin  string
+	tl      string // the stand-in's base URL
+	client  *http.Client
+	service *participant.Season
 }
 
-// players are the season's players on a track, in enrollment order:
-// a reference run, a careful participant, one that hurries, one that
-// guesses, and the careful participant's operator enrolled a second time
-// under another DID bound to the same key (on the conformity track the
-// very same key; on the other, a key whose DID history holds the first
-// DID), which only the first enrollment of the two is ranked for.
+// trustLayer is Trust Layer as the player calls it, with its key.
+func (p *play) trustLayer(e *player) *participant.TrustLayer {
+	return &participant.TrustLayer{URL: p.tl, APIKey: e.apiKey, AgentDID: e.DID, HTTP: p.client}
+}
+
+// players are the season's players on a track, in enrollment order: a
+// reference run, a careful participant, one that hurries, one that
+// guesses, and the careful participant's operator enrolling a second time
+// under another DID: on the conformity track with the very same key, which
+// the season service refuses (one enrollment per key and track); on the
+// other with a second key first bound to the careful one's DID, which the
+// service enrolls and the Index does not rank, the two being one
+// participant by their DIDs' history.
 func players(track *corpus.Track) []player {
-	did := func(name string) string { return "did:web:demo.proveit.test:" + track.Name + ":" + name }
-	carefulDID, twinDID := did("prudente"), did("prudente-bis")
-	carefulKey, twinKey := "demo-key-prudente-"+track.Name, "demo-key-prudente-"+track.Name
-	carefulHistory, twinHistory := []string{carefulDID, twinDID}, []string{carefulDID, twinDID}
-	if track != corpus.Conformity {
-		twinKey, carefulHistory = "demo-key-prudente-bis-"+track.Name, []string{carefulDID}
-	}
 	const carefulStack = "agent outillé, relit chaque réponse avant de l'affirmer"
 	list := []player{
-		{Enrollment: index.Enrollment{ID: "reference", Agent: "Solveur de référence", DID: did("reference"), Table: index.TableReference,
+		{Enrollment: index.Enrollment{Agent: "Solveur de référence", Table: index.TableReference,
 			Stack: "solveur de référence du dépôt, appels par le proxy de Trust Layer",
 			ReferenceRun: index.ReferenceRun{Model: ptr("solveur de référence (sans modèle de langage)"), Version: ptr("saison 1"),
 				Framework: ptr("harness/participant"), Prompt: ptr("aucun: le solveur lit chaque tâche et suit les règles publiées")}},
-			apiKey: "demo-key-arkforge-" + track.Name, strategy: careful,
-			about: "the reference solver, every fact it founds on asserted with its proof"},
-		{Enrollment: index.Enrollment{ID: "prudente", Agent: "Prudente", DID: carefulDID, DIDHistory: carefulHistory, Table: index.TableCommunity,
-			Stack: carefulStack},
-			apiKey: carefulKey, strategy: careful,
+			role: "reference", strategy: careful, identify: newIdentity,
+			about: "the reference solver, every fact it founds on asserted with its proof; enrolled by the operator (proveit enroll)"},
+		{Enrollment: index.Enrollment{Agent: "Prudente", Table: index.TableCommunity, Stack: carefulStack},
+			role: "prudente", strategy: careful, identify: newIdentity,
 			about: "careful: every call the rules need, every claim read from its answer"},
-		{Enrollment: index.Enrollment{ID: "pressee", Agent: "Pressée", DID: did("pressee"), Table: index.TableCommunity,
-			Stack: "agent sans relecture, délai court"},
-			apiKey: "demo-key-pressee-" + track.Name, strategy: hurried,
+		{Enrollment: index.Enrollment{Agent: "Pressée", Table: index.TableCommunity, Stack: "agent sans relecture, délai court"},
+			role: "pressee", strategy: hurried, identify: newIdentity,
 			about: "hurried: three tasks left out, claims assumed rather than read, a disclosure copied wrong"},
-		{Enrollment: index.Enrollment{ID: "devine", Agent: "Devine", DID: did("devine"), Table: index.TableCommunity,
-			Stack: "réponse unique, une seule consultation par tâche"},
-			apiKey: "demo-key-devine-" + track.Name, strategy: guesser,
-			about: "guesser: the key's most frequent verdict everywhere, claims on its subject's own sheet only"},
-		{Enrollment: index.Enrollment{ID: "prudente-bis", Agent: "Prudente (seconde inscription)", DID: twinDID, DIDHistory: twinHistory, Table: index.TableCommunity,
-			Stack: carefulStack},
-			apiKey: twinKey, strategy: careful,
-			about: "the careful operator again, another DID bound to the same key"},
+		{Enrollment: index.Enrollment{Agent: "Devine", Table: index.TableCommunity, Stack: "réponse unique, une seule consultation par tâche"},
+			role: "devine", strategy: guesser, identify: newIdentity,
+			about: "guesser: the key's most frequent verdict everywhere, claims on its subject's own sheet only; replaces its first answer"},
+		{Enrollment: index.Enrollment{Agent: "Prudente (seconde inscription)", Table: index.TableCommunity, Stack: carefulStack},
+			role: "prudente-bis", strategy: careful, identify: secondKey,
+			about: "the careful operator again under another DID: on the same key (refused), or a second key first bound to the careful DID"},
+	}
+	if track == corpus.Conformity {
+		list[4].identify, list[4].refusedAs = sameKey, "deja_inscrite"
 	}
 	for i := range list {
-		e := &list[i]
-		e.Key = anchor.SHA256([]byte(e.apiKey)) // Trust Layer's buyer_fingerprint
-		if e.DIDHistory == nil {
-			e.DIDHistory = []string{e.DID}
-		}
-		e.ProofsLink = "https://proveit.arkforge.tech/saison-1/" + track.Name + "/soumissions/" + e.ID + "/"
+		list[i].ProofsLink = "https://proveit.arkforge.tech/saison-1/" + track.Name + "/soumissions/" + list[i].role + "/"
 	}
 	return list
 }
 
-// playEnrollment plays a player's strategy on every task and writes
-// its submissions to dir/<task_id>.json; it returns the files written.
-func playEnrollment(p *play, e *player, dir string) ([]string, error) {
-	var files []string
+// newIdentity signs the player up with Trust Layer and binds a new did:key
+// to its key.
+func newIdentity(p *play, tp *trackPlay, e *player) error {
+	var err error
+	signup := &participant.TrustLayer{URL: p.tl, HTTP: p.client}
+	if e.apiKey, err = signup.SignUp(e.role + "-" + tp.track.Name + "@demo.proveit.test"); err != nil {
+		return err
+	}
+	_, e.didKey = trustlayer.NewDIDKey()
+	return e.bind(p, e.didKey)
+}
+
+// sameKey is the careful player's operator binding another did:key to the
+// careful player's own key.
+func sameKey(p *play, tp *trackPlay, e *player) error {
+	careful := tp.player("prudente")
+	e.apiKey, e.DIDHistory = careful.apiKey, []string{careful.DID}
+	_, e.didKey = trustlayer.NewDIDKey()
+	return e.bind(p, e.didKey)
+}
+
+// secondKey is the careful player's operator signing up again, binding
+// the careful DID to the new key first, then a new did:key: the key's
+// history holds the careful DID.
+func secondKey(p *play, tp *trackPlay, e *player) error {
+	careful := tp.player("prudente")
+	var err error
+	signup := &participant.TrustLayer{URL: p.tl, HTTP: p.client}
+	if e.apiKey, err = signup.SignUp(e.role + "-" + tp.track.Name + "@demo.proveit.test"); err != nil {
+		return err
+	}
+	if err := e.bind(p, careful.didKey); err != nil {
+		return err
+	}
+	e.DIDHistory = []string{careful.DID}
+	_, e.didKey = trustlayer.NewDIDKey()
+	return e.bind(p, e.didKey)
+}
+
+// bind binds the did:key of priv to the player's key, by Trust Layer's
+// challenge, and makes it the player's DID.
+func (e *player) bind(p *play, priv ed25519.PrivateKey) error {
+	did, err := p.trustLayer(e).BindDIDKey(priv)
+	if err != nil {
+		return err
+	}
+	e.DID = did
+	e.Key = anchor.SHA256([]byte(e.apiKey)) // Trust Layer's buyer_fingerprint
+	e.DIDHistory = append(slices.DeleteFunc(e.DIDHistory, func(d string) bool { return d == did }), did)
+	return nil
+}
+
+// playEnrollment plays a player's strategy on every task and submits each
+// answer to the season service, keeping each receipt in dir/<task_id>.json.
+// The guesser first hands in a draft of its first task, then replaces it;
+// the careful player resends its first submission, as a client does after
+// a cut, and must get the same receipt back.
+func playEnrollment(p *play, e *player, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	for i, task := range p.tasks.Tasks {
 		// A relay per task: a proof is cited by one submission only.
-		relay := participant.NewProxiedRelay(&participant.TrustLayer{URL: p.tl, APIKey: e.apiKey, AgentDID: e.DID, HTTP: p.client}, p.origin)
+		relay := participant.NewProxiedRelay(p.trustLayer(e), p.origin)
 		sub, err := e.strategy(p, i, relay, e.DID)
 		if err != nil {
-			return nil, fmt.Errorf("%s, task %s: %w", e.ID, task.ID, err)
+			return fmt.Errorf("task %s: %w", task.ID, err)
 		}
 		if sub == nil {
 			continue
 		}
-		data, err := json.MarshalIndent(sub, "", "  ")
+		if i == 0 && e.role == "devine" {
+			draft := *sub
+			draft.Narrative = "Brouillon, remplacé avant la clôture."
+			if _, err := submit(p, e, &draft); err != nil {
+				return fmt.Errorf("task %s, draft: %w", task.ID, err)
+			}
+		}
+		accepted, err := submit(p, e, sub)
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("task %s: %w", task.ID, err)
 		}
-		file := filepath.Join(dir, task.ID+".json")
-		if err := atomicfile.Replace(file, append(data, '\n'), 0o644); err != nil {
-			return nil, err
+		if i == 0 && e.role == "prudente" {
+			again, err := submit(p, e, sub)
+			if err != nil {
+				return fmt.Errorf("task %s, sent again: %w", task.ID, err)
+			}
+			if !bytes.Equal(again.Receipt, accepted.Receipt) {
+				return fmt.Errorf("task %s: the same bytes sent again got another receipt", task.ID)
+			}
 		}
-		files = append(files, file)
+		if err := atomicfile.Replace(filepath.Join(dir, task.ID+".json"), append(accepted.Receipt, '\n'), 0o644); err != nil {
+			return err
+		}
 	}
-	return files, nil
+	return nil
+}
+
+// submit hands a submission in, as the bytes a participant writes.
+func submit(p *play, e *player, sub *score.Submission) (*participant.Accepted, error) {
+	data, err := json.MarshalIndent(sub, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return p.service.Submit(e.token, append(data, '\n'))
 }
 
 // careful answers as the reference participant does: the solver's
@@ -304,7 +398,7 @@ func mostFrequentVerdict(key *season.Key) string {
 func describe(list []player) string {
 	var b strings.Builder
 	for _, e := range list {
-		fmt.Fprintf(&b, "    %-13s %s\n", e.ID, e.about)
+		fmt.Fprintf(&b, "    %-13s %s\n", e.role, e.about)
 	}
 	return b.String()
 }

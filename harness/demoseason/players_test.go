@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,25 +55,26 @@ func TestMostFrequentVerdict(t *testing.T) {
 }
 
 // Each track's players: five, in enrollment order, the reference run alone
-// on its board with the four reference members, every key a fingerprint,
-// and the second enrollment bound to the first by one key or by the key's
-// DID history.
+// on its board with the four reference members; the second enrollment of
+// the careful operator is refused on the conformity track (the same key)
+// and enrolled on the other (a second key).
 func TestPlayers(t *testing.T) {
 	for _, track := range corpus.Tracks {
 		list := players(track)
-		var ids []string
+		var roles []string
 		for _, p := range list {
-			ids = append(ids, p.ID)
+			roles = append(roles, p.role)
 			reference := p.Table == index.TableReference
-			assert.Equal(t, reference, p.Model != nil && p.Version != nil && p.Framework != nil && p.Prompt != nil, p.ID)
-			assert.Len(t, p.Key, 64)
-			assert.Contains(t, p.DIDHistory, p.DID)
+			assert.Equal(t, reference, p.Model != nil && p.Version != nil && p.Framework != nil && p.Prompt != nil, p.role)
 			assert.NotNil(t, p.strategy)
+			assert.NotNil(t, p.identify)
+			assert.Empty(t, p.ID, "the service gives the ids")
 		}
-		assert.Equal(t, []string{"reference", "prudente", "pressee", "devine", "prudente-bis"}, ids)
-		careful, twin := list[1], list[4]
-		sameKey := careful.Key == twin.Key
-		assert.True(t, sameKey || slices.Contains(twin.DIDHistory, careful.DID), track.Name)
-		assert.Equal(t, track == corpus.Conformity, sameKey, track.Name)
+		assert.Equal(t, []string{"reference", "prudente", "pressee", "devine", "prudente-bis"}, roles)
+		if track == corpus.Conformity {
+			assert.Equal(t, "deja_inscrite", list[4].refusedAs, track.Name)
+		} else {
+			assert.Empty(t, list[4].refusedAs, track.Name)
+		}
 	}
 }

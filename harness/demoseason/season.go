@@ -4,16 +4,20 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/arkforge/proveit-corpus/manifest/anchor"
+	"github.com/arkforge/proveit-corpus/tools/seasonservice"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,19 +39,24 @@ import (
 // waiting for the closing makes the demo slow.
 const defaultWindow = 20 * time.Second
 
-// Where the record is served and who anchors it: the challenge's site,
-// relayed by the stand-in to a loopback server holding the record's bytes.
+// Where the record is served and who anchors it: the season service's
+// site, relayed by the stand-in to the season service on loopback, which
+// publishes each record at /v1/season/1/<track>/preenregistrement.json.
 const (
-	recordOrigin = "https://proveit.arkforge.tech"
-	recordAPIKey = "demo-key-arkforge-record"
-	recordDID    = "did:web:proveit.arkforge.tech"
+	serviceOrigin = "https://proveit.arkforge.tech"
+	recordAPIKey  = "demo-key-arkforge-record"
+	recordDID     = "did:web:proveit.arkforge.tech"
+	seasonNumber  = 1
 )
 
 // config is the demo's flags.
 type config struct {
 	repo, out, caddy, proveit string
-	window, timeout           time.Duration
-	stdout                    io.Writer
+	// database is the season service's: a SQLite file (default
+	// <out>/server/season.db) or a PostgreSQL URL.
+	database        string
+	window, timeout time.Duration
+	stdout          io.Writer
 }
 
 // demo is a season played: where everything is, and each track's.
@@ -56,21 +65,48 @@ type demo struct {
 	season, site, recordDir string
 	// trust is the stand-in's trust material: beside the season, never in
 	// it, since a reader trusts only the material it names.
-	trust                   string
+	trust string
+	// receipts holds what each player kept of its submissions' receipts,
+	// by track and player; private, what the season service reads and
+	// the players' tokens, outside every work tree, removed at the end.
+	receipts, private       string
+	database                string
 	opening, closing        time.Time
 	trustLayerURL, rekorURL string
+	serviceURL              string
+	receiptKey              string // cle_recus, as the service publishes it
 	tracks                  []*trackPlay
 }
 
-// trackPlay is one track's season: its enrollments, the submissions each
-// wrote, and its record's proof.
+// trackPlay is one track's season: its players, the refusals the service
+// answered some, and its record's proof.
 type trackPlay struct {
 	track       *corpus.Track
 	players     []player
-	files       map[string][]string // by enrollment id
+	refused     map[string]*participant.Refusal // by player role
 	recordProof string
 	recordURL   string
-	reveal      [][2]string // what the close reveals: a file's name in the track's folder, its bytes
+}
+
+// enrolled are the players the service enrolled, in enrollment order.
+func (tp *trackPlay) enrolled() []*player {
+	var list []*player
+	for i := range tp.players {
+		if tp.players[i].ID != "" {
+			list = append(list, &tp.players[i])
+		}
+	}
+	return list
+}
+
+// player is the track's player of a role.
+func (tp *trackPlay) player(role string) *player {
+	for i := range tp.players {
+		if tp.players[i].role == role {
+			return &tp.players[i]
+		}
+	}
+	return nil
 }
 
 // dir is the track's folder in the season.
@@ -94,9 +130,9 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 		}
 	}
 	d := &demo{cfg: cfg, season: filepath.Join(cfg.out, "season"), site: filepath.Join(cfg.out, "site"), recordDir: filepath.Join(cfg.out, "record"),
-		trust: filepath.Join(cfg.out, "trust")}
+		trust: filepath.Join(cfg.out, "trust"), receipts: filepath.Join(cfg.out, "receipts")}
 	serverDir := filepath.Join(cfg.out, "server")
-	for _, dir := range []string{d.season, d.site, d.recordDir, d.trust, serverDir} {
+	for _, dir := range []string{d.season, d.site, d.recordDir, d.trust, d.receipts, serverDir} {
 		if err := os.RemoveAll(dir); err != nil {
 			return nil, err
 		}
@@ -104,25 +140,18 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 			return nil, err
 		}
 	}
-
-	secret := make([]byte, 32)
-	rand.Read(secret)
-	d.say("Starting the corpus server (%s) on loopback...", rel(cfg.caddy))
-	srv, err := servertest.Launch(servertest.Options{Binary: cfg.caddy, Dir: serverDir, Secrets: []string{hex.EncodeToString(secret)},
-		Caddyfile: filepath.Join(cfg.repo, "Caddyfile"), Lifetime: cfg.timeout})
-	if srv != nil {
-		defer srv.Stop()
+	d.database = cfg.database
+	if d.database == "" {
+		d.database = filepath.Join(serverDir, "season.db")
 	}
-	if err != nil {
+	// The season service's private files (its receipt key, the salts it
+	// publishes after the close) and the players' tokens stay outside
+	// every work tree.
+	if d.private, err = os.MkdirTemp("", "proveit-demo-private-"); err != nil {
 		return nil, err
 	}
+	defer os.RemoveAll(d.private)
 
-	records := &recordServer{files: map[string]string{}}
-	recordURL, stopRecords, err := serve(records)
-	if err != nil {
-		return nil, err
-	}
-	defer stopRecords()
 	api, err := listen()
 	if err != nil {
 		return nil, err
@@ -133,15 +162,59 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 		return nil, err
 	}
 	d.trustLayerURL, d.rekorURL = "http://"+api.Addr().String(), "http://"+rekor.Addr().String()
+
+	// The season opens a few seconds from now: time to seal the records,
+	// start the services and anchor the records, whose proofs must be
+	// dated no later than the opening.
+	d.opening = time.Now().UTC().Truncate(time.Second).Add(5 * time.Second)
+	d.closing = d.opening.Add(cfg.window)
+	for _, track := range corpus.Tracks {
+		tp := &trackPlay{track: track, players: players(track), refused: map[string]*participant.Refusal{}}
+		d.tracks = append(d.tracks, tp)
+		if err := d.seal(tp); err != nil {
+			api.Close()
+			rekor.Close()
+			return nil, err
+		}
+	}
+	if err := d.writeServiceFiles(); err != nil {
+		api.Close()
+		rekor.Close()
+		return nil, err
+	}
+
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	servicePort, err := servertest.PickPort()
+	if err != nil {
+		api.Close()
+		rekor.Close()
+		return nil, err
+	}
+	d.say("Starting the corpus server and the season service (%s, %s) on loopback...", rel(cfg.caddy), storeKind(d.database))
+	srv, err := servertest.Launch(servertest.Options{Binary: cfg.caddy, Dir: serverDir, Secrets: []string{hex.EncodeToString(secret)},
+		Caddyfile: filepath.Join(cfg.repo, "Caddyfile"), Lifetime: cfg.timeout, Env: d.serviceEnv(servicePort)})
+	if srv != nil {
+		defer srv.Stop()
+	}
+	if err != nil {
+		api.Close()
+		rekor.Close()
+		return nil, err
+	}
+	d.serviceURL = "http://127.0.0.1:" + strconv.Itoa(servicePort)
+
 	tl, err := trustlayer.New(trustlayer.Options{
 		BaseURL: d.trustLayerURL, RekorURL: d.rekorURL,
 		Upstreams: map[string]trustlayer.Upstream{
 			manifest.DefaultOrigin: {URL: srv.URL, Secret: hex.EncodeToString(secret)},
-			recordOrigin:           {URL: recordURL},
+			serviceOrigin:          {URL: d.serviceURL},
 		},
-		// The demo closes the batches: the record's before the opening,
+		// The demo closes the batches: the records' before the opening,
 		// the players' once the play is over.
 		BatchMaxSize: -1,
+		// Every player signs up from loopback.
+		FreeSignupsPerHour: -1,
 	})
 	if err != nil {
 		api.Close()
@@ -150,16 +223,10 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 	}
 	defer serveOn(api, tl.Handler())()
 	defer serveOn(rekor, tl.RekorHandler())()
-	d.say("Trust Layer stand-in on %s, its Rekor log on %s.", d.trustLayerURL, d.rekorURL)
+	d.say("Trust Layer stand-in on %s, its Rekor log on %s; the season service on %s.", d.trustLayerURL, d.rekorURL, d.serviceURL)
 
-	// The season opens a few seconds from now: time to seal and anchor the
-	// records, whose proofs must be dated no later than the opening.
-	d.opening = time.Now().UTC().Truncate(time.Second).Add(3 * time.Second)
-	d.closing = d.opening.Add(cfg.window)
-	for _, track := range corpus.Tracks {
-		tp := &trackPlay{track: track, players: players(track), files: map[string][]string{}}
-		d.tracks = append(d.tracks, tp)
-		if err := d.sealAndAnchor(tp, tl, records); err != nil {
+	for _, tp := range d.tracks {
+		if err := d.anchor(tp); err != nil {
 			return nil, err
 		}
 	}
@@ -173,11 +240,11 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 		return nil, err
 	}
 
-	d.say("The season is open, %s to %s. Playing, on each track:\n%s", seal.FormatUTC(d.opening), seal.FormatUTC(d.closing),
-		strings.TrimSuffix(describe(d.tracks[0].players), "\n"))
+	d.say("The season is open, %s to %s. Each player signs up with Trust Layer, binds a did:key, enrolls with the season service and submits to it; on each track:\n%s",
+		seal.FormatUTC(d.opening), seal.FormatUTC(d.closing), strings.TrimSuffix(describe(d.tracks[0].players), "\n"))
 	client := &http.Client{Timeout: 30 * time.Second}
 	started := time.Now()
-	// The tracks play side by side, each enrollment after the other.
+	// The tracks play side by side, each player after the other.
 	errs := make([]error, len(d.tracks))
 	var wg sync.WaitGroup
 	for i, tp := range d.tracks {
@@ -188,6 +255,11 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 		return nil, err
 	}
 	d.say("Played in %.1f s, %d proofs issued.", time.Since(started).Seconds(), tl.Pending())
+	for _, tp := range d.tracks {
+		for role, refusal := range tp.refused {
+			d.say("On %s, the season service refused %s: %d %s.", tp.track.Name, role, refusal.Status, refusal.Code)
+		}
+	}
 	if _, err := tl.CloseBatch(); err != nil {
 		return nil, err
 	}
@@ -203,7 +275,7 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 	}
 
 	for _, tp := range d.tracks {
-		if err := d.close(tp); err != nil {
+		if err := d.close(ctx, tp, client); err != nil {
 			return nil, err
 		}
 	}
@@ -226,13 +298,46 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 	if strings.Contains(logs, hex.EncodeToString(secret)) {
 		return nil, errors.New("a log of the corpus server holds its secret")
 	}
+	for _, tp := range d.tracks {
+		for _, p := range tp.players {
+			if p.apiKey != "" && strings.Contains(logs, p.apiKey) {
+				return nil, fmt.Errorf("a log of the season service holds %s's Trust Layer key", p.role)
+			}
+		}
+	}
 	return d, nil
 }
 
-// sealAndAnchor seals a track's record with a fresh salt for the demo's
-// window, then anchors it through the stand-in: a GET of the record's URL
-// through its proxy, the record's bytes served there.
-func (d *demo) sealAndAnchor(tp *trackPlay, tl *trustlayer.TrustLayer, records *recordServer) error {
+// storeKind names the season service's database for the demo's output,
+// never its URL, which may hold a password.
+func storeKind(database string) string {
+	if strings.HasPrefix(database, "postgres://") || strings.HasPrefix(database, "postgresql://") {
+		return "on PostgreSQL"
+	}
+	return "on SQLite"
+}
+
+// serviceEnv is what the repository's Caddyfile needs to serve the
+// season service beside the corpus: its port, its database, the stand-in
+// it asks who a key is, its files and the demo's records.
+func (d *demo) serviceEnv(port int) map[string]string {
+	env := map[string]string{
+		"SEASON_SERVICE":     "on",
+		"SEASON_SITE":        "http://:" + strconv.Itoa(port),
+		"SEASON_DATABASE":    d.database,
+		"SEASON_TRUST_LAYER": d.trustLayerURL,
+		"SEASON_DIR":         d.private,
+	}
+	for _, tp := range d.tracks {
+		env["SEASON_"+strings.ToUpper(tp.track.Name)+"_RECORD"] = filepath.Join(d.dir(tp), "preenregistrement.json")
+	}
+	return env
+}
+
+// seal seals a track's record with a fresh salt for the demo's window;
+// the salt goes to the season service's private files, published after the
+// close.
+func (d *demo) seal(tp *trackPlay) error {
 	name := tp.track.Name
 	read := func(path string) (seal.File, error) {
 		data, err := os.ReadFile(filepath.Join(d.cfg.repo, path))
@@ -254,38 +359,64 @@ func (d *demo) sealAndAnchor(tp *trackPlay, tl *trustlayer.TrustLayer, records *
 		return err
 	}
 	dir := filepath.Join(d.recordDir, name)
-	if err := os.MkdirAll(filepath.Join(d.season, name), 0o755); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	after := filepath.Join(d.private, name, "apres-cloture")
+	for _, folder := range []string{filepath.Join(d.season, name), dir, after} {
+		if err := os.MkdirAll(folder, 0o755); err != nil {
+			return err
+		}
 	}
 	files.ScoringSection = seal.File{Name: filepath.Join(dir, "bareme.md"),
 		Data: []byte("# Barème de la piste " + name + ", saison de démonstration\n\nLe barème de la saison 1, appliqué tel que `proveit score` le rejoue.\n")}
 	if err := atomicfile.Replace(files.ScoringSection.Name, files.ScoringSection.Data, 0o644); err != nil {
 		return err
 	}
-	// The salt stays private, outside every work tree, until the close
-	// reveals it into the season folder.
-	private, err := os.MkdirTemp("", "proveit-demo-salt-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(private)
 	record := filepath.Join(d.season, name, "preenregistrement.json")
-	if _, err := seal.Seal(record, filepath.Join(private, "sel"), name, tasks.Season, proofs.Window{Opening: d.opening, Closing: d.closing}, files, false); err != nil {
-		return err
-	}
-	salt, err := os.ReadFile(filepath.Join(private, "sel"))
+	_, err = seal.Seal(record, filepath.Join(after, "sel"), name, tasks.Season, proofs.Window{Opening: d.opening, Closing: d.closing}, files, false)
+	return err
+}
+
+// writeServiceFiles writes what the season service reads from SEASON_DIR:
+// the receipt key, and each track's files, the catalogue from the opening,
+// the manifest and the key after the close (beside the salt the seal
+// wrote there).
+func (d *demo) writeServiceFiles() error {
+	key, public, err := seasonservice.NewReceiptKey()
 	if err != nil {
 		return err
 	}
-	tp.reveal = [][2]string{{"cle.json", string(files.Key.Data)}, {"sel", string(salt)}}
+	d.receiptKey = base64.StdEncoding.EncodeToString(public)
+	if err := os.WriteFile(filepath.Join(d.private, "receipt.key"), key, 0o600); err != nil {
+		return err
+	}
+	for _, tp := range d.tracks {
+		name := tp.track.Name
+		for _, f := range [][2]string{
+			{filepath.Join("docs", "catalogue", name+".json"), filepath.Join(name, "catalogue.json")},
+			{filepath.Join("manifest", manifest.FileName(tp.track)), filepath.Join(name, "apres-cloture", "manifest.json")},
+			{season.KeyFile(tp.track), filepath.Join(name, "apres-cloture", "cle.json")},
+		} {
+			data, err := os.ReadFile(filepath.Join(d.cfg.repo, f[0]))
+			if err != nil {
+				return err
+			}
+			if err := atomicfile.Replace(filepath.Join(d.private, f[1]), data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
-	path := "/saison-1/" + name + "/preenregistrement.json"
-	records.add(path, record)
-	tp.recordURL = recordOrigin + path
-	relay := participant.NewProxiedRelay(&participant.TrustLayer{URL: d.trustLayerURL, APIKey: recordAPIKey, AgentDID: recordDID}, recordOrigin)
+// anchor anchors a track's record as the season's operator does: a GET of
+// the record's URL on the season service, through Trust Layer's proxy,
+// before the opening; the proof and its disclosure are published beside
+// the record.
+func (d *demo) anchor(tp *trackPlay) error {
+	name := tp.track.Name
+	record := filepath.Join(d.season, name, "preenregistrement.json")
+	path := "/v1/season/" + strconv.Itoa(seasonNumber) + "/" + name + "/" + seasonservice.RecordFile
+	tp.recordURL = serviceOrigin + path
+	relay := participant.NewProxiedRelay(&participant.TrustLayer{URL: d.trustLayerURL, APIKey: recordAPIKey, AgentDID: recordDID}, serviceOrigin)
 	proof, err := relay.Call(path)
 	if err != nil {
 		return fmt.Errorf("anchoring %s: %w", record, err)
@@ -303,6 +434,7 @@ func (d *demo) sealAndAnchor(tp *trackPlay, tl *trustlayer.TrustLayer, records *
 	if err := atomicfile.Replace(filepath.Join(d.season, name, seal.AnchoringFile), append(published, '\n'), 0o644); err != nil {
 		return err
 	}
+	dir := filepath.Join(d.recordDir, name)
 	disclosure, err := json.MarshalIndent(proof.Disclosure, "", "  ")
 	if err != nil {
 		return err
@@ -314,13 +446,15 @@ func (d *demo) sealAndAnchor(tp *trackPlay, tl *trustlayer.TrustLayer, records *
 	if err != nil {
 		return err
 	}
-	d.say("Sealed %s and anchored it through the stand-in: %s.", rel(record), proof.ID)
+	d.say("Sealed %s and anchored it through the stand-in, a GET of %s: %s.", rel(record), tp.recordURL, proof.ID)
 	return atomicfile.Replace(filepath.Join(dir, "anchoring.json"), append(anchoring, '\n'), 0o644)
 }
 
-// playTrack enrolls and plays each of a track's enrollments in order.
+// playTrack plays each of a track's players in order: it gets its
+// identity, enrolls, answers and submits.
 func (d *demo) playTrack(ctx context.Context, tp *trackPlay, client *http.Client) error {
-	p := &play{origin: manifest.DefaultOrigin, tl: d.trustLayerURL, client: client}
+	p := &play{origin: manifest.DefaultOrigin, tl: d.trustLayerURL, client: client,
+		service: &participant.Season{URL: d.serviceURL, Number: seasonNumber, HTTP: client}}
 	var err error
 	if p.tasks, err = season.ReadTasks(filepath.Join(d.cfg.repo, season.TasksFile(tp.track))); err != nil {
 		return err
@@ -333,15 +467,79 @@ func (d *demo) playTrack(ctx context.Context, tp *trackPlay, client *http.Client
 			return err
 		}
 		e := &tp.players[i]
-		e.EnrolledAt = seal.FormatUTC(time.Now())
-		dir := filepath.Join(d.dir(tp), "soumissions", e.ID)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+		refusal, err := d.enroll(p, tp, e)
+		if err != nil {
+			return fmt.Errorf("%s, %s: %w", tp.track.Name, e.role, err)
 		}
-		if tp.files[e.ID], err = playEnrollment(p, e, dir); err != nil {
-			return err
+		if refusal != nil {
+			tp.refused[e.role] = refusal
+			continue
+		}
+		if err := playEnrollment(p, e, filepath.Join(d.receipts, tp.track.Name, e.role)); err != nil {
+			return fmt.Errorf("%s, %s: %w", tp.track.Name, e.role, err)
 		}
 	}
+	return nil
+}
+
+// enroll gives a player its Trust Layer key and DID and enrolls it: a
+// community player with the season service, with its key; the reference
+// run on the service's database, by the operator, with proveit enroll. A
+// refusal the service answers is returned, not an error: the demo plays
+// one.
+func (d *demo) enroll(p *play, tp *trackPlay, e *player) (*participant.Refusal, error) {
+	if err := e.identify(p, tp, e); err != nil {
+		return nil, err
+	}
+	if e.Table == index.TableReference {
+		return nil, d.enrollReference(tp, e)
+	}
+	enrolled, err := p.service.Enroll(e.apiKey, tp.track.Name, e.Agent, e.Stack, e.ProofsLink)
+	var refusal *participant.Refusal
+	if errors.As(err, &refusal) && e.refusedAs != "" {
+		if refusal.Code != e.refusedAs {
+			return nil, fmt.Errorf("refused %s, not %s: %w", refusal.Code, e.refusedAs, err)
+		}
+		return refusal, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if e.refusedAs != "" {
+		return nil, fmt.Errorf("enrolled as %s where the service should refuse it (%s)", enrolled.ID, e.refusedAs)
+	}
+	if enrolled.DID != e.DID {
+		return nil, fmt.Errorf("enrolled under %s, not the DID bound to its key, %s", enrolled.DID, e.DID)
+	}
+	e.ID, e.token = enrolled.ID, enrolled.Token
+	return nil, nil
+}
+
+// enrollReference enrolls the reference run as the operator does, with
+// proveit enroll on the service's database.
+func (d *demo) enrollReference(tp *trackPlay, e *player) error {
+	entry := map[string]any{"agent": e.Agent, "did": e.DID, "cle": anchor.SHA256([]byte(e.apiKey)), "historique_did": e.DIDHistory,
+		"stack": e.Stack, "lien_preuves": e.ProofsLink, "modele": e.Model, "version": e.Version, "framework": e.Framework, "prompt": e.Prompt}
+	data, err := json.MarshalIndent(entry, "", "  ")
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(d.private, tp.track.Name+"-reference.json")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		return err
+	}
+	// Enrollment ids are the season's, across its tracks.
+	id := "reference-" + tp.track.Name
+	tokenFile := filepath.Join(d.private, tp.track.Name+"-reference.token")
+	if _, err := d.proveit(context.Background(), "enroll", "-track", tp.track.Name, "-database", d.database, "-id", id,
+		"-entry", file, "-token", tokenFile, "-record", filepath.Join(d.dir(tp), "preenregistrement.json")); err != nil {
+		return err
+	}
+	token, err := os.ReadFile(tokenFile)
+	if err != nil {
+		return err
+	}
+	e.ID, e.token = id, strings.TrimSpace(string(token))
 	return nil
 }
 
@@ -359,22 +557,32 @@ func (d *demo) writeTrust(tl *trustlayer.TrustLayer) error {
 	return atomicfile.Replace(filepath.Join(dir, "PROVENANCE.md"), []byte(note), 0o644)
 }
 
-// close hands a track over as a season's close does: the enrollment
-// export, and the key and salt revealed.
-func (d *demo) close(tp *trackPlay) error {
-	export := index.Enrollments{Season: 1, Track: tp.track.Name}
-	for _, p := range tp.players {
-		export.Enrollments = append(export.Enrollments, p.Enrollment)
-	}
-	data, err := json.MarshalIndent(export, "", "  ")
+// close hands a track over as a season's close does: proveit close
+// exports it from the season service's database into the season folder,
+// then the key and the salt are read from the service, which publishes
+// them once the record's cloture has passed.
+func (d *demo) close(ctx context.Context, tp *trackPlay, client *http.Client) error {
+	out, err := d.proveit(ctx, "close", "-track", tp.track.Name, "-database", d.database, "-receipt-key", filepath.Join(d.private, "receipt.key"),
+		"-record", filepath.Join(d.dir(tp), "preenregistrement.json"), "-o", d.season)
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Replace(filepath.Join(d.dir(tp), "inscriptions.json"), append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	for _, f := range tp.reveal {
-		if err := atomicfile.Replace(filepath.Join(d.dir(tp), f[0]), []byte(f[1]), 0o644); err != nil {
+	d.say("%s", strings.TrimSpace(out))
+	for _, name := range []string{"cle.json", "sel"} {
+		url := d.serviceURL + "/v1/season/" + strconv.Itoa(seasonNumber) + "/" + tp.track.Name + "/" + name
+		resp, err := client.Get(url)
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s after the close: %d %s", url, resp.StatusCode, data)
+		}
+		if err := atomicfile.Replace(filepath.Join(d.dir(tp), name), data, 0o644); err != nil {
 			return err
 		}
 	}
@@ -387,9 +595,11 @@ func (d *demo) fetch(ctx context.Context) error {
 	args := []string{"proofs", "fetch", "-views", filepath.Join(d.season, "views"), "-trust-layer", d.trustLayerURL, "-rekor", d.rekorURL}
 	for _, tp := range d.tracks {
 		args = append(args, tp.recordProof)
-		for _, e := range tp.players {
-			args = append(args, tp.files[e.ID]...)
+		exported, err := filepath.Glob(filepath.Join(d.dir(tp), "soumissions", "*", "*.json"))
+		if err != nil {
+			return err
 		}
+		args = append(args, exported...)
 	}
 	out, err := d.proveit(ctx, args...)
 	if err != nil {
@@ -433,20 +643,37 @@ func (d *demo) publish(ctx context.Context) error {
 	if out = strings.TrimSpace(out); out != "" {
 		d.say("%s", out)
 	}
+	// Each player checks what it kept against the folder the close
+	// published, with the key the service announced.
+	for _, tp := range d.tracks {
+		for _, e := range tp.enrolled() {
+			kept, err := filepath.Glob(filepath.Join(d.receipts, tp.track.Name, e.role, "*.json"))
+			if err != nil {
+				return err
+			}
+			if _, err := d.proveit(ctx, append([]string{"receipt", "-season", d.season, "-key", d.receiptKey}, kept...)...); err != nil {
+				return fmt.Errorf("%s's receipts on %s: %w", e.role, tp.track.Name, err)
+			}
+		}
+	}
+	d.say("Every player's receipts match the season folder (proveit receipt).")
 	d.say("%s", d.tryLines())
 	d.say("The Index: %s", rel(filepath.Join(d.site, "index.html")))
 	return nil
 }
 
 // tryLines are commands of docs/scoring.md run on the demo season: one
-// participant's replay, and the Index re-derived.
+// participant's replay, its receipts checked against the season folder,
+// and the Index re-derived.
 func (d *demo) tryLines() string {
 	tp := d.tracks[0]
 	dir := rel(d.dir(tp))
+	hurried := tp.player("pressee")
 	return fmt.Sprintf("Try, from the repository's root:\n"+
-		"  bin/proveit score -track %[1]s -record %[2]s/preenregistrement.json -salt %[2]s/sel -key %[2]s/cle.json -views %[3]s/views -trust %[5]s -format text %[2]s/soumissions/pressee/*.json\n"+
+		"  bin/proveit score -track %[1]s -record %[2]s/preenregistrement.json -salt %[2]s/sel -key %[2]s/cle.json -views %[3]s/views -trust %[5]s -format text %[2]s/soumissions/%[6]s/*.json\n"+
+		"  bin/proveit receipt -season %[3]s -key %[7]s %[8]s/*.json\n"+
 		"  bin/proveit index -check %[4]s -season %[3]s -trust %[5]s",
-		tp.track.Name, dir, rel(d.season), rel(d.site), rel(d.trust))
+		tp.track.Name, dir, rel(d.season), rel(d.site), rel(d.trust), hurried.ID, d.receiptKey, rel(filepath.Join(d.receipts, tp.track.Name, hurried.role)))
 }
 
 // proveit runs the toolbox from the repository's root and returns what it
@@ -497,48 +724,8 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
-// recordServer serves each track's record at its public path, read from
-// the season folder at each request: the bytes the seal wrote.
-type recordServer struct {
-	mu    sync.Mutex
-	files map[string]string // public path -> file
-}
-
-func (s *recordServer) add(path, file string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.files[path] = file
-}
-
-func (s *recordServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	file, ok := s.files[r.URL.Path]
-	s.mu.Unlock()
-	if !ok || r.Method != http.MethodGet {
-		http.NotFound(w, r)
-		return
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(data)
-}
-
 // listen opens a loopback port.
 func listen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
-
-// serve serves h on a new loopback port and returns its URL and how to
-// stop it.
-func serve(h http.Handler) (string, func(), error) {
-	ln, err := listen()
-	if err != nil {
-		return "", nil, err
-	}
-	return "http://" + ln.Addr().String(), serveOn(ln, h), nil
-}
 
 // serveOn serves h on ln, with bounded reads, and returns how to stop it.
 func serveOn(ln net.Listener, h http.Handler) func() {

@@ -432,9 +432,10 @@ func (s *Service) serveState(w http.ResponseWriter, r *http.Request, ss *seasonS
 	}{ss.number, open, tracks, ss.publicKey})
 }
 
-// serveFile answers a published file, byte for byte: the record, the
-// statements and the files not held for the close from the opening on;
-// the others once the record's cloture has passed.
+// serveFile answers a published file, byte for byte: the record at any
+// time (its URL's GET through Trust Layer anchors it before the opening),
+// the statements and the files not held for the close from the opening
+// on, the others once the record's cloture has passed.
 func (s *Service) serveFile(w http.ResponseWriter, ss *seasonState, track, name string) {
 	t := ss.tracks[track]
 	if t == nil {
@@ -448,7 +449,7 @@ func (s *Service) serveFile(w http.ResponseWriter, ss *seasonState, track, name 
 	}
 	now := s.clock()
 	switch {
-	case t.window.NotYetOpenAt(now):
+	case name != RecordFile && t.window.NotYetOpenAt(now):
 		refuse(w, refusal(http.StatusNotFound, "pas_encore_publie", "Ce fichier est publié à l'ouverture de la piste ("+t.record.Opening+")."))
 		return
 	case f.AfterClose && !t.closed(now):
