@@ -156,7 +156,7 @@ func (en *Enrollment) check() *fieldError {
 		return &fieldError{"/id", "want 1 to 40 of a-z, 0-9 and -: it names the enrollment's folder and pages"}
 	}
 	if slices.Contains(ReservedIDs, en.ID) {
-		return &fieldError{"/id", fmt.Sprintf("%q names a page the Index writes for the track itself (reserved: %s)", en.ID, strings.Join(ReservedIDs, ", "))}
+		return &fieldError{"/id", fmt.Sprintf("%q names a file the Index or the season folder writes for the track itself (reserved: %s)", en.ID, strings.Join(ReservedIDs, ", "))}
 	}
 	for _, f := range []struct{ name, value string }{{"agent", en.Agent}, {"did", en.DID}, {"stack", en.Stack}} {
 		if err := text(f.name, f.value); err != nil {
@@ -221,10 +221,12 @@ func isText(s string) bool {
 // receipts' check hold ids to the same rule.
 func IsEnrollmentID(id string) bool { return enrollmentID.MatchString(id) }
 
-// ReservedIDs are the names the Index gives its own pages in a track's
-// folder (index.json, index.html): no enrollment may be named so, or its
-// report and the track's page would be one file.
-var ReservedIDs = []string{"index"}
+// ReservedIDs are the names an enrollment may not have: the Index's own
+// pages in a track's folder (index.json, index.html), where a report would
+// overwrite the track's page, and the names the season folder gives its
+// own files beside the enrollments' (inscriptions.json, recus.json,
+// soumissions/, views/), which a reader could take for one of them.
+var ReservedIDs = []string{"index", "inscriptions", "recus", "soumissions", "views"}
 
 // Ranking is who of a track's enrollments is ranked: one participant per
 // key (docs/scoring.md; spec §9.1).

@@ -5,6 +5,7 @@ import (
 	"encoding/base32"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -21,11 +22,6 @@ var (
 	taskID    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 )
 
-// reservedIDs are the names the Index and the export write for themselves
-// beside an enrollment's <id>.json and <id>.html, or <id>/ folder: an
-// operator's chosen id may not be one of them. A drawn id cannot be: it is
-// longer than any.
-var reservedIDs = map[string]bool{"index": true, "inscriptions": true, "recus": true, "soumissions": true, "views": true}
 
 // idEncoding writes drawn ids in the Index's alphabet: lowercase letters
 // and digits.
@@ -52,8 +48,8 @@ func checkEnrollment(in *NewEnrollment, limits Limits) error {
 		return &InvalidError{"token_sha256", "want the SHA-256 of the season token issued with the enrollment"}
 	}
 	e := &in.Enrollment
-	if e.ID != "" && (!index.IsEnrollmentID(e.ID) || reservedIDs[e.ID]) {
-		return &InvalidError{"/id", "want 1 to 40 of a-z, 0-9 and -, not a name the Index writes for itself (index, inscriptions, recus, soumissions, views)"}
+	if e.ID != "" && (!index.IsEnrollmentID(e.ID) || slices.Contains(index.ReservedIDs, e.ID)) {
+		return &InvalidError{"/id", "want 1 to 40 of a-z, 0-9 and -, not a name the Index or the season folder writes for itself (" + strings.Join(index.ReservedIDs, ", ") + ")"}
 	}
 	size := len(e.ID) + len(e.Agent) + len(e.DID) + len(e.Key) + len(e.EnrolledAt) + len(e.Table) + len(e.Stack) + len(e.ProofsLink)
 	for _, did := range e.DIDHistory {
