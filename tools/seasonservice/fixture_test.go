@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/arkforge/proveit-corpus/corpus"
+	"github.com/arkforge/proveit-corpus/harness/pgtest"
 	"github.com/arkforge/proveit-corpus/harness/trustlayer"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/seasonservice"
@@ -55,10 +56,41 @@ func (c *clock) set(t time.Time) {
 	c.mu.Unlock()
 }
 
-// fixture is a service on loopback over a real SQLite store, asking the
-// real Trust Layer stand-in on loopback.
+// TestMain stops the PostgreSQL server the tests share, once all have run.
+func TestMain(m *testing.M) {
+	m.Run()
+	pgtest.Stop()
+}
+
+// backend makes a test's fresh database of one kind, named as
+// seasonstore.Open takes it: a file's path or a postgres:// URL.
+type backend struct {
+	name     string
+	database func(t *testing.T) string
+}
+
+// The backends the service runs on: embedded SQLite, a file in the test's
+// temporary folder, and PostgreSQL, a database of its own on the server
+// the package's tests share.
+var (
+	sqliteBackend   = backend{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "saison.db") }}
+	postgresBackend = backend{"postgres", func(t *testing.T) string { return pgtest.Database(t) }}
+	backends        = []backend{sqliteBackend, postgresBackend}
+)
+
+// forEachBackend runs test once on each backend, as a subtest named after
+// it: the service answers alike whichever store it is given.
+func forEachBackend(t *testing.T, test func(t *testing.T, db backend)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { test(t, b) })
+	}
+}
+
+// fixture is a service on loopback over a real store, on a fresh database
+// of its own, asking the real Trust Layer stand-in on loopback.
 type fixture struct {
 	t          *testing.T
+	database   string // the store's, as seasonstore.Open takes it
 	store      seasonstore.Store
 	tl         *trustlayer.TrustLayer
 	tlURL      string
@@ -83,13 +115,12 @@ var noLimits = seasonservice.Limits{
 	SubmitPerKey: seasonservice.Rate{PerMinute: -1}, SubmitPerAddress: seasonservice.Rate{PerMinute: -1},
 }
 
-func newFixture(t *testing.T, o options) *fixture {
+// newFixture starts a service over a store on a fresh database of b.
+func newFixture(t *testing.T, b backend, o options) *fixture {
 	t.Helper()
-	ctx := context.Background()
-	store, err := seasonstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "saison.db"), seasonstore.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = store.Close() })
-	f := &fixture{t: t, store: store, clock: &clock{now: during}, files: map[string]map[string][]byte{}}
+	f := &fixture{t: t, database: b.database(t), clock: &clock{now: during}, files: map[string]map[string][]byte{}}
+	f.store = f.openStore()
+	var err error
 	f.tl, err = trustlayer.New(trustlayer.Options{})
 	require.NoError(t, err)
 	tlServer := httptest.NewServer(f.tl.Handler())
@@ -118,12 +149,12 @@ func newFixture(t *testing.T, o options) *fixture {
 	}
 	core, logs := observer.New(zap.DebugLevel)
 	f.logs = logs
-	var s seasonstore.Store = store
+	store := f.store
 	if o.wrap != nil {
-		s = o.wrap(store)
+		store = o.wrap(store)
 	}
 	cfg := seasonservice.Config{
-		Store:      s,
+		Store:      store,
 		Seasons:    []seasonservice.Season{season1},
 		TrustLayer: seasonservice.TrustLayer{URL: f.tlURL, Timeout: 2 * time.Second},
 		Limits:     o.limits,
@@ -142,6 +173,17 @@ func newFixture(t *testing.T, o options) *fixture {
 	t.Cleanup(server.Close)
 	f.url = server.URL
 	return f
+}
+
+// openStore opens a store on the fixture's database, closed when the test
+// ends: the service's own, or another handle on the same database, as a
+// replica or a restarted service has.
+func (f *fixture) openStore() seasonstore.Store {
+	f.t.Helper()
+	store, err := seasonstore.Open(context.Background(), f.database, seasonstore.Options{})
+	require.NoError(f.t, err)
+	f.t.Cleanup(func() { _ = store.Close() })
+	return store
 }
 
 // participant is a Trust Layer key and the did:key bound to it.
@@ -254,15 +296,23 @@ func submissionOf(seasonNumber, track, task, did, verdict string, assertions int
 		`", "assertions": [` + strings.Join(list, ", ") + `], "disclosures": {"prf_20261002_090000_abcdef": {"request_hash": {"nonce": "00", "value": "11"}, "response_hash": {"nonce": "22", "value": "33"}}}, "narrative": "récit"}`)
 }
 
-// export reads a track as the close would export it.
+// export reads a track of the service's store as the close would export
+// it.
 func (f *fixture) export(track string) (*seasonstore.Export, []seasonstore.Counted) {
 	f.t.Helper()
+	return exportOf(f.t, f.store, track)
+}
+
+// exportOf reads a track of season 1 from store as the close would export
+// it: the export and its counted submissions, in order.
+func exportOf(t *testing.T, store seasonstore.Store, track string) (*seasonstore.Export, []seasonstore.Counted) {
+	t.Helper()
 	var counted []seasonstore.Counted
-	out, err := f.store.Export(context.Background(), 1, track, func(c seasonstore.Counted) error {
+	out, err := store.Export(context.Background(), 1, track, func(c seasonstore.Counted) error {
 		counted = append(counted, c)
 		return nil
 	})
-	require.NoError(f.t, err)
+	require.NoError(t, err)
 	return out, counted
 }
 

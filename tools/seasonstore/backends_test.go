@@ -12,8 +12,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/harness/pgtest"
 	"github.com/arkforge/proveit-corpus/tools/index"
 )
+
+// TestMain stops the PostgreSQL server the tests share, once all have run.
+func TestMain(m *testing.M) {
+	m.Run()
+	pgtest.Stop()
+}
 
 // testDB is one test's fresh database on one backend. connect opens a
 // store on it; called again, another handle on the same database: a
@@ -44,7 +51,7 @@ func forEachBackend(t *testing.T, test func(t *testing.T, db *testDB)) {
 		}})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		url := postgresServer(t).newDatabase(t)
+		url := pgtest.Database(t)
 		test(t, &testDB{backend: "postgres", connect: func() (Store, error) {
 			return OpenPostgres(context.Background(), url, Options{})
 		}})

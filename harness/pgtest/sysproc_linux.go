@@ -1,4 +1,4 @@
-package seasonstore
+package pgtest
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"syscall"
 )
 
-// runAs makes cmd run as account (nil: as this process), and dies with the
-// test binary: a PostgreSQL left running by a killed test would hold its
-// port and folder.
+// runAs makes cmd run as account (nil: as this process), and die with the
+// test process: a PostgreSQL left running by a killed test would hold its
+// port, its folder and its shared memory.
 func runAs(cmd *exec.Cmd, account *user.User) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if account == nil {
@@ -25,6 +25,8 @@ func runAs(cmd *exec.Cmd, account *user.User) error {
 	return nil
 }
 
+// chownTo gives path to account, so that the server running as it can
+// write there.
 func chownTo(path string, account *user.User) error {
 	uid, gid, err := ids(account)
 	if err != nil {
