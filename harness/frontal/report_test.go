@@ -14,6 +14,8 @@ import (
 	"testing"
 	"text/template"
 	"time"
+
+	"github.com/arkforge/proveit-corpus/harness/pgtest"
 )
 
 // reportEnv names the file a passing run writes its figures to.
@@ -22,6 +24,7 @@ const reportEnv = "PROVEIT_RELIABILITY_REPORT"
 func TestMain(m *testing.M) {
 	start := time.Now()
 	code := m.Run()
+	pgtest.Stop()
 	if path := os.Getenv(reportEnv); path != "" && code == 0 {
 		if err := figures.write(path, time.Since(start)); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", reportEnv, err)
@@ -42,6 +45,21 @@ type fault struct {
 	Resent                                  int // calls sent again: no whole answer came back on their connection
 	Recovery                                string
 	Figures                                 any
+}
+
+// seasonFault is the row of one fault of the season service: the
+// submissions handed in, what the fault left of their answers, and the
+// export they were held to (one of the season*Figures types, or the bad
+// calls' rows, by Name).
+type seasonFault struct {
+	Name, Store, Topology string
+	Submissions           int // submission calls made
+	Acknowledged          int // answered 200 with a receipt during the fault
+	Cut, Refused          int // no answer: cut in flight, or the connection refused
+	SentAgain             int // sent once more, the same bytes
+	Exported              int // in the close's export, each with the receipt it was answered
+	Skipped               string
+	Figures               any
 }
 
 // loadFigures are a load run's, for the "load" fault.
@@ -141,6 +159,7 @@ type reportFigures struct {
 	matrix       []matrixCell
 	flood        []floodFigures
 	h2Replies    []replyRow
+	season       []seasonFault
 }
 
 var figures = &reportFigures{beforeCaddy: map[string]int{}}
@@ -149,6 +168,12 @@ func (f *reportFigures) add(x fault) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.faults = append(f.faults, x)
+}
+
+func (f *reportFigures) addSeason(x seasonFault) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.season = append(f.season, x)
 }
 
 func (f *reportFigures) probe(topology string, checks, passed, residual int) {
@@ -210,6 +235,7 @@ type reliabilityData struct {
 	Differential                                       *differentialFigures
 	Hostile                                            *hostileFigures
 	Faults                                             []fault
+	Season                                             []seasonFault
 	Flood                                              *floodSection
 	H2Replies, Matrix                                  replyTable
 	Residuals                                          []residualRow
@@ -241,6 +267,13 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 	for _, x := range f.faults {
 		recorded[x.Name] = true
 	}
+	for _, x := range f.season {
+		recorded["season service: "+x.Name] = true
+	}
+	season := slices.Clone(f.season)
+	slices.SortStableFunc(season, func(a, b seasonFault) int {
+		return slices.Index(faultsRecorded, "season service: "+a.Name) - slices.Index(faultsRecorded, "season service: "+b.Name)
+	})
 	for _, name := range faultsRecorded {
 		if !recorded[name] || len(f.probes) < 3 || f.differential == nil || f.hostile == nil || len(f.matrix) == 0 || len(f.flood) < len(floodChannels) || len(f.h2Replies) == 0 {
 			return fmt.Errorf("the run did not measure everything (%q, the probe, the differential): run the whole package", name)
@@ -249,7 +282,7 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 	data := reliabilityData{
 		Date: time.Now().UTC().Format("2006-01-02"), ReportEnv: reportEnv, Elapsed: elapsed.Round(time.Second),
 		OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), NginxVersion: f.nginxVersion,
-		Probes: f.probes, Differential: f.differential, Hostile: f.hostile, Faults: f.faults,
+		Probes: f.probes, Differential: f.differential, Hostile: f.hostile, Faults: f.faults, Season: season,
 		Flood: &floodSection{Conns: floodConns, Streams: floodStreams, Requests: floodRequests, LegitCalls: floodLegitCalls,
 			Target: floodTarget, Hold: floodHold, AnswerBound: floodAnswerBound, MemoryBound: floodMemoryBound, Runs: f.flood},
 		H2Replies: replyTable{Channels: h2ReplyChannels, Rows: f.h2Replies},
@@ -323,7 +356,8 @@ func (c matrixCell) verdict() string {
 // faultsRecorded are the faults a full run records.
 var faultsRecorded = []string{"load", "reload: secrets", "reload: tampered tree", "nginx reload: secrets",
 	"corpus killed", "slow clients", "hostile targets",
-	"restart, socket unit", "crash, socket unit", "restart, no socket unit", "replica killed", "both replicas killed"}
+	"restart, socket unit", "crash, socket unit", "restart, no socket unit", "replica killed", "both replicas killed",
+	"season service: service killed", "season service: replica killed", "season service: bad input"}
 
 // ms formats a duration for the report.
 func ms(d time.Duration) string {
