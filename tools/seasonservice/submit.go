@@ -35,7 +35,6 @@ var (
 // longer (or not yet) admit it, inside the store's transaction.
 var errNotOpenNow = errors.New("the track is not open")
 
-
 // bearerToken reads Authorization: Bearer <jeton>; a nil refusal and the
 // token's bytes, or the refusal.
 func bearerToken(r *http.Request) ([]byte, *Refusal) {
