@@ -22,7 +22,6 @@ var (
 	taskID    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 )
 
-
 // idEncoding writes drawn ids in the Index's alphabet: lowercase letters
 // and digits.
 var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
