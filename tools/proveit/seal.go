@@ -113,7 +113,7 @@ func runSeal(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "  bareme_sha256    %s  %s\n", rec.ScoringSectionSHA256, files.ScoringSection.Name)
 	fmt.Fprintf(stdout, "  ouverture        %s\n  cloture          %s\n", rec.Opening, rec.Closing)
 	fmt.Fprintf(stdout, "The salt is in %s (mode 0600), and nowhere else: keep it offline with a copy of the key, and reveal both at the close.\n", *saltOut)
-	fmt.Fprintf(stdout, "Commit the record, anchor its four values through Trust Layer and publish the proof_id.\n")
+	fmt.Fprintf(stdout, "Commit the record, publish it at its URL, and anchor it before the opening: a GET of that URL through Trust Layer with the challenge's key (docs/operating.md, \"The season's timeline\").\n")
 	return nil
 }
 
