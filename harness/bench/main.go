@@ -16,10 +16,15 @@
 // generation and verification against a plain Python reference
 // (harness/bench/reference.py) and sha256sum over the same files, and on the
 // generated corpus, the tree reader (manifest/tree) against the Linux
-// system-call reader it replaced. Last, it verifies a season's proofs
+// system-call reader it replaced. Then it verifies a season's proofs
 // (package tools/proofs) on one core and on every core, against as many
 // standard-library Ed25519 verifications; `-only proofs` runs that part
-// alone and prints it, writing no document.
+// alone and prints it, writing no document. Last, it plays a deadline on
+// the season service (bin/caddy's proveit_season on loopback, package
+// harness/seasonload): 1,000 enrollments' ten submissions each handed in
+// at once by concurrent clients, on SQLite and on PostgreSQL, against the
+// store alone committing the same rows; `-only season` runs that part
+// alone and prints it.
 //
 // Benchmarks never fail on a number: the document gives each goal's ratio
 // as measured, and whether it is met.
@@ -62,7 +67,8 @@ type bench struct {
 	repeat, pythonRepeat                        int
 	generated                                   int
 	indexPerTrack                               int    // enrollments a track of the Index's season
-	only                                        string // run only this part: "index", or "proofs" (the proof verification's benchmarks)
+	seasonEntrants, seasonConns                 int    // the season service's deadline: enrollments, clients at once
+	only                                        string // run only this part: "index", "season", or "proofs" (the proof verification's benchmarks)
 	keep                                        bool   // keep the scratch folder, for a look at logs and profiles
 	maxLoad                                     float64
 	waitLoad                                    time.Duration
@@ -109,18 +115,20 @@ func main() {
 	flag.IntVar(&b.pythonRepeat, "python-repeat", 1, "runs of the Python reference (the median is kept): slow, and only compared with a wide margin")
 	flag.IntVar(&b.generated, "n", 100_000, "resources of the generated corpus (0: skip it)")
 	flag.IntVar(&b.indexPerTrack, "index", 100, "enrollments a track of the season the Index is built from (0: skip it)")
-	flag.StringVar(&b.only, "only", "", `run only this part and print its figures, writing no document: "index" (the Index of a generated season) or "proofs" (the proof verification's benchmarks)`)
+	flag.IntVar(&b.seasonEntrants, "season", 1000, "enrollments of the season service's deadline, each handing in its ten submissions at once (0: skip it)")
+	flag.IntVar(&b.seasonConns, "season-conns", 50, "clients handing the deadline's submissions in at once")
+	flag.StringVar(&b.only, "only", "", `run only this part and print its figures, writing no document: "index" (the Index of a generated season), "season" (the season service's deadline) or "proofs" (the proof verification's benchmarks)`)
 	flag.BoolVar(&b.keep, "keep", false, "keep the scratch folder (servers' logs, profile, generated corpus)")
 	flag.Float64Var(&b.maxLoad, "max-load", 1, "wait until the 1-minute load average is below this before measuring")
 	flag.DurationVar(&b.waitLoad, "wait-load", time.Minute, "how long to wait for the load to drop; then measure anyway and say so")
 	flag.Parse()
 	run := b.run
 	switch b.only {
-	case "", "index":
+	case "", "index", "season":
 	case "proofs":
 		run = b.runProofs
 	default:
-		fmt.Fprintf(os.Stderr, "bench: -only %q: want index or proofs\n", b.only)
+		fmt.Fprintf(os.Stderr, "bench: -only %q: want index, season or proofs\n", b.only)
 		os.Exit(2)
 	}
 	if err := run(); err != nil {
@@ -160,8 +168,11 @@ func (b *bench) run() error {
 
 	b.waitIdle()
 	b.started = time.Now()
-	if b.only == "index" {
+	switch b.only {
+	case "index":
 		return b.onlyIndex()
+	case "season":
+		return b.onlySeason()
 	}
 	r := &report{Started: b.started, Machine: describeMachine(b), Config: b}
 	// Every track's tree, served by the same binary: the first is the one
@@ -210,6 +221,11 @@ func (b *bench) run() error {
 	if b.indexPerTrack > 0 {
 		if r.Index, err = b.measureIndex(b.indexPerTrack); err != nil {
 			b.log("index: %v", err)
+		}
+	}
+	if b.seasonEntrants > 0 {
+		if r.Season, err = b.measureSeason(b.seasonEntrants); err != nil {
+			b.log("season: %v", err)
 		}
 	}
 	r.Finished = time.Now()
@@ -346,8 +362,12 @@ func (b *bench) preflight() error {
 		if b.indexPerTrack < 1 {
 			return fmt.Errorf("-only index: -index must be at least 1")
 		}
+	case "season":
+		if b.seasonEntrants < 1 || b.seasonConns < 1 {
+			return fmt.Errorf("-only season: -season and -season-conns must be at least 1")
+		}
 	default:
-		return fmt.Errorf("-only %q: the parts run alone are index and proofs", b.only)
+		return fmt.Errorf("-only %q: the parts run alone are index, season and proofs", b.only)
 	}
 	var missing []string
 	// Servers run in folders of their own: every path is made absolute.
@@ -357,8 +377,11 @@ func (b *bench) preflight() error {
 	}
 	b.self = self
 	tools := []*string{&b.caddy, &b.proveit, &b.wrk, &b.nginx, &b.python, &b.goTool}
-	if b.only == "index" {
+	switch b.only {
+	case "index":
 		tools = []*string{&b.proveit}
+	case "season":
+		tools = []*string{&b.caddy}
 	}
 	for _, tool := range tools {
 		path, err := lookPath(*tool)
@@ -369,8 +392,11 @@ func (b *bench) preflight() error {
 		*tool = path
 	}
 	files := []*string{&b.reference, &b.caddyfile}
-	if b.only == "index" {
+	switch b.only {
+	case "index":
 		files = nil
+	case "season":
+		files = []*string{&b.caddyfile} // and the repository beside it, whose files the records seal
 	}
 	for _, file := range files {
 		path, err := filepath.Abs(*file)

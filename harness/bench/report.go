@@ -27,6 +27,9 @@ type report struct {
 	Index *indexRun
 	// ProofBench are the lines of the proof verification's benchmarks.
 	ProofBench []string
+	// Season is the season service's deadline; nil when skipped or
+	// failed.
+	Season *seasonRun
 }
 
 // corpusRun is what was measured on one corpus.
@@ -66,7 +69,7 @@ var performanceTemplate string
 // performancePage renders docs/performance.md; its helpers only format
 // figures.
 var performancePage = template.Must(template.New("performance").Funcs(template.FuncMap{
-	"ratio": ratio, "us": us, "ms": ms, "sec": sec, "size": size, "oneLine": oneLine,
+	"ratio": ratio, "us": us, "ms": ms, "sec": sec, "size": size, "oneLine": oneLine, "dms": dms,
 	"milliseconds": func(d time.Duration) time.Duration { return d.Round(time.Millisecond) },
 	"inc":          func(i int) int { return i + 1 },
 	"trim":         strings.TrimSpace,
@@ -90,6 +93,7 @@ type performanceData struct {
 	GoBench       []string
 	Index         *indexRun
 	ProofBench    []string
+	Season        *seasonRun
 }
 
 // method is how the run measured, as the document states it.
@@ -123,6 +127,7 @@ func (r *report) markdown() []byte {
 			Attempts: attempts, ReaderBenchTimes: readerBenchTimes, StartupRuns: startupRuns, FastPathGain: fastPathGain,
 		},
 		Profiles: r.Profiles, ProfileError: r.ProfileError, Targets: r.targets(), GoBench: r.GoBench, Index: r.Index, ProofBench: r.ProofBench,
+		Season: r.Season,
 	}
 	for _, c := range r.Corpora {
 		view := corpusView{corpusRun: c, Method: data.Method,
@@ -187,6 +192,9 @@ func ms(v float64) string {
 	}
 	return fmt.Sprintf("%.2f ms", v)
 }
+
+// dms formats a latency in milliseconds, as ms does.
+func dms(d time.Duration) string { return ms(float64(d) / float64(time.Millisecond)) }
 
 func sec(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/harness/loadgen"
+	"github.com/arkforge/proveit-corpus/harness/seasonload"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden documents of TestMarkdownGolden")
@@ -110,12 +111,30 @@ func fixedReport(failing bool) *report {
 		Index: &indexRun{PerTrack: 100, Tracks: 2, Ranked: 180, Proofs: 4500, SeasonBuilt: 5 * time.Minute,
 			Verify: 4 * time.Second, Build: 5 * time.Second, Check: 4500 * time.Millisecond,
 			VerifyRSS: 60 << 20, BuildRSS: 70 << 20, CheckRSS: 72 << 20},
+		Season: &seasonRun{Entrants: 1000, Tasks: 10, Conns: 50, Narrative: 2048, ServerCPU: "0", LoadCPU: "1", FileSystem: "ext2/ext3",
+			Rows: []*seasonRow{
+				{Store: "SQLite", Enrollment: 4200 * time.Millisecond, Counts: []seasonload.Count{{Kind: "acknowledged", N: 10_000}},
+					Elapsed: 12500 * time.Millisecond, Rate: 800, P50: 58 * time.Millisecond, P99: 140 * time.Millisecond, Max: 310 * time.Millisecond,
+					Other: 0.03, Exported: 10_000, StoreElapsed: 11 * time.Second, StoreRate: 909, StoreP50: 52 * time.Millisecond,
+					StoreP99: 90 * time.Millisecond, StoreOther: 0.02},
+				{Store: "PostgreSQL 15.8", Enrollment: 6 * time.Second, Counts: []seasonload.Count{{Kind: "acknowledged", N: 10_000}},
+					Elapsed: 20 * time.Second, Rate: 500, P50: 95 * time.Millisecond, P99: 220 * time.Millisecond, Max: 400 * time.Millisecond,
+					Other: 0.01, Exported: 10_000, StoreElapsed: 18 * time.Second, StoreRate: 555, StoreP50: 88 * time.Millisecond,
+					StoreP99: 180 * time.Millisecond, StoreOther: 0.01},
+			}},
 		ProofBench: []string{"BenchmarkVerifySeason-2 3 560000000 ns/op 1.217 x-ed25519 128553474 B/op 2797221 allocs/op",
 			"BenchmarkVerifySeasonAllCores-2 3 300000000 ns/op 0.5357 x-one-core 128553474 B/op 2797221 allocs/op",
 			"BenchmarkEd25519Season-2 3 460000000 ns/op 0 B/op 0 allocs/op"},
 	}
 	if failing {
 		r.Index = nil
+		r.Season.Rows = []*seasonRow{
+			{Store: "SQLite", Enrollment: 4 * time.Second, Counts: []seasonload.Count{{Kind: "acknowledged", N: 9_990}, {Kind: "refused: 503 indisponible", N: 10}},
+				Elapsed: 20 * time.Second, Rate: 500, P50: 90 * time.Millisecond, P99: 900 * time.Millisecond, Max: 1200 * time.Millisecond,
+				Other: 0.2, Exported: 9_990, StoreElapsed: 11 * time.Second, StoreRate: 900, StoreErrors: 2, StoreP50: 50 * time.Millisecond,
+				StoreP99: 95 * time.Millisecond, StoreOther: 0.01},
+			{Store: "PostgreSQL", Skipped: "PostgreSQL's binaries are absent (apt-get install postgresql)"},
+		}
 		season.Servers[2] = &serverRun{Setup: season.Servers[2].Setup, Skipped: "nginx: not found\nsecond line | with a bar"}
 		season.Servers[0].Open.Errors = 17
 		season.Servers[0].Closed.ConnectErrors, season.Servers[0].Closed.Timeouts = 3, 2

@@ -120,6 +120,9 @@ func (r *report) targets() []target {
 	if r.Index != nil {
 		ts = append(ts, r.Index.targets()...)
 	}
+	if r.Season != nil {
+		ts = append(ts, r.Season.targets()...)
+	}
 	ts = append(ts, r.proofTargets()...)
 	took := r.Finished.Sub(r.Started)
 	ts = append(ts, target{Name: fmt.Sprintf("the benchmark's run < %s", benchBound), Met: took < benchBound,
