@@ -2,7 +2,6 @@ package trustlayer
 
 import (
 	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/didkey"
 )
 
 // The key calls, as Trust Layer 1.10.0 answers them (trust_layer/app.py):
@@ -308,7 +308,7 @@ func (tl *TrustLayer) serveBindDID(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &Error{Code: "oatr_delegation_failed", Message: "OATR issuer not found, inactive, or key does not match DID", Status: http.StatusBadRequest})
 		return
 	}
-	pub, err := DIDKeyPublicKey(did)
+	pub, err := didkey.Decode(did)
 	if err != nil {
 		writeError(w, &Error{Code: "did_resolution_failed", Message: err.Error(), Status: http.StatusBadRequest})
 		return
@@ -389,114 +389,27 @@ func validDID(did string) bool {
 	if len(did) > 256 || strings.IndexFunc(did, isControl) >= 0 {
 		return false
 	}
-	return strings.HasPrefix(did, "did:key:z") || strings.HasPrefix(did, "did:web:") && len(did) > len("did:web:")
+	return strings.HasPrefix(did, didkey.Prefix) || strings.HasPrefix(did, "did:web:") && len(did) > len("did:web:")
 }
 
-// ed25519Multicodec is the multicodec prefix of an Ed25519 public key
-// (0xed, as an unsigned varint), which a did:key's multibase value starts
-// with.
-var ed25519Multicodec = []byte{0xed, 0x01}
+// The did:key calls are package tools/didkey's, the one implementation
+// of the encoding for the stand-in and for a participant's proveit
+// did-key; they are named here too for the stand-in's callers.
 
-// DIDKey is the did:key of an Ed25519 public key: "did:key:z" and the
-// base58btc of the multicodec-prefixed key.
-func DIDKey(pub ed25519.PublicKey) string {
-	return "did:key:z" + base58Encode(append(slices.Clone(ed25519Multicodec), pub...))
-}
+// DIDKey is the did:key of an Ed25519 public key (didkey.Encode).
+func DIDKey(pub ed25519.PublicKey) string { return didkey.Encode(pub) }
 
-// DIDKeyPublicKey is the Ed25519 public key a did:key encodes.
-func DIDKeyPublicKey(did string) (ed25519.PublicKey, error) {
-	value, ok := strings.CutPrefix(did, "did:key:z")
-	if !ok {
-		return nil, errors.New("the stand-in resolves did:key only (base58btc, z...)")
-	}
-	raw, err := base58Decode(value)
-	if err != nil {
-		return nil, fmt.Errorf("did:key: %w", err)
-	}
-	key, ok := strings.CutPrefix(string(raw), string(ed25519Multicodec))
-	if !ok || len(key) != ed25519.PublicKeySize {
-		return nil, errors.New("did:key: not an Ed25519 key (multicodec 0xed01, 32 bytes)")
-	}
-	return ed25519.PublicKey(key), nil
-}
+// DIDKeyPublicKey is the Ed25519 public key a did:key encodes
+// (didkey.Decode).
+func DIDKeyPublicKey(did string) (ed25519.PublicKey, error) { return didkey.Decode(did) }
 
 // NewDIDKey draws an Ed25519 key pair and returns its did:key: a test's or
-// a demo player's identity to bind.
-func NewDIDKey() (string, ed25519.PrivateKey) {
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		panic(err) // crypto/rand never fails (Go 1.24)
-	}
-	return DIDKey(pub), priv
-}
+// a demo player's identity to bind (didkey.New).
+func NewDIDKey() (string, ed25519.PrivateKey) { return didkey.New() }
 
 // SignChallenge signs a bind-did challenge as Trust Layer's documentation
 // asks: Ed25519 over the challenge's UTF-8 bytes, base64url without
-// padding.
+// padding (didkey.SignChallenge).
 func SignChallenge(priv ed25519.PrivateKey, challenge string) string {
-	return base64.RawURLEncoding.EncodeToString(ed25519.Sign(priv, []byte(challenge)))
-}
-
-const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-
-// base58Encode is base58btc (Bitcoin's alphabet), each leading zero byte
-// written as a '1'.
-func base58Encode(data []byte) string {
-	zeros := 0
-	for zeros < len(data) && data[zeros] == 0 {
-		zeros++
-	}
-	// log(256)/log(58) < 1.37: enough digits for any value.
-	digits := make([]byte, 0, len(data)*137/100+1)
-	for _, b := range data[zeros:] {
-		carry := int(b)
-		for i := range digits {
-			carry += int(digits[i]) << 8
-			digits[i] = byte(carry % 58)
-			carry /= 58
-		}
-		for carry > 0 {
-			digits = append(digits, byte(carry%58))
-			carry /= 58
-		}
-	}
-	out := make([]byte, 0, zeros+len(digits))
-	for range zeros {
-		out = append(out, '1')
-	}
-	for i := len(digits) - 1; i >= 0; i-- {
-		out = append(out, base58Alphabet[digits[i]])
-	}
-	return string(out)
-}
-
-func base58Decode(s string) ([]byte, error) {
-	if s == "" || len(s) > 128 {
-		return nil, errors.New("empty or too long a base58 value")
-	}
-	zeros := 0
-	for zeros < len(s) && s[zeros] == '1' {
-		zeros++
-	}
-	var bytes []byte // little-endian
-	for i := zeros; i < len(s); i++ {
-		carry := strings.IndexByte(base58Alphabet, s[i])
-		if carry < 0 {
-			return nil, fmt.Errorf("%q is not a base58btc digit", s[i])
-		}
-		for j := range bytes {
-			carry += int(bytes[j]) * 58
-			bytes[j] = byte(carry)
-			carry >>= 8
-		}
-		for carry > 0 {
-			bytes = append(bytes, byte(carry))
-			carry >>= 8
-		}
-	}
-	out := make([]byte, zeros, zeros+len(bytes))
-	for i := len(bytes) - 1; i >= 0; i-- {
-		out = append(out, bytes[i])
-	}
-	return out, nil
+	return didkey.SignChallenge(priv, challenge)
 }
