@@ -221,12 +221,20 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 		rekor.Close()
 		return nil, err
 	}
+	// The challenge's key, as Trust Layer knows it: bound to ArkForge's
+	// DID, which every proof it pays for then carries.
+	tl.RegisterKey(recordAPIKey)
+	if err := tl.BindDID(recordAPIKey, recordDID, trustlayer.MethodOATR); err != nil {
+		api.Close()
+		rekor.Close()
+		return nil, err
+	}
 	defer serveOn(api, tl.Handler())()
 	defer serveOn(rekor, tl.RekorHandler())()
 	d.say("Trust Layer stand-in on %s, its Rekor log on %s; the season service on %s.", d.trustLayerURL, d.rekorURL, d.serviceURL)
 
 	for _, tp := range d.tracks {
-		if err := d.anchor(tp); err != nil {
+		if err := d.anchor(ctx, tp); err != nil {
 			return nil, err
 		}
 	}
@@ -407,47 +415,43 @@ func (d *demo) writeServiceFiles() error {
 	return nil
 }
 
-// anchor anchors a track's record as the season's operator does: a GET of
-// the record's URL on the season service, through Trust Layer's proxy,
-// before the opening; the proof and its disclosure are published beside
-// the record.
-func (d *demo) anchor(tp *trackPlay) error {
+// anchor anchors a track's record as the season's operator does, with
+// proveit anchor: a GET of the record's URL on the season service, through
+// Trust Layer's proxy, before the opening, its proof and disclosure
+// written beside the record.
+func (d *demo) anchor(ctx context.Context, tp *trackPlay) error {
 	name := tp.track.Name
 	record := filepath.Join(d.season, name, "preenregistrement.json")
-	path := "/v1/season/" + strconv.Itoa(seasonNumber) + "/" + name + "/" + seasonservice.RecordFile
-	tp.recordURL = serviceOrigin + path
-	relay := participant.NewProxiedRelay(&participant.TrustLayer{URL: d.trustLayerURL, APIKey: recordAPIKey, AgentDID: recordDID}, serviceOrigin)
-	proof, err := relay.Call(path)
-	if err != nil {
-		return fmt.Errorf("anchoring %s: %w", record, err)
+	tp.recordURL = serviceOrigin + "/v1/season/" + strconv.Itoa(seasonNumber) + "/" + name + "/" + seasonservice.RecordFile
+	keyFile := filepath.Join(d.private, "challenge.key")
+	if err := os.WriteFile(keyFile, []byte(recordAPIKey+"\n"), 0o600); err != nil {
+		return err
 	}
-	if proof.Status != http.StatusOK {
-		return fmt.Errorf("anchoring %s: the record's URL answered %d", record, proof.Status)
+	anchoringFile := filepath.Join(d.season, name, seal.AnchoringFile)
+	if _, err := d.proveit(ctx, "anchor", "-track", name, "-record", record, "-record-url", tp.recordURL,
+		"-trust-layer", d.trustLayerURL, "-api-key-file", keyFile, "-o", anchoringFile); err != nil {
+		return err
 	}
-	tp.recordProof = proof.ID
-	// Published beside the record, so that the Index verifies the proof
-	// that anchored it, and names it.
-	published, err := json.MarshalIndent(seal.Anchoring{ProofID: proof.ID, RecordURL: tp.recordURL, Disclosure: proof.Disclosure}, "", "  ")
+	data, err := os.ReadFile(anchoringFile)
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Replace(filepath.Join(d.season, name, seal.AnchoringFile), append(published, '\n'), 0o644); err != nil {
+	anchoring, err := seal.DecodeAnchoring(anchoringFile, data)
+	if err != nil {
 		return err
 	}
+	tp.recordProof = anchoring.ProofID
+	// What seal -verify takes, one flag each.
 	dir := filepath.Join(d.recordDir, name)
-	disclosure, err := json.MarshalIndent(proof.Disclosure, "", "  ")
+	disclosure, err := json.MarshalIndent(anchoring.Disclosure, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := atomicfile.Replace(filepath.Join(dir, "disclosure.json"), append(disclosure, '\n'), 0o644); err != nil {
 		return err
 	}
-	anchoring, err := json.MarshalIndent(map[string]string{"proof_id": proof.ID, "record_url": tp.recordURL}, "", "  ")
-	if err != nil {
-		return err
-	}
-	d.say("Sealed %s and anchored it through the stand-in, a GET of %s: %s.", rel(record), tp.recordURL, proof.ID)
-	return atomicfile.Replace(filepath.Join(dir, "anchoring.json"), append(anchoring, '\n'), 0o644)
+	d.say("Sealed %s and anchored it through the stand-in, a GET of %s: %s.", rel(record), tp.recordURL, anchoring.ProofID)
+	return nil
 }
 
 // playTrack plays each of a track's players in order: it gets its

@@ -36,6 +36,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/probe"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
+	"github.com/arkforge/proveit-corpus/tools/proxycall"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/season"
 	"github.com/arkforge/proveit-corpus/tools/solver"
@@ -140,82 +141,15 @@ func (r *Relay) callDirect(path string) (*Proof, error) {
 	return p, nil
 }
 
-// callProxied has Trust Layer relay the GET, then reads the proof's full
-// record for the two openings.
+// callProxied has Trust Layer relay the GET and reads the proof's
+// openings, as a participant's client does (tools/proxycall).
 func (r *Relay) callProxied(path string) (*Proof, error) {
-	target := r.Origin + path
-	request, err := json.Marshal(map[string]any{"target": target, "method": http.MethodGet,
-		"payload": map[string]any{}, "amount": 0.0, "currency": "eur"})
+	client := &proxycall.Client{URL: r.TrustLayer.URL, APIKey: r.TrustLayer.APIKey, AgentDID: r.TrustLayer.AgentDID, HTTP: r.TrustLayer.HTTP}
+	call, err := client.Get(context.Background(), r.Origin+path)
 	if err != nil {
 		return nil, err
 	}
-	var relayed struct {
-		Proof struct {
-			ProofID string `json:"proof_id"`
-		} `json:"proof"`
-		ServiceResponse struct {
-			StatusCode int             `json:"status_code"`
-			Body       json.RawMessage `json:"body"`
-		} `json:"service_response"`
-	}
-	if err := r.TrustLayer.do(http.MethodPost, "/v1/proxy", request, &relayed); err != nil {
-		return nil, fmt.Errorf("GET %s through Trust Layer: %w", path, err)
-	}
-	id := relayed.Proof.ProofID
-	var full struct {
-		CommitmentNonces map[string]string `json:"commitment_nonces"`
-		ChainData        map[string]any    `json:"chain_data"`
-	}
-	if err := r.TrustLayer.do(http.MethodGet, "/v1/proof/"+id+"/full", nil, &full); err != nil {
-		return nil, fmt.Errorf("GET %s: the full record of %s: %w", path, id, err)
-	}
-	opening := func(field string) (proofs.Opening, error) {
-		value, _ := full.ChainData[field].(string)
-		nonce := full.CommitmentNonces[field]
-		if !anchor.IsSHA256(value) || !anchor.IsSHA256(nonce) {
-			return proofs.Opening{}, fmt.Errorf("GET %s: proof %s has no opening of %s", path, id, field)
-		}
-		return proofs.Opening{Nonce: nonce, Value: value}, nil
-	}
-	requestHash, err := opening("request_hash")
-	if err != nil {
-		return nil, err
-	}
-	responseHash, err := opening("response_hash")
-	if err != nil {
-		return nil, err
-	}
-	// A proxy that hashed another target would leave the submission citing
-	// proofs of calls it never made.
-	if want := anchor.RequestHash(target); requestHash.Value != want {
-		return nil, fmt.Errorf("GET %s: proof %s anchors the request_hash %s, not %s", path, id, requestHash.Value, want)
-	}
-	body, err := servedBody(relayed.ServiceResponse.Body)
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: proof %s: %w", path, id, err)
-	}
-	return &Proof{ID: id, Path: path, Status: relayed.ServiceResponse.StatusCode, Body: body,
-		Disclosure: proofs.Disclosure{RequestHash: requestHash, ResponseHash: responseHash}}, nil
-}
-
-// servedBody is the body Trust Layer relayed without the attestation it
-// adds to a successful object after hashing it, in canonical form: the
-// values the corpus served, whose canonical form is the one anchored.
-func servedBody(relayed []byte) ([]byte, error) {
-	doc, err := pyjson.Parse(relayed)
-	if err != nil {
-		return nil, fmt.Errorf("the relayed body: %w", err)
-	}
-	if obj, ok := doc.(pyjson.Object); ok {
-		kept := make(pyjson.Object, 0, len(obj))
-		for _, m := range obj {
-			if m.Key != trustlayer.AttestationKey {
-				kept = append(kept, m)
-			}
-		}
-		doc = kept
-	}
-	return pyjson.Canonical(doc), nil
+	return &Proof{ID: call.ProofID, Path: path, Status: call.Status, Body: call.Body, Disclosure: call.Disclosure}, nil
 }
 
 // do sends one request to Trust Layer with the API key and the DID, and

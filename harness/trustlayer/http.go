@@ -14,6 +14,7 @@ import (
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
+	"github.com/arkforge/proveit-corpus/tools/proxycall"
 )
 
 // maxBody bounds what the stand-in reads of a request or an upstream answer.
@@ -264,8 +265,8 @@ func (tl *TrustLayer) serveProxy(w http.ResponseWriter, r *http.Request) {
 }
 
 // AttestationKey is the member Trust Layer adds to a successful JSON
-// object body it relays (after hashing it).
-const AttestationKey = "_arkforge_attestation"
+// object it relays, after hashing it (tools/proxycall removes it).
+const AttestationKey = proxycall.AttestationKey
 
 func notFound(w http.ResponseWriter) {
 	writeError(w, &Error{Code: "not_found", Message: "Proof not found", Status: http.StatusNotFound})

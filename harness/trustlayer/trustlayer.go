@@ -49,6 +49,7 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
+	"github.com/arkforge/proveit-corpus/tools/proxycall"
 )
 
 // Constants of the proofs Trust Layer issues.
@@ -56,9 +57,9 @@ const (
 	SpecVersion           = "3.1"
 	VerificationAlgorithm = "https://github.com/ark-forge/proof-spec/blob/main/SPEC.md#2-chain-hash-algorithm"
 	// AgentIdentityHeader carries the participant's DID on POST /v1/proxy.
-	AgentIdentityHeader = "X-Agent-Identity"
+	AgentIdentityHeader = proxycall.AgentIdentityHeader
 	// APIKeyHeader carries the API key (Authorization: Bearer works too).
-	APIKeyHeader = "X-Api-Key"
+	APIKeyHeader = proxycall.APIKeyHeader
 	// FreeTier is the transaction_id and payment method of a free-tier key.
 	FreeTier = "free_tier"
 	// MaxBatchQuery is the most ids POST /v1/proofs takes at once.

@@ -87,6 +87,7 @@ func runClose(args []string, stdout io.Writer) error {
 type seasonRecord struct {
 	seal.Record
 	file   string
+	data   []byte
 	window proofs.Window
 	season int
 }
@@ -116,5 +117,5 @@ func trackRecord(track, file string) (*seasonRecord, error) {
 	if err != nil {
 		return nil, badInput(fmt.Errorf("%s /saison: %w", recordFile.Name, err))
 	}
-	return &seasonRecord{Record: rec, file: recordFile.Name, window: window, season: number}, nil
+	return &seasonRecord{Record: rec, file: recordFile.Name, data: recordFile.Data, window: window, season: number}, nil
 }

@@ -51,6 +51,8 @@ var commands = map[string]command{
 	"index":       {"build the season's public Index from its folder, or -check a published one cell by cell", runIndex},
 	"receipt":     {"check receipts of the season service against the season folder its close published", runReceipt},
 	"receipt-key": {"draw a season's receipt key into a new file and print its public half", runReceiptKey},
+	"did-key":     {"draw a participant's did:key into a new private file, or print a key's did:key or its signature of a bind-did challenge", runDIDKey},
+	"anchor":      {"anchor a track's record before the opening: a GET of its published URL through Trust Layer, its proof and disclosure written", runAnchor},
 	"enroll":      {"enroll one of the operator's reference runs on the season service's database and write its season token", runEnroll},
 	"close":       {"close a track on the season service's database after its record's cloture, and export its season folder", runClose},
 	"nginx":       {"write the nginx vhost that serves the corpus under the contract", runNginx},
