@@ -80,7 +80,9 @@ func TestGetHostile(t *testing.T) {
 		{"no openings", func(w http.ResponseWriter) { fmt.Fprint(w, relayed) },
 			func(w http.ResponseWriter) { fmt.Fprint(w, `{}`) }, "has no opening of request_hash"},
 		{"another call's request", func(w http.ResponseWriter) { fmt.Fprint(w, relayed) },
-			func(w http.ResponseWriter) { fmt.Fprint(w, full(anchor.RequestHash("https://proveit.test/other"), bodyHash)) }, "not the target's"},
+			func(w http.ResponseWriter) {
+				fmt.Fprint(w, full(anchor.RequestHash("https://proveit.test/other"), bodyHash))
+			}, "not the target's"},
 		{"another body's response", func(w http.ResponseWriter) { fmt.Fprint(w, relayed) },
 			func(w http.ResponseWriter) { fmt.Fprint(w, full(anchor.RequestHash(target), hash("other"))) }, "not the relayed body's"},
 	} {
