@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -187,6 +188,90 @@ type publishedKeys struct {
 	} `json:"rekor_keys"`
 }
 
+// decodeKeyHistory reads a key history as published_keys.json and Trust
+// Layer's GET /v1/pubkey write it (keys and rekor_keys); where names it in
+// errors.
+func decodeKeyHistory(data []byte, where string) ([]SigningKey, []RekorKey, error) {
+	var pk publishedKeys
+	if err := decodeJSON(data, &pk); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", where, err)
+	}
+	var keys []SigningKey
+	for i, k := range pk.Keys {
+		at := fmt.Sprintf("%s /keys/%d", where, i)
+		if k.Type != "Ed25519" {
+			return nil, nil, fmt.Errorf("%s/type: %q, want Ed25519", at, k.Type)
+		}
+		pub, err := decodeEd25519(k.Public)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s/public: %w", at, err)
+		}
+		retired, err := parseRetired(k.RetiredAt)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s/retired_at: %w", at, err)
+		}
+		keys = append(keys, SigningKey{ID: k.KID, Public: pub, Encoded: k.Public, Retired: retired})
+	}
+	var rekorKeys []RekorKey
+	for i, k := range pk.RekorKeys {
+		at := fmt.Sprintf("%s /rekor_keys/%d", where, i)
+		pub, der, err := parseECDSAPEM([]byte(k.PublicPEM))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s/public_pem: %w", at, err)
+		}
+		retired, err := parseRetired(k.RetiredAt)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s/retired_at: %w", at, err)
+		}
+		rekorKeys = append(rekorKeys, RekorKey{ID: k.KID, Public: pub, DER: der, Retired: retired})
+	}
+	return keys, rekorKeys, nil
+}
+
+// CompareKeyHistory holds the material's keys to a key history Trust Layer
+// publishes now (GET /v1/pubkey; name names it): every key it lists, with
+// its retirement, must be pinned, or the proofs it signs verify against
+// nothing; and every pinned key must still be listed, since the history
+// only grows. It returns one line per difference, none when they agree.
+func (t *Trust) CompareKeyHistory(name string, data []byte) ([]string, error) {
+	keys, rekorKeys, err := decodeKeyHistory(data, name)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	retired := func(r *time.Time) string {
+		if r == nil {
+			return "not retired"
+		}
+		return "retired at " + r.UTC().Format(time.RFC3339)
+	}
+	signing := func(k SigningKey) string { return k.ID + " " + k.Encoded + " " + retired(k.Retired) }
+	rekor := func(k RekorKey) string { return k.ID + " " + hex.EncodeToString(k.DER) + " " + retired(k.Retired) }
+	lines = append(lines, compareKeys("signing key", signing, keys, t.Keys, t.dir, name)...)
+	lines = append(lines, compareKeys("Rekor key", rekor, rekorKeys, t.RekorKeys, t.dir, name)...)
+	return lines, nil
+}
+
+// compareKeys lists the keys of one side that the other lacks, each
+// written by describe, whose text is the key's identity.
+func compareKeys[K any](kind string, describe func(K) string, published, pinned []K, pinnedName, publishedName string) []string {
+	has := func(list []K, k K) bool {
+		return slices.ContainsFunc(list, func(o K) bool { return describe(o) == describe(k) })
+	}
+	var lines []string
+	for _, k := range published {
+		if !has(pinned, k) {
+			lines = append(lines, fmt.Sprintf("%s %s is published by %s but not pinned in %s", kind, describe(k), publishedName, pinnedName))
+		}
+	}
+	for _, k := range pinned {
+		if !has(published, k) {
+			lines = append(lines, fmt.Sprintf("%s %s is pinned in %s but no longer published by %s", kind, describe(k), pinnedName, publishedName))
+		}
+	}
+	return lines
+}
+
 // loadTrust loads trust material from fsys; name names it in errors.
 func loadTrust(source trustSource, name string) (*Trust, error) {
 	src := &recording{trustSource: source}
@@ -205,36 +290,8 @@ func decodeTrust(src *recording, name string) (*Trust, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", at("published_keys.json"), err)
 	}
-	var pk publishedKeys
-	if err := decodeJSON(data, &pk); err != nil {
-		return nil, fmt.Errorf("%s: %w", at("published_keys.json"), err)
-	}
-	for i, k := range pk.Keys {
-		where := fmt.Sprintf("%s /keys/%d", at("published_keys.json"), i)
-		if k.Type != "Ed25519" {
-			return nil, fmt.Errorf("%s/type: %q, want Ed25519", where, k.Type)
-		}
-		pub, err := decodeEd25519(k.Public)
-		if err != nil {
-			return nil, fmt.Errorf("%s/public: %w", where, err)
-		}
-		retired, err := parseRetired(k.RetiredAt)
-		if err != nil {
-			return nil, fmt.Errorf("%s/retired_at: %w", where, err)
-		}
-		t.Keys = append(t.Keys, SigningKey{ID: k.KID, Public: pub, Encoded: k.Public, Retired: retired})
-	}
-	for i, k := range pk.RekorKeys {
-		where := fmt.Sprintf("%s /rekor_keys/%d", at("published_keys.json"), i)
-		pub, der, err := parseECDSAPEM([]byte(k.PublicPEM))
-		if err != nil {
-			return nil, fmt.Errorf("%s/public_pem: %w", where, err)
-		}
-		retired, err := parseRetired(k.RetiredAt)
-		if err != nil {
-			return nil, fmt.Errorf("%s/retired_at: %w", where, err)
-		}
-		t.RekorKeys = append(t.RekorKeys, RekorKey{ID: k.KID, Public: pub, DER: der, Retired: retired})
+	if t.Keys, t.RekorKeys, err = decodeKeyHistory(data, at("published_keys.json")); err != nil {
+		return nil, err
 	}
 	if len(t.Keys) == 0 {
 		return nil, fmt.Errorf("%s: no signing key", at("published_keys.json"))

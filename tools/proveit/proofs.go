@@ -19,6 +19,7 @@ import (
 	"github.com/arkforge/proveit-corpus/internal/printable"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/proofs/fetch"
+	"github.com/arkforge/proveit-corpus/tools/proxycall"
 	"github.com/arkforge/proveit-corpus/tools/score"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
@@ -37,16 +38,19 @@ func runProofs(args []string, stdout io.Writer) error {
 		return subcommandUsage("proofs fetch", runProofsFetch(args[1:], stdout))
 	case "verify":
 		return subcommandUsage("proofs verify", runProofsVerify(args[1:], stdout))
+	case "keys":
+		return subcommandUsage("proofs keys", runProofsKeys(args[1:], stdout))
 	case "-h", "-help", "--help":
 		fs := newFlagSet("proofs")
 		fs.Usage = func() {
 			fmt.Fprintln(fs.Output(), "usage: proveit proofs fetch -views DIR [flags] SUBMISSION.json|PROOF_ID...")
 			fmt.Fprintln(fs.Output(), "       proveit proofs verify -views DIR [flags] SUBMISSION.json|PROOF_ID...")
-			fmt.Fprintln(fs.Output(), "proveit proofs fetch -h and proveit proofs verify -h list their flags.")
+			fmt.Fprintln(fs.Output(), "       proveit proofs keys [-trust-layer URL] [-trust DIR]")
+			fmt.Fprintln(fs.Output(), "proveit proofs fetch -h, verify -h and keys -h list their flags.")
 		}
 		return helpRequest{fs}
 	}
-	return badUsage(fmt.Errorf("want fetch or verify, not %q", sub))
+	return badUsage(fmt.Errorf("want fetch, verify or keys, not %q", sub))
 }
 
 // citedProofs reads the command's arguments: each a proof id, verified
@@ -347,4 +351,41 @@ func writeReport(file string, v any) error {
 		return err
 	}
 	return os.WriteFile(file, data, 0o644)
+}
+
+// runProofsKeys holds the trust material to the key history Trust Layer
+// publishes now: a key it signs or submits to Rekor with that the material
+// does not pin would fail every proof of the season, so the operator runs
+// this before the opening and again before the close.
+func runProofsKeys(args []string, stdout io.Writer) error {
+	fs := newFlagSet("proofs keys")
+	trustLayer := fs.String("trust-layer", fetch.DefaultTrustLayer, "Trust Layer's base URL, whose GET /v1/pubkey is read")
+	trustDir := fs.String("trust", "", trustUsage)
+	timeout := fs.Duration("timeout", 30*time.Second, "the longest the call may take")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	trust, err := loadTrust(*trustDir)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	data, err := (&proxycall.Client{URL: *trustLayer}).KeyHistory(ctx)
+	if err != nil {
+		return badInput(err)
+	}
+	name := printable.String(strings.TrimSuffix(*trustLayer, "/") + "/v1/pubkey")
+	lines, err := trust.CompareKeyHistory(name, data)
+	if err != nil {
+		return badInput(err)
+	}
+	for _, line := range lines {
+		fmt.Fprintf(stdout, "MISMATCH %s\n", printable.String(line))
+	}
+	if len(lines) > 0 {
+		return errFailed
+	}
+	fmt.Fprintf(stdout, "OK %d signing keys and %d Rekor keys of %s are the ones %s pins\n", len(trust.Keys), len(trust.RekorKeys), name, trust.Name())
+	return nil
 }

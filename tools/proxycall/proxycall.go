@@ -3,6 +3,8 @@
 // GET of a target URL, then the proof's full record (GET
 // /v1/proof/{id}/full, which only the key that paid for it may read) for
 // the two openings its owner discloses, request_hash and response_hash.
+// It also reads Trust Layer's key history (GET /v1/pubkey), which the
+// operator holds the pinned trust material to.
 //
 // Trust Layer's answers are hostile input like any other: each is bounded
 // in size and time, read strictly, and held to what the call was: the
@@ -138,6 +140,17 @@ func (c *Client) Get(ctx context.Context, target string) (*Call, error) {
 		Disclosure: proofs.Disclosure{RequestHash: requestHash, ResponseHash: responseHash}}, nil
 }
 
+// KeyHistory is Trust Layer's key history as GET /v1/pubkey answers it
+// (no key needed): the raw JSON, for the trust material to be held to
+// (proofs.Trust.CompareKeyHistory).
+func (c *Client) KeyHistory(ctx context.Context) ([]byte, error) {
+	var raw json.RawMessage
+	if err := c.do(ctx, http.MethodGet, "/v1/pubkey", nil, &raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
 // ServedBody is the body Trust Layer relayed without the attestation it
 // adds to a successful object after hashing it, in canonical form: the
 // values the target served, whose canonical form is the one anchored.
@@ -179,7 +192,9 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, out a
 	if err != nil {
 		return err
 	}
-	req.Header.Set(APIKeyHeader, c.APIKey)
+	if c.APIKey != "" {
+		req.Header.Set(APIKeyHeader, c.APIKey)
+	}
 	if c.AgentDID != "" {
 		req.Header.Set(AgentIdentityHeader, c.AgentDID)
 	}
