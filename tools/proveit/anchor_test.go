@@ -29,7 +29,8 @@ func TestAnchorCommand(t *testing.T) {
 	section := filepath.Join(dir, "bareme.md")
 	require.NoError(t, os.WriteFile(section, []byte("## Barème\n"), 0o644))
 	record := filepath.Join(dir, "preenregistrement.json")
-	code, _, errOut := runCLI("seal", "-track", "conformite", "-record", record, "-salt-out", filepath.Join(t.TempDir(), "sel.hex"),
+	salt := filepath.Join(t.TempDir(), "sel.hex")
+	code, _, errOut := runCLI("seal", "-track", "conformite", "-record", record, "-salt-out", salt,
 		"-scoring-section", section, "-opening", seal.FormatUTC(time.Now().Add(time.Hour).Truncate(time.Second)),
 		"-closing", seal.FormatUTC(time.Now().Add(48*time.Hour).Truncate(time.Second)))
 	require.Equal(t, 0, code, errOut)
@@ -51,11 +52,20 @@ func TestAnchorCommand(t *testing.T) {
 	}))
 	t.Cleanup(site.Close)
 	const origin = "https://proveit.arkforge.tech"
-	tl, err := trustlayer.New(trustlayer.Options{Upstreams: map[string]trustlayer.Upstream{origin: {URL: site.URL}}})
+	api := httptest.NewUnstartedServer(nil)
+	rekor := httptest.NewUnstartedServer(nil)
+	tl, err := trustlayer.New(trustlayer.Options{Upstreams: map[string]trustlayer.Upstream{origin: {URL: site.URL}},
+		BaseURL: "http://" + api.Listener.Addr().String(), RekorURL: "http://" + rekor.Listener.Addr().String(), BatchMaxSize: -1})
 	require.NoError(t, err)
-	api := httptest.NewServer(tl.Handler())
+	api.Config.Handler, rekor.Config.Handler = tl.Handler(), tl.RekorHandler()
+	api.Start()
+	rekor.Start()
 	t.Cleanup(api.Close)
+	t.Cleanup(rekor.Close)
 	const key = "mcp_the_challenge_key_0123456789"
+	// The challenge's key is bound to ArkForge's DID, which its proofs carry.
+	tl.RegisterKey(key)
+	require.NoError(t, tl.BindDID(key, "did:web:proveit.arkforge.tech", trustlayer.MethodOATR))
 	keyFile := filepath.Join(dir, "challenge.key")
 	require.NoError(t, os.WriteFile(keyFile, []byte(key+"\n"), 0o600))
 	url := origin + "/v1/season/1/conformite/preenregistrement.json"
@@ -78,6 +88,23 @@ func TestAnchorCommand(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, a.Disclosure.ResponseHash.Value, "the proof anchors the record's bytes")
 	assert.NotContains(t, stdout+errOut, key)
+
+	// Once its batch is anchored, anyone fetches the record's proof from
+	// the anchoring file and checks it anchors the record before the
+	// opening.
+	_, err = tl.CloseBatch()
+	require.NoError(t, err)
+	trust := filepath.Join(t.TempDir(), "trust")
+	require.NoError(t, tl.WriteTrust(trust))
+	views := filepath.Join(t.TempDir(), "views")
+	code, stdout, errOut = runCLI("proofs", "fetch", "-views", views, "-trust-layer", api.URL, "-rekor", rekor.URL, out)
+	require.Equal(t, 0, code, stdout+errOut)
+	code, stdout, errOut = runCLI("seal", "-verify", "-track", "conformite", "-record", record, "-salt", salt, "-scoring-section", section,
+		"-views", views, "-anchoring", out, "-trust", trust)
+	require.Equal(t, 0, code, stdout+errOut)
+	assert.Contains(t, stdout, "OK "+a.ProofID+" anchors "+record+", served at "+url)
+	assertOneLine(t, []string{"seal", "-verify", "-track", "conformite", "-record", record, "-salt", salt, "-anchoring", out, "-proof", a.ProofID},
+		2, "instead of -proof")
 
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -53,8 +54,9 @@ func runProofs(args []string, stdout io.Writer) error {
 	return badUsage(fmt.Errorf("want fetch, verify or keys, not %q", sub))
 }
 
-// citedProofs reads the command's arguments: each a proof id, verified
-// alone, or a submission, whose cited proofs are verified with its DID and
+// citedProofs reads the command's arguments: each a proof id or a
+// record's anchoring file (preenregistrement.ancrage.json), verified alone,
+// or a submission, whose cited proofs are verified with its DID and
 // disclosures. A submission rejected at entry is bad input here: it cites
 // nothing a verification could open.
 func citedProofs(args []string) ([]proofs.Citation, error) {
@@ -63,6 +65,15 @@ func citedProofs(args []string) ([]proofs.Citation, error) {
 	for _, arg := range args {
 		if proofs.ValidProofID(arg) {
 			cites = append(cites, proofs.Citation{ProofID: arg})
+			continue
+		}
+		if filepath.Base(arg) == seal.AnchoringFile {
+			// A record's anchoring cites the proof that anchored it.
+			a, err := readAnchoring(arg)
+			if err != nil {
+				return nil, badInput(err)
+			}
+			cites = append(cites, proofs.Citation{ProofID: a.ProofID})
 			continue
 		}
 		data, err := readSubmission(arg)

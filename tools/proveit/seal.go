@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/arkforge/proveit-corpus/internal/printable"
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/seal"
@@ -19,7 +20,7 @@ import (
 // error, never silently ignored.
 var (
 	sealingFlags   = []string{"salt-out", "reseal", "opening", "closing"}
-	verifyingFlags = []string{"salt", "views", "proof", "disclosure", "record-url", "trust"}
+	verifyingFlags = []string{"salt", "views", "proof", "disclosure", "record-url", "anchoring", "trust"}
 )
 
 // runSeal writes a track's pre-registration record into the repository
@@ -46,7 +47,8 @@ func runSeal(args []string, stdout io.Writer) error {
 	fs.StringVar(&anchoring.proofID, "proof", "", "with -verify and -views: the proof_id that anchored the record")
 	fs.StringVar(&anchoring.disclosure, "disclosure", "", "with -proof: the owner's disclosure of that proof, {\"request_hash\": {nonce, value}, \"response_hash\": {nonce, value}}")
 	fs.StringVar(&anchoring.url, "record-url", "", "with -proof: the URL the record was served at when Trust Layer anchored it")
-	fs.StringVar(&anchoring.trust, "trust", "", "with -proof: "+trustUsage)
+	fs.StringVar(&anchoring.trust, "trust", "", "with -proof or -anchoring: "+trustUsage)
+	fs.StringVar(&anchoring.file, "anchoring", "", "with -verify and -views: the record's anchoring file ("+seal.AnchoringFile+", proveit anchor's), instead of -proof, -disclosure and -record-url")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: proveit seal -track TRACK -scoring-section FILE -salt-out FILE -opening TIME -closing TIME [-reseal] [-manifest FILE] [-tasks FILE] [-key FILE] [-record FILE]")
 		fmt.Fprintln(fs.Output(), "       proveit seal -verify -track TRACK -salt FILE [-views DIR -proof PROOF_ID -disclosure FILE -record-url URL [-trust DIR]] [-scoring-section FILE] [-manifest FILE] [-tasks FILE] [-key FILE] [-record FILE]")
@@ -143,7 +145,7 @@ func verifySeal(stdout io.Writer, recordFile string, t trackFiles, files seal.Fi
 		checked = append(checked, files.ScoringSection.Name)
 	}
 	fmt.Fprintf(stdout, "OK %s anchors %s\n", recordFile, strings.Join(checked, ", "))
-	if anchoring.proofID == "" {
+	if anchoring.proofID == "" && anchoring.file == "" {
 		return nil
 	}
 	return anchoring.verify(stdout, recordFile, rec)
@@ -169,15 +171,27 @@ func seasonWindow(opening, closing string) (proofs.Window, error) {
 // Trust Layer that anchored the record's bytes before the season opened.
 type recordAnchoring struct {
 	views, proofID, disclosure, url, trust string
+	// file is an anchoring file (proveit anchor's), in place of proofID,
+	// disclosure and url.
+	file string
 }
 
 // check requires the flags of the record's proof together or not at all.
 func (a recordAnchoring) check() error {
+	if a.file != "" {
+		if a.proofID != "" || a.disclosure != "" || a.url != "" {
+			return badUsage(errors.New("-anchoring holds the proof, its disclosure and the record's URL: give it instead of -proof, -disclosure and -record-url"))
+		}
+		if a.views == "" {
+			return badUsage(errors.New("-anchoring needs -views, the folder holding the record's proof"))
+		}
+		return nil
+	}
 	given := []bool{a.views != "", a.proofID != "", a.disclosure != "", a.url != ""}
 	if slices.Contains(given, true) && slices.Contains(given, false) {
 		return badUsage(errors.New("-views, -proof, -disclosure and -record-url go together: the record's proof, its owner's disclosure and the URL it was served at"))
 	}
-	if a.trust != "" && a.proofID == "" {
+	if a.trust != "" && a.proofID == "" && a.file == "" {
 		return badUsage(errors.New("-trust is for verifying the record's proof: give -proof too"))
 	}
 	return nil
@@ -192,19 +206,15 @@ func (a recordAnchoring) verify(stdout io.Writer, recordFile string, rec seal.Re
 	if err != nil {
 		return badInput(err)
 	}
-	raw, err := proofs.ReadFolderFile(filepath.Dir(a.disclosure), filepath.Base(a.disclosure), seal.AnchoringLimit)
+	anchoring, err := a.read()
 	if err != nil {
-		return badInput(err)
-	}
-	var d proofs.Disclosure
-	if err := season.DecodeStrict(a.disclosure, raw, &d); err != nil {
 		return badInput(err)
 	}
 	trust, err := loadTrust(a.trust)
 	if err != nil {
 		return err
 	}
-	err = rec.VerifyAnchoring(recordFile, data, seal.Anchoring{ProofID: a.proofID, RecordURL: a.url, Disclosure: d}, trust, a.views)
+	err = rec.VerifyAnchoring(recordFile, data, anchoring, trust, a.views)
 	var mismatch *seal.AnchoringError
 	switch {
 	case errors.As(err, &mismatch):
@@ -215,8 +225,35 @@ func (a recordAnchoring) verify(stdout io.Writer, recordFile string, rec seal.Re
 	case err != nil:
 		return badInput(err)
 	}
-	fmt.Fprintf(stdout, "OK %s anchors %s, served at %s, before the season's opening %s\n", a.proofID, recordFile, a.url, rec.Opening)
+	fmt.Fprintf(stdout, "OK %s anchors %s, served at %s, before the season's opening %s\n", anchoring.ProofID, recordFile, printable.String(anchoring.RecordURL), rec.Opening)
 	return nil
+}
+
+// read is the anchoring the flags give: an anchoring file, or the proof
+// id, the disclosure's file and the URL.
+func (a recordAnchoring) read() (seal.Anchoring, error) {
+	if a.file != "" {
+		return readAnchoring(a.file)
+	}
+	raw, err := proofs.ReadFolderFile(filepath.Dir(a.disclosure), filepath.Base(a.disclosure), seal.AnchoringLimit)
+	if err != nil {
+		return seal.Anchoring{}, err
+	}
+	var d proofs.Disclosure
+	if err := season.DecodeStrict(a.disclosure, raw, &d); err != nil {
+		return seal.Anchoring{}, err
+	}
+	return seal.Anchoring{ProofID: a.proofID, RecordURL: a.url, Disclosure: d}, nil
+}
+
+// readAnchoring reads an anchoring file (proveit anchor's) as anyone's
+// file.
+func readAnchoring(file string) (seal.Anchoring, error) {
+	data, err := proofs.ReadFolderFile(filepath.Dir(file), filepath.Base(file), seal.AnchoringLimit)
+	if err != nil {
+		return seal.Anchoring{}, err
+	}
+	return seal.DecodeAnchoring(file, data)
 }
 
 // sealedFileLimit bounds each file a record anchors: a manifest is a few
