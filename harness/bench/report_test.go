@@ -116,11 +116,11 @@ func fixedReport(failing bool) *report {
 				{Store: "SQLite", Enrollment: 4200 * time.Millisecond, Counts: []seasonload.Count{{Kind: "acknowledged", N: 10_000}},
 					Elapsed: 12500 * time.Millisecond, Rate: 800, P50: 58 * time.Millisecond, P99: 140 * time.Millisecond, Max: 310 * time.Millisecond,
 					Other: 0.03, Exported: 10_000, StoreElapsed: 11 * time.Second, StoreRate: 909, StoreP50: 52 * time.Millisecond,
-					StoreP99: 90 * time.Millisecond, StoreOther: 0.02},
+					StoreP99: 90 * time.Millisecond, StoreOther: 0.02, Attempts: 1},
 				{Store: "PostgreSQL 15.8", Enrollment: 6 * time.Second, Counts: []seasonload.Count{{Kind: "acknowledged", N: 10_000}},
 					Elapsed: 20 * time.Second, Rate: 500, P50: 95 * time.Millisecond, P99: 220 * time.Millisecond, Max: 400 * time.Millisecond,
 					Other: 0.01, Exported: 10_000, StoreElapsed: 18 * time.Second, StoreRate: 555, StoreP50: 88 * time.Millisecond,
-					StoreP99: 180 * time.Millisecond, StoreOther: 0.01},
+					StoreP99: 180 * time.Millisecond, StoreOther: 0.01, Attempts: 1},
 			}},
 		ProofBench: []string{"BenchmarkVerifySeason-2 3 560000000 ns/op 1.217 x-ed25519 128553474 B/op 2797221 allocs/op",
 			"BenchmarkVerifySeasonAllCores-2 3 300000000 ns/op 0.5357 x-one-core 128553474 B/op 2797221 allocs/op",
@@ -132,7 +132,7 @@ func fixedReport(failing bool) *report {
 			{Store: "SQLite", Enrollment: 4 * time.Second, Counts: []seasonload.Count{{Kind: "acknowledged", N: 9_990}, {Kind: "refused: 503 indisponible", N: 10}},
 				Elapsed: 20 * time.Second, Rate: 500, P50: 90 * time.Millisecond, P99: 900 * time.Millisecond, Max: 1200 * time.Millisecond,
 				Other: 0.2, Exported: 9_990, StoreElapsed: 11 * time.Second, StoreRate: 900, StoreErrors: 2, StoreP50: 50 * time.Millisecond,
-				StoreP99: 95 * time.Millisecond, StoreOther: 0.01},
+				StoreP99: 95 * time.Millisecond, StoreOther: 0.01, Attempts: 3},
 			{Store: "PostgreSQL", Skipped: "PostgreSQL's binaries are absent (apt-get install postgresql)"},
 		}
 		season.Servers[2] = &serverRun{Setup: season.Servers[2].Setup, Skipped: "nginx: not found\nsecond line | with a bar"}

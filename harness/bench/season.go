@@ -38,6 +38,11 @@ type seasonRun struct {
 	Rows                              []*seasonRow
 }
 
+// QuietEnough and Attempts are the serving runs' rule for a disturbed
+// run, which the deadline follows.
+func (r *seasonRun) QuietEnough() float64 { return quietEnough }
+func (r *seasonRun) Attempts() int        { return attempts }
+
 // Submissions is how many submissions a deadline hands in.
 func (r *seasonRun) Submissions() int { return r.Entrants * r.Tasks }
 
@@ -64,6 +69,9 @@ type seasonRow struct {
 	StoreP50, StoreP99 time.Duration
 	StoreErrors        int
 	StoreOther         float64
+	// Attempts is how many times the deadline was measured, the quietest
+	// kept.
+	Attempts int
 }
 
 // Ratio is the service's rate over the store's.
@@ -115,7 +123,13 @@ func (b *bench) measureSeason(n int) (*seasonRun, error) {
 	if err := os.MkdirAll(sqlite, 0o700); err != nil {
 		return nil, err
 	}
-	row, err := d.measure("SQLite", filepath.Join(sqlite, "service.db"), filepath.Join(sqlite, "store.db"), filepath.Join(sqlite, "run"))
+	row, err := d.quietest(func(attempt int) (*seasonRow, error) {
+		in := filepath.Join(sqlite, strconv.Itoa(attempt))
+		if err := os.MkdirAll(in, 0o700); err != nil {
+			return nil, err
+		}
+		return d.measure("SQLite", filepath.Join(in, "service.db"), filepath.Join(in, "store.db"), filepath.Join(in, "run"))
+	})
 	if err != nil {
 		return nil, fmt.Errorf("SQLite: %w", err)
 	}
@@ -144,19 +158,42 @@ func (d *deadline) measurePostgres(dir string) (*seasonRow, error) {
 		return nil, err
 	}
 	defer pg.stop()
-	service, err := pg.database("service")
-	if err != nil {
-		return nil, err
-	}
-	store, err := pg.database("store")
-	if err != nil {
-		return nil, err
-	}
 	name := pg.version
 	if name == "" {
 		name = "PostgreSQL"
 	}
-	return d.measure(name, service, store, dir)
+	return d.quietest(func(attempt int) (*seasonRow, error) {
+		service, err := pg.database(fmt.Sprintf("service%d", attempt))
+		if err != nil {
+			return nil, err
+		}
+		store, err := pg.database(fmt.Sprintf("store%d", attempt))
+		if err != nil {
+			return nil, err
+		}
+		return d.measure(name, service, store, filepath.Join(dir, strconv.Itoa(attempt)))
+	})
+}
+
+// quietest measures a store's deadline, each attempt on fresh databases,
+// again while other processes took more than quietEnough during the
+// service's or the store's run (as the serving runs are), and keeps the
+// quietest.
+func (d *deadline) quietest(measure func(attempt int) (*seasonRow, error)) (*seasonRow, error) {
+	attempt := 0
+	row, _, err := quietest(d.b, func() (*seasonRow, float64, error) {
+		attempt++
+		row, err := measure(attempt)
+		if err != nil {
+			return nil, 0, err
+		}
+		return row, max(row.Other, row.StoreOther), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	row.Attempts = attempt
+	return row, nil
 }
 
 // deadline is what each store's deadline shares.
