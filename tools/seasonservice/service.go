@@ -143,6 +143,7 @@ type Service struct {
 
 	enrollPerKey, enrollPerAddress *limiter
 	submitPerKey, submitPerAddress *limiter
+	enrollments                    enrollmentCache
 }
 
 // seasonState is a season as configured, read once.

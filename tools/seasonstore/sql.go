@@ -337,9 +337,12 @@ func (s *sqlStore) Submit(ctx context.Context, in NewSubmission, receipt Receipt
 		}
 		// One enrollment's submissions one at a time, so that "the last
 		// accepted" and remplace are those of the order they commit in.
-		var id string
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT id FROM enrollments WHERE id = ?`+s.forUpdate), in.EnrollmentID).Scan(&id); err != nil {
-			return fmt.Errorf("seasonstore: lock the enrollment: %w", err)
+		// (SQLite's write transaction holds the whole database already.)
+		if s.forUpdate != "" {
+			var id string
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT id FROM enrollments WHERE id = ?`+s.forUpdate), in.EnrollmentID).Scan(&id); err != nil {
+				return fmt.Errorf("seasonstore: lock the enrollment: %w", err)
+			}
 		}
 		var last struct {
 			sha256   string
