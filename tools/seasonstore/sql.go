@@ -44,6 +44,18 @@ type dialect struct {
 	lockMigrations func(context.Context) (unlock func(), err error)
 }
 
+// The statements of a submission's transaction, the store's hot path:
+// prepared once when the store opens, so that a deadline's transactions,
+// which take turns at the write lock, do not parse them again inside it.
+const (
+	selectEnrollmentTrack = `SELECT season, track FROM enrollments WHERE id = ?`
+	selectTrackClosed     = `SELECT closed_at FROM tracks WHERE season = ? AND track = ?`
+	selectLastVersion     = `SELECT sha256, receipt, replaces FROM submissions
+			WHERE enrollment_id = ? AND task_id = ? ORDER BY seq DESC LIMIT 1`
+	insertSubmission = `INSERT INTO submissions (enrollment_id, task_id, sha256, body, receipt, replaces, received_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`
+)
+
 // sqlStore is Store over database/sql, for both backends.
 type sqlStore struct {
 	dialect
@@ -53,6 +65,9 @@ type sqlStore struct {
 	// that token look-ups and the export do not queue behind fsyncs.
 	writer, reader *sql.DB
 	limits         Limits
+	// prepared are the hot statements, by their text, prepared on the
+	// writer.
+	prepared map[string]*sql.Stmt
 }
 
 // Check at compile time that sqlStore is a Store.
@@ -64,11 +79,32 @@ func newSQLStore(ctx context.Context, d dialect, writer, reader *sql.DB, opts Op
 	if err != nil {
 		return nil, err
 	}
-	s := &sqlStore{dialect: d, writer: writer, reader: reader, limits: limits}
+	s := &sqlStore{dialect: d, writer: writer, reader: reader, limits: limits, prepared: map[string]*sql.Stmt{}}
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
+	for _, query := range []string{selectEnrollmentTrack, selectTrackClosed + d.forShare, selectLastVersion, insertSubmission} {
+		stmt, err := writer.PrepareContext(ctx, s.q(query))
+		if err != nil {
+			_ = s.closePrepared()
+			return nil, fmt.Errorf("seasonstore: prepare: %w", err)
+		}
+		s.prepared[query] = stmt
+	}
 	return s, nil
+}
+
+// stmt is a prepared statement within tx.
+func (s *sqlStore) stmt(ctx context.Context, tx *sql.Tx, query string) *sql.Stmt {
+	return tx.StmtContext(ctx, s.prepared[query])
+}
+
+func (s *sqlStore) closePrepared() error {
+	var err error
+	for _, stmt := range s.prepared {
+		err = errors.Join(err, stmt.Close())
+	}
+	return err
 }
 
 // migrate applies the embedded migrations not yet applied, as recorded in
@@ -112,7 +148,7 @@ func (s *sqlStore) schemaVersion(ctx context.Context) (int64, error) {
 }
 
 func (s *sqlStore) Close() error {
-	err := s.writer.Close()
+	err := errors.Join(s.closePrepared(), s.writer.Close())
 	if s.reader != s.writer {
 		err = errors.Join(err, s.reader.Close())
 	}
@@ -159,7 +195,7 @@ func (s *sqlStore) write(ctx context.Context, fn func(*sql.Tx) error) error {
 // for, and refuses a closed track.
 func (s *sqlStore) lockOpenTrack(ctx context.Context, tx *sql.Tx, season int, track string) error {
 	var closedAt sql.NullString
-	err := tx.QueryRowContext(ctx, s.q(`SELECT closed_at FROM tracks WHERE season = ? AND track = ?`+s.forShare), season, track).Scan(&closedAt)
+	err := s.stmt(ctx, tx, selectTrackClosed+s.forShare).QueryRowContext(ctx, season, track).Scan(&closedAt)
 	if err != nil {
 		return fmt.Errorf("seasonstore: read the track: %w", err)
 	}
@@ -324,7 +360,7 @@ func (s *sqlStore) Submit(ctx context.Context, in NewSubmission, receipt Receipt
 		// track's before the enrollment's.
 		var season int
 		var track string
-		err := tx.QueryRowContext(ctx, s.q(`SELECT season, track FROM enrollments WHERE id = ?`), in.EnrollmentID).Scan(&season, &track)
+		err := s.stmt(ctx, tx, selectEnrollmentTrack).QueryRowContext(ctx, in.EnrollmentID).Scan(&season, &track)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -349,8 +385,7 @@ func (s *sqlStore) Submit(ctx context.Context, in NewSubmission, receipt Receipt
 			receipt  []byte
 			replaces bool
 		}
-		err = tx.QueryRowContext(ctx, s.q(`SELECT sha256, receipt, replaces FROM submissions
-			WHERE enrollment_id = ? AND task_id = ? ORDER BY seq DESC LIMIT 1`), in.EnrollmentID, in.TaskID).Scan(&last.sha256, &last.receipt, &last.replaces)
+		err = s.stmt(ctx, tx, selectLastVersion).QueryRowContext(ctx, in.EnrollmentID, in.TaskID).Scan(&last.sha256, &last.receipt, &last.replaces)
 		hasLast := err == nil
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("seasonstore: read the task's last version: %w", err)
@@ -375,8 +410,7 @@ func (s *sqlStore) Submit(ctx context.Context, in NewSubmission, receipt Receipt
 		if !json.Valid(issued) {
 			return &InvalidError{"receipt", "want JSON: receipts are exported as recus.json"}
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO submissions (enrollment_id, task_id, sha256, body, receipt, replaces, received_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`),
+		_, err = s.stmt(ctx, tx, insertSubmission).ExecContext(ctx,
 			in.EnrollmentID, in.TaskID, digest, in.Body, issued, hasLast, in.ReceivedAt.UTC().Format(time.RFC3339Nano))
 		if err != nil {
 			return fmt.Errorf("seasonstore: insert the submission: %w", err)
