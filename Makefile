@@ -2,6 +2,7 @@
 #   make run    build everything and serve both embedded corpora on $(CORPUS_LISTEN)
 #   make test   run every test
 #   make demo   play a small season on loopback and build its Index
+#   make rehearsal  the same season on loopback, for a person to play by hand
 
 SHELL := /bin/bash
 GO ?= go
@@ -206,6 +207,22 @@ clean:
 .PHONY: demo demo-screenshot
 demo: build
 	$(GO) run ./harness/demoseason -caddy $(CADDY) -proveit $(PROVEIT) -out $(RUN_DIR)/demo $(DEMO_FLAGS)
+
+# A dress rehearsal of the season, driven by hand (harness/demoseason
+# -rehearse, docs/rehearsal.md): the same start as make demo (each track's
+# record sealed for a 30-minute window, bin/caddy serving the corpus and
+# the season service, the Trust Layer stand-in, the records anchored
+# through it), then no players. It prints a participant's steps, curl and
+# bin/proveit lines with this machine's URLs and files, from signing up to
+# a submission accepted with its receipt, and the operator's close, then
+# keeps everything up until Ctrl-C (or -timeout), and stops it all. Its
+# folder is $(RUN_DIR)/rehearsal; the private files (the service's receipt
+# key, the participant's did:key) are outside every work tree and go with
+# it. REHEARSAL_FLAGS passes flags to it: -window 10m, -database
+# postgres://...
+.PHONY: rehearsal
+rehearsal: build
+	$(GO) run ./harness/demoseason -rehearse -caddy $(CADDY) -proveit $(PROVEIT) -out $(RUN_DIR)/rehearsal $(REHEARSAL_FLAGS)
 
 # The screenshot of the demo season's Index kept in docs/, taken by the
 # test that reads its pages in headless Chromium (harness/demoseason).

@@ -27,6 +27,15 @@
 // seal -verify` checks each record's own proof, `proveit index` builds the
 // site in <out>/site and `proveit index -check` re-derives it; the Index's
 // path is printed last. Everything stops by itself within -timeout.
+//
+// With -rehearse (make rehearsal), a dress rehearsal a person drives by
+// hand: the same start (the records sealed for a -window of 30 minutes by
+// default, the corpus, the season service and the stand-in on loopback, the
+// records anchored), then no players. It prints, with this machine's URLs
+// and files, a participant's steps, from signing up with Trust Layer to a
+// submission accepted with its receipt, and the operator's close, then
+// keeps everything up until it is interrupted (SIGINT, SIGTERM) or
+// -timeout passes, and stops cleanly (docs/rehearsal.md).
 package main
 
 import (
@@ -35,6 +44,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	_ "github.com/arkforge/proveit-corpus/tools/tracks/all" // every track's rulebook
@@ -42,29 +53,69 @@ import (
 
 func main() {
 	cfg := config{stdout: os.Stdout}
+	var rehearsal bool
+	flag.BoolVar(&rehearsal, "rehearse", false, "a dress rehearsal (make rehearsal): no players; print a participant's steps and the operator's close, and stay up until interrupted or -timeout")
 	flag.StringVar(&cfg.repo, "repo", ".", "the repository's root: its corpus/saison-1, manifest/ and Caddyfile are the season's")
-	flag.StringVar(&cfg.out, "out", ".run/demo", "the demo's folder, emptied first: season/, site/, record/, server/")
+	flag.StringVar(&cfg.out, "out", "", "the run's folder, emptied first: season/, site/, record/, server/ (default .run/demo, with -rehearse .run/rehearsal)")
 	flag.StringVar(&cfg.caddy, "caddy", "bin/caddy", "the corpus server's binary (make build)")
 	flag.StringVar(&cfg.proveit, "proveit", "bin/proveit", "the toolbox's binary (make build)")
 	flag.StringVar(&cfg.database, "database", "", "the season service's database: a PostgreSQL URL, or a SQLite file (default <out>/server/season.db)")
-	flag.DurationVar(&cfg.window, "window", defaultWindow, "the season's length, from its opening to its closing: the play must end within it")
-	flag.DurationVar(&cfg.timeout, "timeout", 5*time.Minute, "the longest the whole demo may take; everything it started stops then")
+	flag.DurationVar(&cfg.window, "window", 0, fmt.Sprintf("the season's length, from its opening to its closing: the play must end within it (default %s, with -rehearse %s)", defaultWindow, rehearsalWindow))
+	flag.DurationVar(&cfg.timeout, "timeout", 0, fmt.Sprintf("the longest the whole run may take; everything it started stops then (default %s, with -rehearse an hour after the closing)", demoTimeout))
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "demoseason: no arguments, only flags (-h lists them), not %q\n", flag.Arg(0))
 		os.Exit(2)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
+	cfg.defaults(rehearsal)
+	// An interruption stops the run as its end does: the servers, the
+	// stand-in and the private files.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
-	d, err := playSeason(ctx, cfg)
-	if err == nil {
-		err = d.publish(ctx)
+	var err error
+	if rehearsal {
+		err = rehearse(ctx, cfg)
+	} else {
+		var d *demo
+		if d, err = playSeason(ctx, cfg); err == nil {
+			err = d.publish(ctx)
+		}
 	}
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
 			err = fmt.Errorf("%w (-timeout %s)", err, cfg.timeout)
+		case errors.Is(err, context.Canceled):
+			err = fmt.Errorf("interrupted: %w", err)
 		}
 		fmt.Fprintln(os.Stderr, "demoseason:", err)
 		os.Exit(1)
+	}
+}
+
+// demoTimeout bounds the demo by default: its play takes about half a
+// minute.
+const demoTimeout = 5 * time.Minute
+
+// defaults fills in what the flags left unset, the demo's or the
+// rehearsal's.
+func (cfg *config) defaults(rehearsal bool) {
+	out, window := ".run/demo", defaultWindow
+	if rehearsal {
+		out, window = ".run/rehearsal", rehearsalWindow
+	}
+	if cfg.out == "" {
+		cfg.out = out
+	}
+	if cfg.window <= 0 {
+		cfg.window = window
+	}
+	if cfg.timeout <= 0 {
+		cfg.timeout = demoTimeout
+		if rehearsal {
+			cfg.timeout = startLead + cfg.window + rehearsalAfter
+		}
 	}
 }

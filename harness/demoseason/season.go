@@ -76,6 +76,13 @@ type demo struct {
 	serviceURL              string
 	receiptKey              string // cle_recus, as the service publishes it
 	tracks                  []*trackPlay
+
+	// What start started, for the run and for stop.
+	serverDir string
+	srv       *servertest.Server
+	secret    string // the corpus's challenge secret, hex
+	tl        *trustlayer.TrustLayer
+	stops     []func()
 }
 
 // trackPlay is one track's season: its players, the refusals the service
@@ -115,135 +122,11 @@ func (d *demo) dir(tp *trackPlay) string { return filepath.Join(d.season, tp.tra
 // playSeason plays the season up to the views fetched and each record's
 // proof verified: everything the Index is built from.
 func playSeason(ctx context.Context, cfg config) (*demo, error) {
-	var err error
-	for _, p := range []*string{&cfg.repo, &cfg.out, &cfg.caddy, &cfg.proveit} {
-		if *p, err = filepath.Abs(*p); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := os.Stat(filepath.Join(cfg.repo, "go.mod")); err != nil {
-		return nil, fmt.Errorf("-repo %s is not the repository's root (no go.mod): run make demo there", cfg.repo)
-	}
-	for _, bin := range []string{cfg.caddy, cfg.proveit} {
-		if _, err := os.Stat(bin); err != nil {
-			return nil, fmt.Errorf("%w: make build first", err)
-		}
-	}
-	d := &demo{cfg: cfg, season: filepath.Join(cfg.out, "season"), site: filepath.Join(cfg.out, "site"), recordDir: filepath.Join(cfg.out, "record"),
-		trust: filepath.Join(cfg.out, "trust"), receipts: filepath.Join(cfg.out, "receipts")}
-	serverDir := filepath.Join(cfg.out, "server")
-	for _, dir := range []string{d.season, d.site, d.recordDir, d.trust, d.receipts, serverDir} {
-		if err := os.RemoveAll(dir); err != nil {
-			return nil, err
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	d.database = cfg.database
-	if d.database == "" {
-		d.database = filepath.Join(serverDir, "season.db")
-	}
-	// The season service's private files (its receipt key, the salts it
-	// publishes after the close) and the players' tokens stay outside
-	// every work tree.
-	if d.private, err = os.MkdirTemp("", "proveit-demo-private-"); err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(d.private)
-
-	api, err := listen()
+	d, err := start(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	rekor, err := listen()
-	if err != nil {
-		api.Close()
-		return nil, err
-	}
-	d.trustLayerURL, d.rekorURL = "http://"+api.Addr().String(), "http://"+rekor.Addr().String()
-
-	// The season opens a few seconds from now: time to seal the records,
-	// start the services and anchor the records, whose proofs must be
-	// dated no later than the opening.
-	d.opening = time.Now().UTC().Truncate(time.Second).Add(5 * time.Second)
-	d.closing = d.opening.Add(cfg.window)
-	for _, track := range corpus.Tracks {
-		tp := &trackPlay{track: track, players: players(track), refused: map[string]*participant.Refusal{}}
-		d.tracks = append(d.tracks, tp)
-		if err := d.seal(tp); err != nil {
-			api.Close()
-			rekor.Close()
-			return nil, err
-		}
-	}
-	if err := d.writeServiceFiles(); err != nil {
-		api.Close()
-		rekor.Close()
-		return nil, err
-	}
-
-	secret := make([]byte, 32)
-	rand.Read(secret)
-	servicePort, err := servertest.PickPort()
-	if err != nil {
-		api.Close()
-		rekor.Close()
-		return nil, err
-	}
-	d.say("Starting the corpus server and the season service (%s, %s) on loopback...", rel(cfg.caddy), storeKind(d.database))
-	srv, err := servertest.Launch(servertest.Options{Binary: cfg.caddy, Dir: serverDir, Secrets: []string{hex.EncodeToString(secret)},
-		Caddyfile: filepath.Join(cfg.repo, "Caddyfile"), Lifetime: cfg.timeout, Env: d.serviceEnv(servicePort)})
-	if srv != nil {
-		defer srv.Stop()
-	}
-	if err != nil {
-		api.Close()
-		rekor.Close()
-		return nil, err
-	}
-	d.serviceURL = "http://127.0.0.1:" + strconv.Itoa(servicePort)
-
-	tl, err := trustlayer.New(trustlayer.Options{
-		BaseURL: d.trustLayerURL, RekorURL: d.rekorURL,
-		Upstreams: map[string]trustlayer.Upstream{
-			manifest.DefaultOrigin: {URL: srv.URL, Secret: hex.EncodeToString(secret)},
-			serviceOrigin:          {URL: d.serviceURL},
-		},
-		// The demo closes the batches: the records' before the opening,
-		// the players' once the play is over.
-		BatchMaxSize: -1,
-		// Every player signs up from loopback.
-		FreeSignupsPerHour: -1,
-	})
-	if err != nil {
-		api.Close()
-		rekor.Close()
-		return nil, err
-	}
-	// The challenge's key, as Trust Layer knows it: bound to ArkForge's
-	// DID, which every proof it pays for then carries.
-	tl.RegisterKey(recordAPIKey)
-	if err := tl.BindDID(recordAPIKey, recordDID, trustlayer.MethodOATR); err != nil {
-		api.Close()
-		rekor.Close()
-		return nil, err
-	}
-	defer serveOn(api, tl.Handler())()
-	defer serveOn(rekor, tl.RekorHandler())()
-	d.say("Trust Layer stand-in on %s, its Rekor log on %s; the season service on %s.", d.trustLayerURL, d.rekorURL, d.serviceURL)
-
-	for _, tp := range d.tracks {
-		if err := d.anchor(ctx, tp); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := tl.CloseBatch(); err != nil {
-		return nil, err
-	}
-	if anchored := time.Now().UTC().Truncate(time.Second); anchored.After(d.opening) {
-		return nil, fmt.Errorf("the records were anchored at %s, after the season's opening %s: the machine is too slow for the demo's timing", seal.FormatUTC(anchored), seal.FormatUTC(d.opening))
-	}
+	defer d.stop()
 	if err := sleepUntil(ctx, d.opening); err != nil {
 		return nil, err
 	}
@@ -262,20 +145,17 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	d.say("Played in %.1f s, %d proofs issued.", time.Since(started).Seconds(), tl.Pending())
+	d.say("Played in %.1f s, %d proofs issued.", time.Since(started).Seconds(), d.tl.Pending())
 	for _, tp := range d.tracks {
 		for role, refusal := range tp.refused {
 			d.say("On %s, the season service refused %s: %d %s.", tp.track.Name, role, refusal.Status, refusal.Code)
 		}
 	}
-	if _, err := tl.CloseBatch(); err != nil {
+	if _, err := d.tl.CloseBatch(); err != nil {
 		return nil, err
 	}
 	if ended := time.Now().UTC().Truncate(time.Second); ended.After(d.closing) {
 		return nil, fmt.Errorf("the play ended at %s, after the season's closing %s: give it a longer -window than %s", seal.FormatUTC(ended), seal.FormatUTC(d.closing), cfg.window)
-	}
-	if err := d.writeTrust(tl); err != nil {
-		return nil, err
 	}
 	d.say("Every batch is anchored; waiting for the closing, %s.", seal.FormatUTC(d.closing))
 	if err := sleepUntil(ctx, d.closing.Add(time.Second)); err != nil {
@@ -295,25 +175,220 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 			return nil, err
 		}
 	}
-	logs := srv.Output()
-	for _, file := range []string{srv.TelemetryLog(), srv.AccessLog()} {
+	keys := map[string]string{}
+	for _, tp := range d.tracks {
+		for _, p := range tp.players {
+			keys[p.role+" on "+tp.track.Name] = p.apiKey
+		}
+	}
+	if err := d.checkLogs(keys); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// startLead is how long before the opening the records are sealed: time
+// to start the services and anchor the records, whose proofs must be
+// dated no later than the opening. A machine that needs longer starts
+// again with twice as long, up to startAttempts times.
+const (
+	startLead     = 5 * time.Second
+	startAttempts = 5
+)
+
+// errLate is a start whose records were anchored after the opening they
+// were sealed with.
+var errLate = errors.New("the records were anchored after the season's opening")
+
+// start brings up what a season runs on, as make demo and make rehearsal
+// share it: the out folders emptied, each track's record sealed for a
+// window opening startLead from now, the season service's files, bin/caddy
+// serving the corpus and the season service from the repository's
+// Caddyfile, the Trust Layer stand-in and its Rekor log, each record
+// anchored through the stand-in before the opening, and the stand-in's
+// trust material written; all on loopback. The caller stops it all with
+// d.stop.
+func start(ctx context.Context, cfg config) (*demo, error) {
+	lead := startLead
+	for attempt := 1; ; attempt++ {
+		d, err := startOnce(ctx, cfg, lead)
+		switch {
+		case err == nil:
+			return d, nil
+		case !errors.Is(err, errLate):
+			return nil, err
+		case attempt == startAttempts:
+			return nil, fmt.Errorf("%w: the machine is too slow for the run's timing", err)
+		}
+		lead *= 2
+		d.say("%v: starting again, with %s between the seal and the opening.", err, lead)
+	}
+}
+
+// startOnce is one try of start. On an error, what it started is stopped
+// and d is left for its say alone.
+func startOnce(ctx context.Context, cfg config, lead time.Duration) (d *demo, err error) {
+	for _, p := range []*string{&cfg.repo, &cfg.out, &cfg.caddy, &cfg.proveit} {
+		if *p, err = filepath.Abs(*p); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cfg.repo, "go.mod")); err != nil {
+		return nil, fmt.Errorf("-repo %s is not the repository's root (no go.mod): run make demo there", cfg.repo)
+	}
+	for _, bin := range []string{cfg.caddy, cfg.proveit} {
+		if _, err := os.Stat(bin); err != nil {
+			return nil, fmt.Errorf("%w: make build first", err)
+		}
+	}
+	d = &demo{cfg: cfg, season: filepath.Join(cfg.out, "season"), site: filepath.Join(cfg.out, "site"), recordDir: filepath.Join(cfg.out, "record"),
+		trust: filepath.Join(cfg.out, "trust"), receipts: filepath.Join(cfg.out, "receipts"), serverDir: filepath.Join(cfg.out, "server")}
+	defer func() {
+		if err != nil {
+			d.stop()
+		}
+	}()
+	for _, dir := range []string{d.season, d.site, d.recordDir, d.trust, d.receipts, d.serverDir} {
+		if err := os.RemoveAll(dir); err != nil {
+			return d, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return d, err
+		}
+	}
+	d.database = cfg.database
+	if d.database == "" {
+		d.database = filepath.Join(d.serverDir, "season.db")
+	}
+	// The season service's private files (its receipt key, the salts it
+	// publishes after the close) and the players' tokens stay outside
+	// every work tree.
+	if d.private, err = os.MkdirTemp("", "proveit-demo-private-"); err != nil {
+		return d, err
+	}
+	d.onStop(func() { os.RemoveAll(d.private) })
+
+	api, err := listen()
+	if err != nil {
+		return d, err
+	}
+	d.onStop(func() { api.Close() })
+	rekor, err := listen()
+	if err != nil {
+		return d, err
+	}
+	d.onStop(func() { rekor.Close() })
+	d.trustLayerURL, d.rekorURL = "http://"+api.Addr().String(), "http://"+rekor.Addr().String()
+
+	d.opening = time.Now().UTC().Truncate(time.Second).Add(lead)
+	d.closing = d.opening.Add(cfg.window)
+	for _, track := range corpus.Tracks {
+		tp := &trackPlay{track: track, players: players(track), refused: map[string]*participant.Refusal{}}
+		d.tracks = append(d.tracks, tp)
+		if err := d.seal(tp); err != nil {
+			return d, err
+		}
+	}
+	if err := d.writeServiceFiles(); err != nil {
+		return d, err
+	}
+
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	d.secret = hex.EncodeToString(secret)
+	servicePort, err := servertest.PickPort()
+	if err != nil {
+		return d, err
+	}
+	d.say("Starting the corpus server and the season service (%s, %s) on loopback...", rel(cfg.caddy), storeKind(d.database))
+	// The server outlives the run's own deadline by a minute, so that the
+	// run, not the server's lifetime, is what stops it.
+	d.srv, err = servertest.Launch(servertest.Options{Binary: cfg.caddy, Dir: d.serverDir, Secrets: []string{d.secret},
+		Caddyfile: filepath.Join(cfg.repo, "Caddyfile"), Lifetime: cfg.timeout + time.Minute, Env: d.serviceEnv(servicePort)})
+	if d.srv != nil {
+		d.onStop(d.srv.Stop)
+	}
+	if err != nil {
+		return d, err
+	}
+	d.serviceURL = "http://127.0.0.1:" + strconv.Itoa(servicePort)
+
+	d.tl, err = trustlayer.New(trustlayer.Options{
+		BaseURL: d.trustLayerURL, RekorURL: d.rekorURL,
+		Upstreams: map[string]trustlayer.Upstream{
+			manifest.DefaultOrigin: {URL: d.srv.URL, Secret: d.secret},
+			serviceOrigin:          {URL: d.serviceURL},
+		},
+		// The run closes the batches: the records' before the opening,
+		// the demo's players' once the play is over, the rehearsal's
+		// every few seconds.
+		BatchMaxSize: -1,
+		// Every player signs up from loopback.
+		FreeSignupsPerHour: -1,
+	})
+	if err != nil {
+		return d, err
+	}
+	// The challenge's key, as Trust Layer knows it: bound to ArkForge's
+	// DID, which every proof it pays for then carries.
+	d.tl.RegisterKey(recordAPIKey)
+	if err := d.tl.BindDID(recordAPIKey, recordDID, trustlayer.MethodOATR); err != nil {
+		return d, err
+	}
+	d.onStop(serveOn(api, d.tl.Handler()))
+	d.onStop(serveOn(rekor, d.tl.RekorHandler()))
+	d.say("Trust Layer stand-in on %s, its Rekor log on %s; the season service on %s.", d.trustLayerURL, d.rekorURL, d.serviceURL)
+
+	for _, tp := range d.tracks {
+		if err := d.anchor(ctx, tp); err != nil {
+			return d, err
+		}
+	}
+	if _, err := d.tl.CloseBatch(); err != nil {
+		return d, err
+	}
+	if anchored := time.Now().UTC().Truncate(time.Second); anchored.After(d.opening) {
+		return d, fmt.Errorf("%w: anchored at %s, the opening %s", errLate, seal.FormatUTC(anchored), seal.FormatUTC(d.opening))
+	}
+	if err := d.writeTrust(d.tl); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// onStop adds to what stop undoes, which it does last first.
+func (d *demo) onStop(f func()) { d.stops = append(d.stops, f) }
+
+// stop ends what start started, the last started first: the stand-in's
+// listeners, the server, and the private files; once.
+func (d *demo) stop() {
+	for i := len(d.stops) - 1; i >= 0; i-- {
+		d.stops[i]()
+	}
+	d.stops = nil
+}
+
+// checkLogs holds the server's logs to the secrets they must never hold:
+// the corpus's challenge secret, and the players' Trust Layer keys, by
+// player.
+func (d *demo) checkLogs(apiKeys map[string]string) error {
+	logs := d.srv.Output()
+	for _, file := range []string{d.srv.TelemetryLog(), d.srv.AccessLog()} {
 		data, err := os.ReadFile(file)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
+			return err
 		}
 		logs += string(data)
 	}
-	if strings.Contains(logs, hex.EncodeToString(secret)) {
-		return nil, errors.New("a log of the corpus server holds its secret")
+	if strings.Contains(logs, d.secret) {
+		return errors.New("a log of the corpus server holds its secret")
 	}
-	for _, tp := range d.tracks {
-		for _, p := range tp.players {
-			if p.apiKey != "" && strings.Contains(logs, p.apiKey) {
-				return nil, fmt.Errorf("a log of the season service holds %s's Trust Layer key", p.role)
-			}
+	for who, key := range apiKeys {
+		if key != "" && strings.Contains(logs, key) {
+			return fmt.Errorf("a log of the season service holds %s's Trust Layer key", who)
 		}
 	}
-	return d, nil
+	return nil
 }
 
 // storeKind names the season service's database for the demo's output,
