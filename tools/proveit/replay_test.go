@@ -162,8 +162,8 @@ func TestProofsCommandLine(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no subcommand", []string{"proofs"}, 2, `want fetch or verify, not ""`},
-		{"an unknown subcommand", []string{"proofs", "check"}, 2, `want fetch or verify, not "check"`},
+		{"no subcommand", []string{"proofs"}, 2, `want fetch, verify or keys, not ""`},
+		{"an unknown subcommand", []string{"proofs", "check"}, 2, `want fetch, verify or keys, not "check"`},
 		{"verify without -views", []string{"proofs", "verify", gelID}, 2, "-views is required"},
 		{"verify without a season", []string{"proofs", "verify", "-views", views, gelID}, 2, "say which season bounds the tokens' time"},
 		{"verify with an opening not in UTC", []string{"proofs", "verify", "-views", views, "-track", "conformite", "-opening", "2026-09-01", gelID}, 2, `-opening "2026-09-01": want an RFC 3339 time in UTC`},
