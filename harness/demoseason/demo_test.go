@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -120,6 +121,34 @@ func TestDemoOnPostgres(t *testing.T) {
 		export, err := index.ReadEnrollments(filepath.Join(d.dir(tp), "inscriptions.json"), tp.track.Name)
 		require.NoError(t, err)
 		assert.Len(t, export.Enrollments, len(tp.enrolled()), tp.track.Name)
+	}
+}
+
+// The operator's steps of the season are docs/operating.md's timeline,
+// each block read from the page and run as written: a season played runs
+// every one of them, the per-track ones once a track.
+func TestTimelineAsWritten(t *testing.T) {
+	d := demoSeason(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	d.cfg.stdout = &out
+	require.NoError(t, d.publish(ctx))
+	runs := map[string]int{}
+	for _, name := range d.op.ran {
+		runs[name]++
+	}
+	perTrack := []string{"seal", "service-files", "anchor", "record-proof", "enroll-reference", "close", "verify-record"}
+	for _, name := range d.op.timeline.names() {
+		want := 1
+		if slices.Contains(perTrack, name) {
+			want = len(d.tracks)
+		}
+		assert.GreaterOrEqual(t, runs[name], want, "the timeline's %q block", name)
+	}
+	assert.Len(t, d.op.timeline, 12, "every block of the page is one the demo runs")
+	for name := range runs {
+		assert.Contains(t, d.op.timeline, name)
 	}
 }
 

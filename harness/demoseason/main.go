@@ -1,32 +1,39 @@
 // Command demoseason plays a small season of both tracks end to end on
 // this machine, on loopback only, and publishes its Index (`make demo`).
 //
-// It starts the real corpus server (bin/caddy with the repository's
-// Caddyfile) and the Trust Layer stand-in of package harness/trustlayer
-// (test keys, a test TSA, a test Rekor log) in front of it, seals each
-// track's pre-registration record with the seal's own code for a season
-// window that covers the run, and anchors it through the stand-in before
-// the opening, as the real record is anchored through Trust Layer. Then
-// five enrollments per track play through the stand-in and the server with
-// the reference participant (harness/participant): a reference run, a
-// careful participant, one that hurries, one that guesses, and the careful
-// one's operator enrolled again under a second DID bound to the same key.
-// The stand-in's batches close, the season's closing passes, the key and
-// salt are revealed, and what a season's close hands over is in the season
-// folder (docs/scoring.md, "Publishing the Index"):
+// It starts the real corpus server and season service (bin/caddy with the
+// repository's Caddyfile) and the Trust Layer stand-in of package
+// harness/trustlayer (test keys, a test TSA, a test Rekor log) in front of
+// them. The operator's steps are docs/operating.md's timeline, each block
+// read from the page and run as written with the run's own values: each
+// track's record sealed for a season window that covers the run, the
+// season service's files, the trust material checked against the
+// stand-in's keys, each record anchored through the stand-in before the
+// opening and its proof checked. Then five players per track play through
+// the stand-in and the services with the reference participant
+// (harness/participant): each signs up, binds a did:key, enrolls with the
+// season service (the reference run by the timeline's proveit enroll) and
+// submits there: a reference run, a careful participant, one that hurries,
+// one that guesses, and the careful one's operator enrolling again. The
+// stand-in's batches close, the season's closing passes, and the
+// timeline's close exports each track from the service's database, reads
+// the key and salt the service then publishes, fetches the proofs, checks
+// each record and builds the Index:
 //
 //	<out>/season/views/          proveit proofs fetch's views and Rekor entries
 //	<out>/season/<track>/        inscriptions.json, soumissions/<id>/<task_id>.json,
-//	                             cle.json, sel, preenregistrement.json and its
-//	                             anchoring (preenregistrement.ancrage.json)
+//	                             recus.json, cle.json, sel, preenregistrement.json
+//	                             and its anchoring (preenregistrement.ancrage.json)
 //	<out>/trust/                 the stand-in's trust material, in tools/proofs/trust's layout,
 //	                             beside the season: a reader names what it trusts
-//	<out>/record/<track>/        the record's scoring section, its proof's id and disclosure
+//	<out>/record/<track>/        the record as sealed, before the season folder's copy
+//	<out>/receipts/<track>/      each player's kept receipts
+//	<out>/operator/              where the timeline's blocks run: bin/proveit and the
+//	                             repository's corpus/, manifest/ and docs/
 //
-// Then `proveit proofs fetch` reads the views from the stand-in, `proveit
-// seal -verify` checks each record's own proof, `proveit index` builds the
-// site in <out>/site and `proveit index -check` re-derives it; the Index's
-// path is printed last. Everything stops by itself within -timeout.
+// The site is in <out>/site, re-derived by proveit index -check, and every
+// player's receipts are checked with proveit receipt; the Index's path is
+// printed last. Everything stops by itself within -timeout.
 //
 // With -rehearse (make rehearsal), a dress rehearsal a person drives by
 // hand: the same start (the records sealed for a -window of 30 minutes by

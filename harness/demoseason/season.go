@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -29,7 +30,6 @@ import (
 	"github.com/arkforge/proveit-corpus/manifest"
 	"github.com/arkforge/proveit-corpus/tools/atomicfile"
 	"github.com/arkforge/proveit-corpus/tools/index"
-	"github.com/arkforge/proveit-corpus/tools/proofs"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
 )
@@ -76,6 +76,9 @@ type demo struct {
 	serviceURL              string
 	receiptKey              string // cle_recus, as the service publishes it
 	tracks                  []*trackPlay
+
+	// op runs the operator's steps, docs/operating.md's timeline.
+	op *operator
 
 	// What start started, for the run and for stop.
 	serverDir string
@@ -130,6 +133,12 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 	if err := sleepUntil(ctx, d.opening); err != nil {
 		return nil, err
 	}
+	// The season's state, as the operator watches it: open.
+	if state, err := d.op.run(ctx, "watch", nil); err != nil {
+		return nil, err
+	} else if !strings.Contains(state, `"ouverte":true`) {
+		return nil, fmt.Errorf("the season service says the season is not open at its opening: %s", state)
+	}
 
 	d.say("The season is open, %s to %s. Each player signs up with Trust Layer, binds a did:key, enrolls with the season service and submits to it; on each track:\n%s",
 		seal.FormatUTC(d.opening), seal.FormatUTC(d.closing), strings.TrimSuffix(describe(d.tracks[0].players), "\n"))
@@ -163,7 +172,7 @@ func playSeason(ctx context.Context, cfg config) (*demo, error) {
 	}
 
 	for _, tp := range d.tracks {
-		if err := d.close(ctx, tp, client); err != nil {
+		if err := d.close(ctx, tp); err != nil {
 			return nil, err
 		}
 	}
@@ -280,26 +289,31 @@ func startOnce(ctx context.Context, cfg config, lead time.Duration) (d *demo, er
 	d.onStop(func() { rekor.Close() })
 	d.trustLayerURL, d.rekorURL = "http://"+api.Addr().String(), "http://"+rekor.Addr().String()
 
+	servicePort, err := servertest.PickPort()
+	if err != nil {
+		return d, err
+	}
+	d.serviceURL = "http://127.0.0.1:" + strconv.Itoa(servicePort)
+
 	d.opening = time.Now().UTC().Truncate(time.Second).Add(lead)
 	d.closing = d.opening.Add(cfg.window)
+	if d.op, err = d.newOperator(); err != nil {
+		return d, err
+	}
 	for _, track := range corpus.Tracks {
 		tp := &trackPlay{track: track, players: players(track), refused: map[string]*participant.Refusal{}}
 		d.tracks = append(d.tracks, tp)
-		if err := d.seal(tp); err != nil {
+		if err := d.seal(ctx, tp); err != nil {
 			return d, err
 		}
 	}
-	if err := d.writeServiceFiles(); err != nil {
+	if err := d.writeServiceFiles(ctx); err != nil {
 		return d, err
 	}
 
 	secret := make([]byte, 32)
 	rand.Read(secret)
 	d.secret = hex.EncodeToString(secret)
-	servicePort, err := servertest.PickPort()
-	if err != nil {
-		return d, err
-	}
 	d.say("Starting the corpus server and the season service (%s, %s) on loopback...", rel(cfg.caddy), storeKind(d.database))
 	// The server outlives the run's own deadline by a minute, so that the
 	// run, not the server's lifetime, is what stops it.
@@ -311,7 +325,6 @@ func startOnce(ctx context.Context, cfg config, lead time.Duration) (d *demo, er
 	if err != nil {
 		return d, err
 	}
-	d.serviceURL = "http://127.0.0.1:" + strconv.Itoa(servicePort)
 
 	d.tl, err = trustlayer.New(trustlayer.Options{
 		BaseURL: d.trustLayerURL, RekorURL: d.rekorURL,
@@ -338,6 +351,14 @@ func startOnce(ctx context.Context, cfg config, lead time.Duration) (d *demo, er
 	d.onStop(serveOn(api, d.tl.Handler()))
 	d.onStop(serveOn(rekor, d.tl.RekorHandler()))
 	d.say("Trust Layer stand-in on %s, its Rekor log on %s; the season service on %s.", d.trustLayerURL, d.rekorURL, d.serviceURL)
+	if err := d.writeTrust(d.tl); err != nil {
+		return d, err
+	}
+	out, err := d.op.run(ctx, "keys", nil)
+	if err != nil {
+		return d, err
+	}
+	d.say("%s", strings.TrimSpace(out))
 
 	for _, tp := range d.tracks {
 		if err := d.anchor(ctx, tp); err != nil {
@@ -350,10 +371,50 @@ func startOnce(ctx context.Context, cfg config, lead time.Duration) (d *demo, er
 	if anchored := time.Now().UTC().Truncate(time.Second); anchored.After(d.opening) {
 		return d, fmt.Errorf("%w: anchored at %s, the opening %s", errLate, seal.FormatUTC(anchored), seal.FormatUTC(d.opening))
 	}
-	if err := d.writeTrust(d.tl); err != nil {
-		return d, err
+	// Each record's proof, its batch anchored: the TSA it was stamped by
+	// is one the trust material pins.
+	for _, tp := range d.tracks {
+		if _, err := d.op.run(ctx, "record-proof", d.trackVars(tp)); err != nil {
+			return d, err
+		}
 	}
 	return d, nil
+}
+
+// newOperator sets the timeline's variables to the run's own values.
+func (d *demo) newOperator() (*operator, error) {
+	salts := filepath.Join(d.private, "salts")
+	if err := os.MkdirAll(salts, 0o700); err != nil {
+		return nil, err
+	}
+	challengeKey := filepath.Join(d.private, "challenge.key")
+	if err := os.WriteFile(challengeKey, []byte(recordAPIKey+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	season := "/v1/season/" + strconv.Itoa(seasonNumber)
+	return newOperator(d.cfg.repo, d.cfg.proveit, filepath.Join(d.cfg.out, "operator"), map[string]string{
+		"OPENING": seal.FormatUTC(d.opening), "CLOSING": seal.FormatUTC(d.closing),
+		"SALTS": salts, "SEASON_DIR": d.private, "DATABASE": d.database, "CHALLENGE_KEY": challengeKey,
+		"PUBLIC": serviceOrigin + season, "SERVICE": d.serviceURL + season,
+		"TRUST_LAYER": d.trustLayerURL, "REKOR": d.rekorURL, "TRUST": d.trust, "OUT": d.season, "SITE": d.site,
+	})
+}
+
+// trackVars are the timeline's variables of one track.
+func (d *demo) trackVars(tp *trackPlay) map[string]string {
+	return map[string]string{
+		"TRACK":      tp.track.Name,
+		"RECORD":     d.record(tp),
+		"SECTION":    filepath.Join(d.cfg.repo, season.ScoringSectionFile(tp.track)),
+		"ANSWER_KEY": filepath.Join(d.cfg.repo, season.KeyFile(tp.track)),
+	}
+}
+
+// record is where the run seals a track's record, as the repository holds
+// its own: the season service publishes it, the timeline copies it into
+// the season folder.
+func (d *demo) record(tp *trackPlay) string {
+	return filepath.Join(d.recordDir, tp.track.Name, "preenregistrement.json")
 }
 
 // onStop adds to what stop undoes, which it does last first.
@@ -412,120 +473,59 @@ func (d *demo) serviceEnv(port int) map[string]string {
 		"SEASON_DIR":         d.private,
 	}
 	for _, tp := range d.tracks {
-		env["SEASON_"+strings.ToUpper(tp.track.Name)+"_RECORD"] = filepath.Join(d.dir(tp), "preenregistrement.json")
+		env["SEASON_"+strings.ToUpper(tp.track.Name)+"_RECORD"] = d.record(tp)
 	}
 	return env
 }
 
-// seal seals a track's record with a fresh salt for the demo's window;
-// the salt goes to the season service's private files, published after the
-// close.
-func (d *demo) seal(tp *trackPlay) error {
-	name := tp.track.Name
-	read := func(path string) (seal.File, error) {
-		data, err := os.ReadFile(filepath.Join(d.cfg.repo, path))
-		return seal.File{Name: path, Data: data}, err
-	}
-	var files seal.Files
-	var err error
-	if files.Manifest, err = read(filepath.Join("manifest", manifest.FileName(tp.track))); err != nil {
+// seal seals a track's record for the run's window, with the timeline's
+// command; the salt stays in the private salts folder.
+func (d *demo) seal(ctx context.Context, tp *trackPlay) error {
+	if err := os.MkdirAll(filepath.Dir(d.record(tp)), 0o755); err != nil {
 		return err
 	}
-	if files.Tasks, err = read(season.TasksFile(tp.track)); err != nil {
-		return err
-	}
-	if files.Key, err = read(season.KeyFile(tp.track)); err != nil {
-		return err
-	}
-	tasks, err := season.DecodeTasks(files.Tasks.Name, files.Tasks.Data)
-	if err != nil {
-		return err
-	}
-	dir := filepath.Join(d.recordDir, name)
-	after := filepath.Join(d.private, name, "apres-cloture")
-	for _, folder := range []string{filepath.Join(d.season, name), dir, after} {
-		if err := os.MkdirAll(folder, 0o755); err != nil {
-			return err
-		}
-	}
-	files.ScoringSection = seal.File{Name: filepath.Join(dir, "bareme.md"),
-		Data: []byte("# Barème de la piste " + name + ", saison de démonstration\n\nLe barème de la saison 1, appliqué tel que `proveit score` le rejoue.\n")}
-	if err := atomicfile.Replace(files.ScoringSection.Name, files.ScoringSection.Data, 0o644); err != nil {
-		return err
-	}
-	record := filepath.Join(d.season, name, "preenregistrement.json")
-	_, err = seal.Seal(record, filepath.Join(after, "sel"), name, tasks.Season, proofs.Window{Opening: d.opening, Closing: d.closing}, files, false)
+	_, err := d.op.run(ctx, "seal", d.trackVars(tp))
 	return err
 }
 
-// writeServiceFiles writes what the season service reads from SEASON_DIR:
-// the receipt key, and each track's files, the catalogue from the opening,
-// the manifest and the key after the close (beside the salt the seal
-// wrote there).
-func (d *demo) writeServiceFiles() error {
-	key, public, err := seasonservice.NewReceiptKey()
+// writeServiceFiles writes what the season service reads from SEASON_DIR,
+// with the timeline's commands: the receipt key, and each track's files.
+func (d *demo) writeServiceFiles(ctx context.Context) error {
+	if _, err := d.op.run(ctx, "receipt-key", nil); err != nil {
+		return err
+	}
+	key, err := seasonservice.ReadReceiptKey(filepath.Join(d.private, "receipt.key"))
 	if err != nil {
 		return err
 	}
-	d.receiptKey = base64.StdEncoding.EncodeToString(public)
-	if err := os.WriteFile(filepath.Join(d.private, "receipt.key"), key, 0o600); err != nil {
-		return err
-	}
+	d.receiptKey = base64.StdEncoding.EncodeToString(key.Public().(ed25519.PublicKey))
 	for _, tp := range d.tracks {
-		name := tp.track.Name
-		for _, f := range [][2]string{
-			{filepath.Join("docs", "catalogue", name+".json"), filepath.Join(name, "catalogue.json")},
-			{filepath.Join("manifest", manifest.FileName(tp.track)), filepath.Join(name, "apres-cloture", "manifest.json")},
-			{season.KeyFile(tp.track), filepath.Join(name, "apres-cloture", "cle.json")},
-		} {
-			data, err := os.ReadFile(filepath.Join(d.cfg.repo, f[0]))
-			if err != nil {
-				return err
-			}
-			if err := atomicfile.Replace(filepath.Join(d.private, f[1]), data, 0o644); err != nil {
-				return err
-			}
+		if _, err := d.op.run(ctx, "service-files", d.trackVars(tp)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // anchor anchors a track's record as the season's operator does, with
-// proveit anchor: a GET of the record's URL on the season service, through
-// Trust Layer's proxy, before the opening, its proof and disclosure
-// written beside the record.
+// the timeline's command: a GET of the record's URL on the season service,
+// through Trust Layer's proxy, before the opening, its proof and
+// disclosure written beside the record in the season folder.
 func (d *demo) anchor(ctx context.Context, tp *trackPlay) error {
-	name := tp.track.Name
-	record := filepath.Join(d.season, name, "preenregistrement.json")
-	tp.recordURL = serviceOrigin + "/v1/season/" + strconv.Itoa(seasonNumber) + "/" + name + "/" + seasonservice.RecordFile
-	keyFile := filepath.Join(d.private, "challenge.key")
-	if err := os.WriteFile(keyFile, []byte(recordAPIKey+"\n"), 0o600); err != nil {
+	if _, err := d.op.run(ctx, "anchor", d.trackVars(tp)); err != nil {
 		return err
 	}
-	anchoringFile := filepath.Join(d.season, name, seal.AnchoringFile)
-	if _, err := d.proveit(ctx, "anchor", "-track", name, "-record", record, "-record-url", tp.recordURL,
-		"-trust-layer", d.trustLayerURL, "-api-key-file", keyFile, "-o", anchoringFile); err != nil {
-		return err
-	}
-	data, err := os.ReadFile(anchoringFile)
+	file := filepath.Join(d.dir(tp), seal.AnchoringFile)
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	anchoring, err := seal.DecodeAnchoring(anchoringFile, data)
+	anchoring, err := seal.DecodeAnchoring(file, data)
 	if err != nil {
 		return err
 	}
-	tp.recordProof = anchoring.ProofID
-	// What seal -verify takes, one flag each.
-	dir := filepath.Join(d.recordDir, name)
-	disclosure, err := json.MarshalIndent(anchoring.Disclosure, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Replace(filepath.Join(dir, "disclosure.json"), append(disclosure, '\n'), 0o644); err != nil {
-		return err
-	}
-	d.say("Sealed %s and anchored it through the stand-in, a GET of %s: %s.", rel(record), tp.recordURL, anchoring.ProofID)
+	tp.recordProof, tp.recordURL = anchoring.ProofID, anchoring.RecordURL
+	d.say("Sealed %s and anchored it through the stand-in, a GET of %s: %s.", rel(d.record(tp)), tp.recordURL, anchoring.ProofID)
 	return nil
 }
 
@@ -607,14 +607,15 @@ func (d *demo) enrollReference(tp *trackPlay, e *player) error {
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		return err
 	}
-	// Enrollment ids are the season's, across its tracks.
-	id := "reference-" + tp.track.Name
-	tokenFile := filepath.Join(d.private, tp.track.Name+"-reference.token")
-	if _, err := d.proveit(context.Background(), "enroll", "-track", tp.track.Name, "-database", d.database, "-id", id,
-		"-entry", file, "-token", tokenFile, "-record", filepath.Join(d.dir(tp), "preenregistrement.json")); err != nil {
+	// The timeline's command: the id reference-<track> (enrollment ids are
+	// the season's, across its tracks), the token in the salts folder.
+	vars := d.trackVars(tp)
+	vars["REFERENCE_ENTRY"] = file
+	if _, err := d.op.run(context.Background(), "enroll-reference", vars); err != nil {
 		return err
 	}
-	token, err := os.ReadFile(tokenFile)
+	id := "reference-" + tp.track.Name
+	token, err := os.ReadFile(filepath.Join(d.private, "salts", "reference-"+tp.track.Name+".token"))
 	if err != nil {
 		return err
 	}
@@ -636,51 +637,24 @@ func (d *demo) writeTrust(tl *trustlayer.TrustLayer) error {
 	return atomicfile.Replace(filepath.Join(dir, "PROVENANCE.md"), []byte(note), 0o644)
 }
 
-// close hands a track over as a season's close does: proveit close
-// exports it from the season service's database into the season folder,
-// then the key and the salt are read from the service, which publishes
-// them once the record's cloture has passed.
-func (d *demo) close(ctx context.Context, tp *trackPlay, client *http.Client) error {
-	out, err := d.proveit(ctx, "close", "-track", tp.track.Name, "-database", d.database, "-receipt-key", filepath.Join(d.private, "receipt.key"),
-		"-record", filepath.Join(d.dir(tp), "preenregistrement.json"), "-o", d.season)
+// close hands a track over as a season's close does, with the timeline's
+// commands: proveit close exports it from the season service's database
+// into the season folder, then the key and the salt are read from the
+// service, which publishes them once the record's cloture has passed.
+func (d *demo) close(ctx context.Context, tp *trackPlay) error {
+	out, err := d.op.run(ctx, "close", d.trackVars(tp))
 	if err != nil {
 		return err
 	}
 	d.say("%s", strings.TrimSpace(out))
-	for _, name := range []string{"cle.json", "sel"} {
-		url := d.serviceURL + "/v1/season/" + strconv.Itoa(seasonNumber) + "/" + tp.track.Name + "/" + name
-		resp, err := client.Get(url)
-		if err != nil {
-			return err
-		}
-		data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-		resp.Body.Close()
-		if err != nil {
-			return err
-		}
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET %s after the close: %d %s", url, resp.StatusCode, data)
-		}
-		if err := atomicfile.Replace(filepath.Join(d.dir(tp), name), data, 0o644); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
 // fetch reads every cited proof's view and its batch's Rekor entry from
-// the stand-in into the season's views folder; none may be pending.
+// the stand-in into the season's views folder, with the timeline's
+// command; none may be pending.
 func (d *demo) fetch(ctx context.Context) error {
-	args := []string{"proofs", "fetch", "-views", filepath.Join(d.season, "views"), "-trust-layer", d.trustLayerURL, "-rekor", d.rekorURL}
-	for _, tp := range d.tracks {
-		args = append(args, tp.recordProof)
-		exported, err := filepath.Glob(filepath.Join(d.dir(tp), "soumissions", "*", "*.json"))
-		if err != nil {
-			return err
-		}
-		args = append(args, exported...)
-	}
-	out, err := d.proveit(ctx, args...)
+	out, err := d.op.run(ctx, "fetch", nil)
 	if err != nil {
 		return err
 	}
@@ -692,16 +666,11 @@ func (d *demo) fetch(ctx context.Context) error {
 	return nil
 }
 
-// verifyRecord checks a track's record as anyone can: the files and the
-// revealed salt open it, and its proof anchors its bytes before the
-// opening.
+// verifyRecord checks a track's record as anyone can, with the
+// timeline's command: the files and the revealed salt open it, and its
+// proof anchors its bytes before the opening.
 func (d *demo) verifyRecord(ctx context.Context, tp *trackPlay) error {
-	dir := filepath.Join(d.recordDir, tp.track.Name)
-	out, err := d.proveit(ctx, "seal", "-verify", "-track", tp.track.Name,
-		"-record", filepath.Join(d.dir(tp), "preenregistrement.json"), "-salt", filepath.Join(d.dir(tp), "sel"),
-		"-key", filepath.Join(d.dir(tp), "cle.json"), "-scoring-section", filepath.Join(dir, "bareme.md"),
-		"-views", filepath.Join(d.season, "views"), "-proof", tp.recordProof, "-disclosure", filepath.Join(dir, "disclosure.json"),
-		"-record-url", tp.recordURL, "-trust", d.trust)
+	out, err := d.op.run(ctx, "verify-record", d.trackVars(tp))
 	if err != nil {
 		return err
 	}
@@ -712,10 +681,7 @@ func (d *demo) verifyRecord(ctx context.Context, tp *trackPlay) error {
 // publish builds the Index from the season folder, re-derives it, and
 // prints its path.
 func (d *demo) publish(ctx context.Context) error {
-	if _, err := d.proveit(ctx, "index", "-season", d.season, "-o", d.site, "-trust", d.trust); err != nil {
-		return err
-	}
-	out, err := d.proveit(ctx, "index", "-check", d.site, "-season", d.season, "-trust", d.trust)
+	out, err := d.op.run(ctx, "index", nil)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,12 @@ const Dir = "corpus/saison-1"
 // FileSuffix (taches-generique.json).
 func TasksFile(track *corpus.Track) string { return filepath.Join(Dir, "taches"+suffix(track)+".json") }
 
+// ScoringSectionFile is the track's frozen scoring section beside
+// TasksFile, as the specification's page publishes it.
+func ScoringSectionFile(track *corpus.Track) string {
+	return filepath.Join(Dir, "bareme"+suffix(track)+".md")
+}
+
 // KeyFile is the answer key beside TasksFile.
 func KeyFile(track *corpus.Track) string { return filepath.Join(Dir, "cle"+suffix(track)+".json") }
 
