@@ -74,7 +74,8 @@ func SignChallenge(priv ed25519.PrivateKey, challenge string) string {
 const pemType = "PRIVATE KEY"
 
 // MarshalPrivateKey writes a private key as its file holds it: PKCS #8 in
-// PEM.
+// PEM. The season service's receipt key is kept the same way
+// (seasonservice.ReadReceiptKey), one Ed25519 key file format for both.
 func MarshalPrivateKey(priv ed25519.PrivateKey) ([]byte, error) {
 	der, err := x509.MarshalPKCS8PrivateKey(priv)
 	if err != nil {

@@ -2,11 +2,10 @@ package seasonservice
 
 import (
 	"crypto/ed25519"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"path/filepath"
 
+	"github.com/arkforge/proveit-corpus/tools/didkey"
 	"github.com/arkforge/proveit-corpus/tools/proofs"
 )
 
@@ -22,17 +21,9 @@ func ReadReceiptKey(path string) (ed25519.PrivateKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	block, _ := pem.Decode(data)
-	if block == nil || block.Type != "PRIVATE KEY" {
-		return nil, fmt.Errorf("%s: want a PEM \"PRIVATE KEY\" block (openssl genpkey -algorithm ed25519)", path)
-	}
-	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	priv, err := didkey.ParsePrivateKey(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a PKCS #8 private key", path)
-	}
-	priv, ok := key.(ed25519.PrivateKey)
-	if !ok {
-		return nil, fmt.Errorf("%s: not an Ed25519 key", path)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return priv, nil
 }
@@ -44,9 +35,6 @@ func NewReceiptKey() (pemBytes []byte, public ed25519.PublicKey, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	der, err := x509.MarshalPKCS8PrivateKey(private)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), public, nil
+	pemBytes, err = didkey.MarshalPrivateKey(private)
+	return pemBytes, public, err
 }
