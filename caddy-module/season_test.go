@@ -344,8 +344,12 @@ func TestSeasonCaddy(t *testing.T) {
 	require.NoError(t, caddy.Load(config("5s"), true))
 	t.Cleanup(func() { _ = caddy.Stop() })
 
+	// A connection per request: a reload closes the old server's idle
+	// connections, which a kept-alive client would send its next request
+	// on, and read EOF.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
 	get := func(path string) (int, string, string) {
-		resp, err := http.Get("http://" + addr + path)
+		resp, err := client.Get("http://" + addr + path)
 		require.NoError(t, err)
 		defer resp.Body.Close()
 		body, err := io.ReadAll(resp.Body)
