@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/arkforge/proveit-corpus/harness/participant"
+	"github.com/arkforge/proveit-corpus/harness/pgtest"
 	"github.com/arkforge/proveit-corpus/harness/seasonload"
 	"github.com/arkforge/proveit-corpus/harness/servertest"
 	"github.com/arkforge/proveit-corpus/tools/seasonstore"
@@ -153,26 +155,50 @@ func (b *bench) measureSeason(n int) (*seasonRun, error) {
 // benchmark's own, the service and the store alone each on a database of
 // its own.
 func (d *deadline) measurePostgres(dir string) (*seasonRow, error) {
-	pg, err := startPostgres(d.b.serverCPU)
-	if err != nil {
+	// It dies with the benchmark on Linux alone.
+	if runtime.GOOS != "linux" {
+		return nil, noPostgres("the benchmark's PostgreSQL server runs on Linux only")
+	}
+	// PostgreSQL's durable defaults: what the season's part measures is a
+	// commit on disk, which the tests' server, never syncing, is no
+	// yardstick for.
+	pg, err := pgtest.Start(pgtest.Options{Durable: true, CPUs: d.b.serverCPU})
+	var absent *pgtest.NoServerError
+	switch {
+	case errors.As(err, &absent):
+		return nil, noPostgres("PostgreSQL's binaries are absent (apt-get install postgresql)")
+	case err != nil:
 		return nil, err
 	}
-	defer pg.stop()
-	name := pg.version
+	defer pg.Stop()
+	name := pg.Version()
 	if name == "" {
 		name = "PostgreSQL"
 	}
 	return d.quietest(func(attempt int) (*seasonRow, error) {
-		service, err := pg.database(fmt.Sprintf("service%d", attempt))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		service, err := pg.NewDatabase(ctx)
 		if err != nil {
 			return nil, err
 		}
-		store, err := pg.database(fmt.Sprintf("store%d", attempt))
+		store, err := pg.NewDatabase(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return d.measure(name, service, store, filepath.Join(dir, strconv.Itoa(attempt)))
 	})
+}
+
+// noPostgres says why there is no server to start: a skip, not a failure.
+type noPostgres string
+
+func (e noPostgres) Error() string { return string(e) }
+
+// isNoPostgres tells a server that could not start for want of one.
+func isNoPostgres(err error) bool {
+	var e noPostgres
+	return errors.As(err, &e)
 }
 
 // quietest measures a store's deadline, each attempt on fresh databases,

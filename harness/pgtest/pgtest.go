@@ -1,23 +1,29 @@
-// Package pgtest gives tests a real PostgreSQL database: a fresh one per
-// test, on a throwaway server the package's tests share.
+// Package pgtest starts throwaway PostgreSQL servers: for tests, a fresh
+// database per test on a server the package's tests share; for the
+// benchmark (harness/bench), a server of its own that keeps PostgreSQL's
+// durable defaults.
 //
-// The server is the system's own PostgreSQL (initdb and postgres from
+// A server is the system's own PostgreSQL (initdb and postgres from
 // $PGTEST_BINDIR, else Debian's newest /usr/lib/postgresql/N/bin, else the
-// PATH), started by the first test that asks for a database. It listens on
-// 127.0.0.1 only, on a free port, and keeps its data, socket and log in a
-// temporary folder of its own; as root it runs as the postgres system user,
-// since initdb refuses root. It trusts every local connection and never
-// syncs to disk: it is for tests only, and its data is thrown away.
+// PATH). It listens on 127.0.0.1 only, on a free port, and keeps its data,
+// socket and log in a temporary folder of its own; as root it runs as the
+// postgres system user, since initdb refuses root. It trusts every local
+// connection, and its data is thrown away when it stops. On Linux it also
+// dies with the process that started it, should that be killed before
+// Stop.
 //
-// A package that uses it stops the server from its TestMain:
+// Tests call Database, which starts the shared server on first use; that
+// server never syncs to disk. A package that uses it stops the server from
+// its TestMain:
 //
 //	func TestMain(m *testing.M) {
 //		m.Run()
 //		pgtest.Stop()
 //	}
 //
-// On Linux the server also dies with the test process, should that be
-// killed before Stop.
+// Start gives a server of the caller's own, durable or not, pinned to CPUs
+// or not, with no testing.TB: NewDatabase makes its databases and Stop ends
+// it.
 package pgtest
 
 import (
@@ -45,12 +51,46 @@ import (
 // postgres, looked at before Debian's folders and the PATH.
 const BinDirEnv = "PGTEST_BINDIR"
 
+// Options say how Start runs a server.
+type Options struct {
+	// Durable keeps PostgreSQL's defaults: fsync, synchronous_commit and
+	// full_page_writes on, as for a measure of a commit on disk. Otherwise
+	// the server never syncs, as fits tests that create and drop a
+	// database each.
+	Durable bool
+	// CPUs pins the server to these CPUs (a taskset list such as "0-3");
+	// empty: not pinned.
+	CPUs string
+}
+
+// NoServerError says that PostgreSQL's binaries are absent, and where
+// they were looked for: no server can start, which is no failure of the
+// server's.
+type NoServerError struct {
+	Looked string // "no initdb and postgres in /usr/lib/postgresql/*/bin nor on the PATH"
+}
+
+func (e *NoServerError) Error() string {
+	return "PostgreSQL's binaries are absent (" + e.Looked + ")"
+}
+
+// Start initializes a cluster in a new temporary folder and starts its
+// server on a free loopback port, its unix socket in the folder. Without
+// the binaries, the error is a *NoServerError.
+func Start(o Options) (*Server, error) {
+	bin, why := binaries()
+	if bin == "" {
+		return nil, &NoServerError{Looked: why}
+	}
+	return start(bin, o)
+}
+
 // The package's shared server, started by the first Database and stopped
 // by Stop.
 var shared struct {
 	sync.Mutex
 	started bool
-	server  *server
+	server  *Server
 	// absent says why there is no server to start (no binaries): a skip
 	// outside CI, a failure in CI.
 	absent string
@@ -72,10 +112,9 @@ func Database(t testing.TB) string {
 	shared.Lock()
 	if !shared.started {
 		shared.started = true
-		if bin, why := binaries(); bin == "" {
-			shared.absent = why
-		} else {
-			shared.server, shared.err = start(bin)
+		var absent *NoServerError
+		if shared.server, shared.err = Start(Options{}); errors.As(shared.err, &absent) {
+			shared.absent, shared.err = absent.Looked, nil
 		}
 	}
 	s, absent, err := shared.server, shared.absent, shared.err
@@ -111,7 +150,7 @@ func Stop() {
 	shared.Lock()
 	defer shared.Unlock()
 	if shared.server != nil {
-		shared.server.stop()
+		shared.server.Stop()
 		shared.server = nil
 	}
 	if shared.err == nil && shared.absent == "" {
@@ -162,24 +201,24 @@ func newestFirst(bins []string) []string {
 	return bins
 }
 
-// server is one running PostgreSQL and the databases made on it.
-type server struct {
-	dir    string // the server's folder: data, socket, log
-	port   int
-	cmd    *exec.Cmd
-	exited chan struct{} // closed once cmd has exited
-	admin  *sql.DB       // on the postgres database, to create and drop the tests'
-	nextDB atomic.Int64
+// Server is one running PostgreSQL and the databases made on it.
+type Server struct {
+	dir     string // the server's folder: data, socket, log
+	port    int
+	version string // "PostgreSQL 15.8"; empty if postgres --version said otherwise
+	cmd     *exec.Cmd
+	exited  chan struct{} // closed once cmd has exited
+	admin   *sql.DB       // on the postgres database, to create and drop the tests'
+	nextDB  atomic.Int64
 	// drops are the databases of tests that ended, dropped in the
 	// background so that no test waits for it; stop waits for them.
 	drops   chan string
 	dropped sync.WaitGroup
 }
 
-// start initializes a cluster in a new temporary folder and starts its
-// server on a free loopback port, its unix socket in the folder. As root,
-// both run as the postgres system user: initdb refuses root.
-func start(bin string) (*server, error) {
+// start starts a server from the binaries in bin. As root, initdb and
+// postgres run as the postgres system user: initdb refuses root.
+func start(bin string, o Options) (*Server, error) {
 	var account *user.User
 	parent := "" // the system's temporary folder
 	if os.Geteuid() == 0 {
@@ -195,15 +234,15 @@ func start(bin string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &server{dir: dir, exited: make(chan struct{}), drops: make(chan string, 1024)}
-	if err := s.initialize(bin, account); err != nil {
+	s := &Server{dir: dir, exited: make(chan struct{}), drops: make(chan string, 1024)}
+	if err := s.initialize(bin, account, o); err != nil {
 		s.removeDir()
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *server) initialize(bin string, account *user.User) error {
+func (s *Server) initialize(bin string, account *user.User, o Options) error {
 	if account != nil {
 		if err := chownTo(s.dir, account); err != nil {
 			return err
@@ -211,14 +250,30 @@ func (s *server) initialize(bin string, account *user.User) error {
 	}
 	command := func(name string, args ...string) (*exec.Cmd, error) {
 		cmd := exec.Command(filepath.Join(bin, name), args...)
+		if o.CPUs != "" && name == "postgres" {
+			// taskset execs postgres: the process started is the server.
+			cmd = exec.Command("taskset", append([]string{"-c", o.CPUs, filepath.Join(bin, name)}, args...)...)
+		}
 		cmd.Dir = s.dir
 		cmd.Env = append(os.Environ(), "LC_ALL=C")
 		return cmd, runAs(cmd, account)
 	}
+	version, err := command("postgres", "--version")
+	if err != nil {
+		return err
+	}
+	if out, err := version.Output(); err == nil {
+		s.version = versionOf(string(out))
+	}
 	// Trust on loopback and the socket is enough for a throwaway server
-	// only this machine reaches; no sync, since its data is thrown away.
-	initdb, err := command("initdb", "-D", filepath.Join(s.dir, "data"), "-U", "postgres", "-A", "trust", "-E", "UTF8",
-		"--locale=C", "--no-sync", "--no-instructions")
+	// only this machine reaches; no sync unless durable, since its data is
+	// thrown away.
+	args := []string{"-D", filepath.Join(s.dir, "data"), "-U", "postgres", "-A", "trust", "-E", "UTF8",
+		"--locale=C", "--no-instructions"}
+	if !o.Durable {
+		args = append(args, "--no-sync")
+	}
+	initdb, err := command("initdb", args...)
 	if err != nil {
 		return err
 	}
@@ -237,7 +292,7 @@ func (s *server) initialize(bin string, account *user.User) error {
 	// A port can be taken between finding it free and the server binding
 	// it: try a few.
 	for range 3 {
-		if err = s.listen(command); err == nil {
+		if err = s.listen(command, o); err == nil {
 			s.dropped.Add(1)
 			go s.dropDatabases()
 			return nil
@@ -247,7 +302,7 @@ func (s *server) initialize(bin string, account *user.User) error {
 }
 
 // listen starts the server on a free port and waits until it answers.
-func (s *server) listen(command func(string, ...string) (*exec.Cmd, error)) error {
+func (s *Server) listen(command func(string, ...string) (*exec.Cmd, error), o Options) error {
 	port, err := freePort()
 	if err != nil {
 		return err
@@ -257,16 +312,20 @@ func (s *server) listen(command func(string, ...string) (*exec.Cmd, error)) erro
 		return err
 	}
 	defer logFile.Close()
-	cmd, err := command("postgres", "-D", filepath.Join(s.dir, "data"), "-p", strconv.Itoa(port),
-		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+filepath.Join(s.dir, "socket"),
-		// Replicas of a store, pools of several connections each, in
-		// concurrent tests.
-		"-c", "max_connections=200",
-		// A throwaway server: creating and dropping a database per test
-		// waits on checkpoints' fsyncs otherwise. What the tests check of
-		// durability is a committed transaction; flushing it to a disk is
-		// the server's own promise, not theirs to test.
-		"-c", "fsync=off", "-c", "full_page_writes=off")
+	args := []string{"-D", filepath.Join(s.dir, "data"), "-p", strconv.Itoa(port),
+		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + filepath.Join(s.dir, "socket")}
+	if !o.Durable {
+		args = append(args,
+			// Replicas of a store, pools of several connections each, in
+			// concurrent tests.
+			"-c", "max_connections=200",
+			// A throwaway server: creating and dropping a database per
+			// test waits on checkpoints' fsyncs otherwise. What the tests
+			// check of durability is a committed transaction; flushing it
+			// to a disk is the server's own promise, not theirs to test.
+			"-c", "fsync=off", "-c", "full_page_writes=off")
+	}
+	cmd, err := command("postgres", args...)
 	if err != nil {
 		return err
 	}
@@ -295,13 +354,13 @@ func (s *server) listen(command func(string, ...string) (*exec.Cmd, error)) erro
 		select {
 		case <-exited:
 			_ = admin.Close()
-			return fmt.Errorf("postgres exited at start: %s", s.logTail())
+			return fmt.Errorf("postgres exited at start: %s", s.LogTail())
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			_ = admin.Close()
 			s.stopProcess()
-			return fmt.Errorf("postgres not ready in 60 s: %v: %s", err, s.logTail())
+			return fmt.Errorf("postgres not ready in 60 s: %v: %s", err, s.LogTail())
 		}
 	}
 }
@@ -315,13 +374,27 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func (s *server) url(database string) string {
+// versionOf is "PostgreSQL 15.8" of postgres --version's "postgres
+// (PostgreSQL) 15.8 (Debian 15.8-0+deb12u1)"; empty if it says otherwise.
+func versionOf(out string) string {
+	_, v, ok := strings.Cut(strings.TrimSpace(out), "(PostgreSQL) ")
+	if fields := strings.Fields(v); ok && len(fields) > 0 {
+		return "PostgreSQL " + fields[0]
+	}
+	return ""
+}
+
+// Version is the server's "PostgreSQL 15.8"; empty if its postgres
+// --version did not say.
+func (s *Server) Version() string { return s.version }
+
+func (s *Server) url(database string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, database)
 }
 
-// logTail is the end of the server's log, for an error that says why it
-// did not start.
-func (s *server) logTail() string {
+// LogTail is the end of the server's log, for an error that says why it
+// did not start or failed.
+func (s *Server) LogTail() string {
 	data, _ := os.ReadFile(filepath.Join(s.dir, "postgres.log"))
 	if len(data) > 4000 {
 		data = data[len(data)-4000:]
@@ -329,17 +402,37 @@ func (s *server) logTail() string {
 	return strings.TrimSpace(string(data))
 }
 
-// newDatabase creates a fresh database for t, dropped once t has ended,
-// and returns its URL.
-func (s *server) newDatabase(t testing.TB) string {
-	t.Helper()
-	name := fmt.Sprintf("test_%d", s.nextDB.Add(1))
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+// NewDatabase creates a fresh, empty database and returns its URL. It
+// lasts as long as the server.
+func (s *Server) NewDatabase(ctx context.Context) (url string, err error) {
+	name, err := s.create(ctx, "db")
+	if err != nil {
+		return "", err
+	}
+	return s.url(name), nil
+}
+
+// create creates a fresh database named after prefix and returns its
+// name.
+func (s *Server) create(ctx context.Context, prefix string) (string, error) {
+	name := fmt.Sprintf("%s_%d", prefix, s.nextDB.Add(1))
 	// From template0, which takes no connections: copying template1 fails
 	// while any session is connected to it.
 	if _, err := s.admin.ExecContext(ctx, "CREATE DATABASE "+name+" TEMPLATE template0"); err != nil {
-		t.Fatalf("create database %s: %v", name, err)
+		return "", fmt.Errorf("create database %s: %w", name, err)
+	}
+	return name, nil
+}
+
+// newDatabase creates a fresh database for t, dropped once t has ended,
+// and returns its URL.
+func (s *Server) newDatabase(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	name, err := s.create(ctx, "test")
+	if err != nil {
+		t.Fatalf("%v", err)
 	}
 	// Cleanups run last registered first: this one runs after the test's
 	// own, which close what it opened on the database.
@@ -350,7 +443,7 @@ func (s *server) newDatabase(t testing.TB) string {
 // dropDatabases drops each test's database once the test has ended: a
 // database per test, over repeated runs of a suite, would otherwise fill
 // the disk. FORCE ends a connection a failed test left open.
-func (s *server) dropDatabases() {
+func (s *Server) dropDatabases() {
 	defer s.dropped.Done()
 	for name := range s.drops {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -361,9 +454,9 @@ func (s *server) dropDatabases() {
 	}
 }
 
-// stop waits for the databases being dropped, shuts the server down and
-// removes its folder.
-func (s *server) stop() {
+// Stop waits for the tests' databases being dropped, shuts the server
+// down and removes its folder.
+func (s *Server) Stop() {
 	if s.admin != nil {
 		close(s.drops)
 		s.dropped.Wait()
@@ -377,7 +470,7 @@ func (s *server) stop() {
 // which ends the sessions and leaves no shared memory behind. Where a
 // process cannot be sent it (Windows), or the server is stuck, it is
 // killed.
-func (s *server) stopProcess() {
+func (s *Server) stopProcess() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
@@ -392,7 +485,7 @@ func (s *server) stopProcess() {
 	}
 }
 
-func (s *server) removeDir() {
+func (s *Server) removeDir() {
 	if err := os.RemoveAll(s.dir); err != nil {
 		fmt.Fprintf(os.Stderr, "pgtest: remove %s: %v\n", s.dir, err)
 	}

@@ -73,30 +73,72 @@ func TestDatabase(t *testing.T) {
 // TestStop: a server stopped has exited, freed its port and left no
 // folder, the databases of its ended tests dropped first.
 func TestStop(t *testing.T) {
-	bin, why := binaries()
-	if bin == "" {
-		t.Skip(why)
-	}
-	s, err := start(bin)
-	require.NoError(t, err)
+	s := startOrSkip(t, Options{})
 	t.Run("a test", func(t *testing.T) {
 		db := connect(t, s.newDatabase(t))
 		require.NoError(t, db.PingContext(context.Background()))
 	})
-	s.stop()
+	s.Stop()
 
 	select {
 	case <-s.exited:
 	default:
 		t.Fatal("the server is still running")
 	}
-	_, err = os.Stat(s.dir)
+	_, err := os.Stat(s.dir)
 	assert.ErrorIs(t, err, os.ErrNotExist, "its folder is removed")
 	conn, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)), time.Second)
 	if err == nil {
 		_ = conn.Close()
 	}
 	assert.Error(t, err, "nothing listens on its port")
+}
+
+// startOrSkip starts a server of t's own, skipping t without the
+// binaries.
+func startOrSkip(t *testing.T, o Options) *Server {
+	t.Helper()
+	s, err := Start(o)
+	var absent *NoServerError
+	if errors.As(err, &absent) {
+		t.Skip(err)
+	}
+	require.NoError(t, err)
+	return s
+}
+
+// TestDurable: a durable server keeps PostgreSQL's defaults, syncing to
+// disk, and makes databases without a testing.TB; the tests' server does
+// not sync.
+func TestDurable(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		durable bool
+		fsync   string
+	}{{true, "on"}, {false, "off"}} {
+		t.Run("durable="+strconv.FormatBool(tt.durable), func(t *testing.T) {
+			s := startOrSkip(t, Options{Durable: tt.durable})
+			defer s.Stop()
+			assert.Regexp(t, `^PostgreSQL \d+(\.\d+)*`, s.Version())
+			u, err := s.NewDatabase(ctx)
+			require.NoError(t, err)
+			db := connect(t, u)
+			for name, want := range map[string]string{"fsync": tt.fsync, "full_page_writes": tt.fsync} {
+				var got string
+				require.NoError(t, db.QueryRowContext(ctx, "SHOW "+name).Scan(&got))
+				assert.Equal(t, want, got, name)
+			}
+			require.NoError(t, db.Close())
+		})
+	}
+}
+
+// TestVersionOf: the version is read from postgres --version.
+func TestVersionOf(t *testing.T) {
+	assert.Equal(t, "PostgreSQL 15.8", versionOf("postgres (PostgreSQL) 15.8 (Debian 15.8-0+deb12u1)\n"))
+	assert.Equal(t, "PostgreSQL 17.2", versionOf("postgres (PostgreSQL) 17.2"))
+	assert.Empty(t, versionOf("postgres (PostgreSQL) "))
+	assert.Empty(t, versionOf("something else"))
 }
 
 // verdict is a testing.TB that records a skip or a failure instead of

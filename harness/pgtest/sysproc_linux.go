@@ -9,9 +9,9 @@ import (
 	"syscall"
 )
 
-// runAs makes cmd run as account (nil: as this process), and die with the
-// test process: a PostgreSQL left running by a killed test would hold its
-// port, its folder and its shared memory.
+// runAs makes cmd run as account (nil: as this process), and die with
+// this process: a PostgreSQL left running by a killed test or benchmark
+// would hold its port, its folder and its shared memory.
 func runAs(cmd *exec.Cmd, account *user.User) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if account == nil {
