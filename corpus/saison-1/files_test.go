@@ -1,4 +1,4 @@
-package season_test
+package saison_test
 
 import (
 	"os"
@@ -12,8 +12,9 @@ import (
 	_ "github.com/arkforge/proveit-corpus/tools/tracks/all"
 )
 
-// Each track's files are where their names say, from the repository's
-// root: the statements, the key, the record and the scoring section.
+// Each track's files are where tools/season names them, from the
+// repository's root: the statements, the key, the record and the frozen
+// scoring section.
 func TestTrackFilesExist(t *testing.T) {
 	root := filepath.Join("..", "..")
 	for _, track := range corpus.Tracks {
