@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -288,41 +290,57 @@ func (r *rehearsal) participantSteps() []step {
 	}
 }
 
-// operatorSteps are the close, once the season has closed: each track
-// exported from the service's database, the key and salt the service
-// then publishes, the proofs fetched, the Index built and re-derived, and
-// the participant's receipt checked against what the close published.
+// operatorSteps are the close, once the season has closed: the
+// timeline's own blocks (docs/operating.md, steps 6 to 8), with the
+// rehearsal's values written in: each track exported from the service's
+// database with the key and salt the service then publishes, the proofs
+// fetched, the Index built and re-derived; then the participant's receipt
+// checked against what the close published.
 func (r *rehearsal) operatorSteps() []step {
-	proveit := shellQuote(rel(r.cfg.proveit))
-	database := shellQuote(rel(r.database))
+	vars := maps.Clone(r.op.vars)
 	if storeKind(r.database) == "on PostgreSQL" {
-		database = "'<the -database URL>'" // never printed: it may hold a password
+		vars["DATABASE"] = "<the -database URL>" // never printed: it may hold a password
 	}
-	seasonDir, trust, site := shellQuote(rel(r.season)), shellQuote(rel(r.trust)), shellQuote(rel(r.site))
-	var closes, published []string
-	proofIDs := ""
+	block := func(name string, extra map[string]string) []string {
+		all := maps.Clone(vars)
+		maps.Copy(all, extra)
+		return r.commandsOf(name, all)
+	}
+	var closes []string
 	for _, tp := range r.tracks {
-		name := tp.track.Name
-		closes = append(closes, proveit+" close -track "+name+" -database "+database+" -receipt-key "+shellQuote(filepath.Join(r.private, "receipt.key"))+
-			" -record "+shellQuote(rel(filepath.Join(r.dir(tp), "preenregistrement.json")))+" -o "+seasonDir)
-		for _, f := range []string{"cle.json", "sel"} {
-			published = append(published, "curl -sf -o "+shellQuote(rel(filepath.Join(r.dir(tp), f)))+" "+
-				r.serviceURL+"/v1/season/"+strconv.Itoa(seasonNumber)+"/"+name+"/"+f)
-		}
-		proofIDs += " " + tp.recordProof
+		closes = append(closes, block("close", r.trackVars(tp))...)
 	}
+	proveit := shellQuote(rel(r.cfg.proveit))
+	seasonDir := shellQuote(rel(r.season))
 	return []step{
-		{"Export each track from the season service's database into the season folder.", closes},
-		{"Read each track's key and salt from the service, which publishes them once the closing has passed.", published},
-		{"Fetch the views of the records' proofs and of every exported submission's from Trust Layer and its Rekor log.", []string{
-			proveit + " proofs fetch -views " + shellQuote(rel(filepath.Join(r.season, "views"))) + " -trust-layer " + r.trustLayerURL + " -rekor " + r.rekorURL +
-				proofIDs + " " + seasonDir + "/*/soumissions/*/*.json"}},
-		{"Build the Index, then re-derive it cell by cell.", []string{
-			proveit + " index -season " + seasonDir + " -o " + site + " -trust " + trust,
-			proveit + " index -check " + site + " -season " + seasonDir + " -trust " + trust}},
+		{"Export each track from the season service's database into the season folder, then read its key and salt from the service, which publishes them once the closing has passed.", closes},
+		{"Fetch the views of the records' proofs and of every exported submission's from Trust Layer and its Rekor log.", block("fetch", nil)},
+		{"Build the Index, then re-derive it cell by cell.", block("index", nil)},
 		{"The participant checks its receipt against what the close published, with the season's receipt key (cle_recus).", []string{
 			proveit + " receipt -season " + seasonDir + " -key " + r.receiptKey + " " + shellQuote(rel(filepath.Join(r.work, "recu-"+r.task+".json")))}},
 	}
+}
+
+// quotedWord is a double-quoted word of the timeline's blocks.
+var quotedWord = regexp.MustCompile(`"([^"]*)"`)
+
+// commandsOf is a timeline block as commands a person types here: each
+// continued line joined, every variable written in with its value (a
+// quoted word quoted as this shell needs), and bin/proveit the toolbox
+// the rehearsal runs.
+func (r *rehearsal) commandsOf(name string, vars map[string]string) []string {
+	text := strings.ReplaceAll(r.op.timeline[name], "\\\n", "")
+	expand := func(s string) string { return os.Expand(s, func(v string) string { return vars[v] }) }
+	var commands []string
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		line = quotedWord.ReplaceAllStringFunc(line, func(w string) string { return shellQuote(expand(strings.Trim(w, `"`))) })
+		line = strings.Join(strings.Fields(expand(line)), " ")
+		if rest, ok := strings.CutPrefix(line, "bin/proveit "); ok {
+			line = shellQuote(rel(r.cfg.proveit)) + " " + rest
+		}
+		commands = append(commands, line)
+	}
+	return commands
 }
 
 // page is what the rehearsal prints once the season is open.
@@ -336,7 +354,7 @@ func (r *rehearsal) page() string {
 		"brackets is yours to fill in from the first step that names it: the member of that name in its JSON answer,\n" +
 		"or the line proveit printed.\n\n")
 	writeSteps(&b, r.participantSteps())
-	fmt.Fprintf(&b, "\nThe operator's close, once the season has closed at %s, from this folder:\n\n", seal.FormatUTC(r.closing))
+	fmt.Fprintf(&b, "\nThe operator's close, once the season has closed at %s, from this folder: docs/operating.md's timeline, steps 6 to 8, with this rehearsal's values:\n\n", seal.FormatUTC(r.closing))
 	writeSteps(&b, r.operatorSteps())
 	until := "Ctrl-C"
 	if !r.deadline.IsZero() {

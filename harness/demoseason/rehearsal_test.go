@@ -118,8 +118,8 @@ func TestRehearsal(t *testing.T) {
 	rec, err := receipt.Decode("recu", accepted.Receipt)
 	require.NoError(t, err)
 	operator := parseSteps(operatorPart)
-	require.Len(t, operator, 5, operatorPart)
-	words := strings.Fields(operator[4].commands[0])
+	require.Len(t, operator, 4, operatorPart)
+	words := strings.Fields(operator[3].commands[0])
 	key := words[slices.Index(words, "-key")+1]
 	pub, err := base64.StdEncoding.DecodeString(key)
 	require.NoError(t, err)
