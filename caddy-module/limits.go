@@ -314,8 +314,11 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 			}
 			return limited, nil
 		}
+		// Counted before the close, so that a caller that sees its
+		// connection closed finds it counted.
+		n := l.limits.counts.refused.Add(1)
 		_ = conn.Close()
-		if n := l.limits.counts.refused.Add(1); n&(n-1) == 0 { // 1, 2, 4, 8...: a flood writes a few lines
+		if n&(n-1) == 0 { // 1, 2, 4, 8...: a flood writes a few lines
 			l.limits.logger.Warn("connections refused: address over its cap",
 				zap.String("address", key.String()), zap.Int("cap", l.limits.ConnectionsPerAddress),
 				zap.Int64("refused_since_start", n))
