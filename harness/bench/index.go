@@ -223,6 +223,24 @@ func (r *indexRun) targets() []target {
 	}
 }
 
+// printPart prints one part of the benchmark alone: its section of
+// docs/performance.md, from data, and whether each goal was met.
+func printPart(section string, data any, targets []target) error {
+	var w bytes.Buffer
+	if err := performancePage.ExecuteTemplate(&w, section, data); err != nil {
+		return err
+	}
+	for _, t := range targets {
+		met := "missed"
+		if t.Met {
+			met = "met"
+		}
+		fmt.Fprintf(&w, "- %s: %s, %s\n", t.Name, t.Measured, met)
+	}
+	_, err := os.Stdout.Write(w.Bytes())
+	return err
+}
+
 // onlyIndex runs the Index's part alone and prints its section and goals,
 // writing no document.
 func (b *bench) onlyIndex() error {
@@ -230,17 +248,5 @@ func (b *bench) onlyIndex() error {
 	if err != nil {
 		return err
 	}
-	var w bytes.Buffer
-	if err := performancePage.ExecuteTemplate(&w, "index", r); err != nil {
-		return err
-	}
-	for _, t := range r.targets() {
-		met := "missed"
-		if t.Met {
-			met = "met"
-		}
-		fmt.Fprintf(&w, "- %s: %s, %s\n", t.Name, t.Measured, met)
-	}
-	_, err = os.Stdout.Write(w.Bytes())
-	return err
+	return printPart("index", r, r.targets())
 }

@@ -400,17 +400,5 @@ func (b *bench) onlySeason() error {
 	if err != nil {
 		return err
 	}
-	var w bytes.Buffer
-	if err := performancePage.ExecuteTemplate(&w, "season", r); err != nil {
-		return err
-	}
-	for _, t := range r.targets() {
-		met := "missed"
-		if t.Met {
-			met = "met"
-		}
-		fmt.Fprintf(&w, "- %s: %s, %s\n", t.Name, t.Measured, met)
-	}
-	_, err = os.Stdout.Write(w.Bytes())
-	return err
+	return printPart("season", r, r.targets())
 }
