@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/tools/seasonservice"
+	"github.com/arkforge/proveit-corpus/tools/seasonstore"
 	"io"
 	"net"
 	"net/http"
@@ -455,7 +456,7 @@ func (d *demo) checkLogs(apiKeys map[string]string) error {
 // storeKind names the season service's database for the demo's output,
 // never its URL, which may hold a password.
 func storeKind(database string) string {
-	if strings.HasPrefix(database, "postgres://") || strings.HasPrefix(database, "postgresql://") {
+	if seasonstore.IsPostgres(database) {
 		return "on PostgreSQL"
 	}
 	return "on SQLite"
