@@ -32,6 +32,14 @@ type dialect struct {
 	// writeTx and readTx are the transactions' options: a write reads the
 	// latest committed rows under its locks; an export reads one snapshot.
 	writeTx, readTx *sql.TxOptions
+	// uncut: a write transaction, once it has its connection, runs to its
+	// commit or its own error, whatever becomes of its caller's context.
+	// On SQLite a statement on the local file is bounded by busy_timeout
+	// already, and a cancellable context costs the driver a goroutine per
+	// statement, spawned inside the write lock every other writer waits
+	// for. A PostgreSQL server is across a network: its caller's context
+	// bounds the wait.
+	uncut bool
 	// numbered rewrites the ? placeholders as $1, $2...
 	numbered bool
 	// constraint names the UNIQUE constraint an insert broke, "" for any
@@ -175,13 +183,22 @@ func (s *sqlStore) q(query string) string {
 }
 
 // write runs fn in a write transaction and commits it: once write returns
-// nil, what fn wrote is on disk.
-func (s *sqlStore) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.writer.BeginTx(ctx, s.writeTx)
+// nil, what fn wrote is on disk. fn runs its statements with the context
+// it is given (see dialect.uncut).
+func (s *sqlStore) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	conn, err := s.writer.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("seasonstore: begin: %w", err)
 	}
-	if err := fn(tx); err != nil {
+	defer conn.Close()
+	if s.uncut {
+		ctx = context.WithoutCancel(ctx)
+	}
+	tx, err := conn.BeginTx(ctx, s.writeTx)
+	if err != nil {
+		return fmt.Errorf("seasonstore: begin: %w", err)
+	}
+	if err := fn(ctx, tx); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -226,7 +243,7 @@ func (s *sqlStore) Enroll(ctx context.Context, in NewEnrollment) (index.Enrollme
 		if drawn {
 			e.ID = newEnrollmentID()
 		}
-		err = s.write(ctx, func(tx *sql.Tx) error {
+		err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 			// The track's row exists from its first enrollment on.
 			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO tracks (season, track) VALUES (?, ?) ON CONFLICT (season, track) DO NOTHING`), in.Season, in.Track); err != nil {
 				return fmt.Errorf("seasonstore: add the track: %w", err)
@@ -354,7 +371,7 @@ func (s *sqlStore) Submit(ctx context.Context, in NewSubmission, receipt Receipt
 	sum := sha256.Sum256(in.Body)
 	digest := hex.EncodeToString(sum[:])
 	var out Accepted
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// The enrollment's track never changes: read it unlocked, then take
 		// the locks in the one order every transaction takes them, the
 		// track's before the enrollment's.
@@ -459,7 +476,7 @@ func (s *sqlStore) CloseTrack(ctx context.Context, season int, track string, at 
 		return time.Time{}, &InvalidError{"closed_at", "want the time of the close"}
 	}
 	var closedAt sql.NullString
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// The update takes the track's row exclusively: it waits for every
 		// submission holding it shared, and those after see it closed.
 		return tx.QueryRowContext(ctx, s.q(`INSERT INTO tracks (season, track, closed_at) VALUES (?, ?, ?)

@@ -248,6 +248,40 @@ func TestSubmit(t *testing.T) {
 
 var errSigner = errors.New("the receipt key is unavailable")
 
+// A caller that leaves while its submission's transaction runs: on SQLite
+// the transaction runs to its commit, so the version is recorded with the
+// receipt built for it, and the same bytes sent again get that receipt; on
+// PostgreSQL the caller's context ends the transaction and nothing is
+// recorded. Either way, never half a version.
+func TestCallerLeavesMidTransaction(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, db *testDB) {
+		s := db.open(t)
+		alice, err := s.Enroll(context.Background(), participant(conformite))
+		require.NoError(t, err)
+		var r receipts
+		ctx, leave := context.WithCancel(context.Background())
+		in := submission(alice.ID, "conf-01", 1)
+		_, err = s.Submit(ctx, in, func(f ReceiptFacts) ([]byte, error) {
+			leave() // inside the transaction, before its insert
+			return r.build(f)
+		})
+		out, counted, _ := exported(t, s, conformite)
+		switch db.backend {
+		case "sqlite":
+			require.NoError(t, err)
+			require.Len(t, out.Receipts, 1, "the version is recorded")
+			again, err := s.Submit(context.Background(), in, r.build)
+			require.NoError(t, err)
+			assert.False(t, again.Recorded)
+			assert.JSONEq(t, string(out.Receipts[0]), string(again.Receipt), "the resend gets the receipt recorded")
+		case "postgres":
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Empty(t, out.Receipts, "nothing is recorded")
+			assert.Empty(t, counted)
+		}
+	})
+}
+
 // Many versions of one task at once, through two replicas: each is
 // recorded, exactly one replaces nothing, and the export counts the last.
 func TestConcurrentVersionsOfOneTask(t *testing.T) {
