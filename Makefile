@@ -132,16 +132,21 @@ vet:
 	@built=$$(git ls-files -z | xargs -0 sh -c 'for f; do case $$(od -An -tx1 -N4 "$$f" 2>/dev/null | tr -d " \n") in 7f454c46|cffaedfe|cefaedfe|feedfacf|feedface|cafebabe|4d5a*) echo "$$f";; esac; done' sh); \
 	test -z "$$built" || { echo "$$built"; echo "vet: the tracked files above are build output (executables): git rm --cached them"; exit 1; }
 
+# Test binaries are linked without DWARF (-ldflags=-w): a debugger's tables,
+# which no test reads and a panic's trace does not need, take about a
+# third of each link, and make test links some sixty binaries.
+TEST_LINK := -ldflags=-w
+
 unit: build
-	CORPUS_CADDY_BIN=$(abspath $(CADDY)) CORPUS_PROVEIT_BIN=$(abspath $(PROVEIT)) $(GO) test -count=1 ./...
+	CORPUS_CADDY_BIN=$(abspath $(CADDY)) CORPUS_PROVEIT_BIN=$(abspath $(PROVEIT)) $(GO) test $(TEST_LINK) -count=1 ./...
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzCheckTarget$$' -fuzztime $(FUZZ_TARGET_EXECS) ./corpus
-	$(GO) test -run '^$$' -fuzz '^FuzzParseCanonical$$' -fuzztime $(FUZZ_JSON_EXECS) ./manifest/pyjson
-	$(GO) test -run '^$$' -fuzz '^FuzzNodeReadsAsTheTree$$' -fuzztime $(FUZZ_PROOF_EXECS) ./manifest/pyjson
-	$(GO) test -run '^$$' -fuzz '^FuzzParseView$$' -fuzztime $(FUZZ_PROOF_EXECS) ./tools/proofs
-	$(GO) test -run '^$$' -fuzz '^FuzzRekorEntry$$' -fuzztime $(FUZZ_PROOF_EXECS) ./tools/proofs
-	$(GO) test -run '^$$' -fuzz '^FuzzToken$$' -fuzztime $(FUZZ_PROOF_EXECS) ./tools/proofs
+	$(GO) test $(TEST_LINK) -run '^$$' -fuzz '^FuzzCheckTarget$$' -fuzztime $(FUZZ_TARGET_EXECS) ./corpus
+	$(GO) test $(TEST_LINK) -run '^$$' -fuzz '^FuzzParseCanonical$$' -fuzztime $(FUZZ_JSON_EXECS) ./manifest/pyjson
+	$(GO) test $(TEST_LINK) -run '^$$' -fuzz '^FuzzNodeReadsAsTheTree$$' -fuzztime $(FUZZ_PROOF_EXECS) ./manifest/pyjson
+	$(GO) test $(TEST_LINK) -run '^$$' -fuzz '^FuzzParseView$$' -fuzztime $(FUZZ_PROOF_EXECS) ./tools/proofs
+	$(GO) test $(TEST_LINK) -run '^$$' -fuzz '^FuzzRekorEntry$$' -fuzztime $(FUZZ_PROOF_EXECS) ./tools/proofs
+	$(GO) test $(TEST_LINK) -run '^$$' -fuzz '^FuzzToken$$' -fuzztime $(FUZZ_PROOF_EXECS) ./tools/proofs
 
 verify: $(PROVEIT)
 	$(PROVEIT) verify

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -313,10 +314,16 @@ func always(checks []probe.Check) func() []probe.Check {
 	return func() []probe.Check { return checks }
 }
 
-// scaled shortens a duration under go test -short.
+// scaled is the length of a load or of a pause within one: as written
+// when the run writes docs/reliability.md (make reliability), whose figures
+// are those of the full runs; half of it otherwise (make test), the same
+// checks over fewer requests; a quarter under go test -short.
 func scaled(d time.Duration) time.Duration {
-	if testing.Short() {
+	switch {
+	case os.Getenv(reportEnv) != "":
+		return d
+	case testing.Short():
 		return d / 4
 	}
-	return d
+	return d / 2
 }
