@@ -193,10 +193,7 @@ func copyCheckout(t *testing.T, u *user.User) string {
 	bin := filepath.Join(dst, "bin")
 	require.NoError(t, os.Mkdir(bin, 0o755))
 	copyFile(t, servertest.Binary(t), filepath.Join(bin, "caddy"))
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "proveit"), "./tools/proveit")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	copyFile(t, servertest.Toolbox(t), filepath.Join(bin, "proveit"))
 	later := time.Now().Add(time.Minute)
 	for _, name := range []string{"caddy", "proveit"} {
 		require.NoError(t, os.Chtimes(filepath.Join(bin, name), later, later))

@@ -34,11 +34,7 @@ func TestLoopbackRecipe(t *testing.T) {
 	require.NotNil(t, m, "docs/operating.md has the loopback recipe")
 	recipe := string(m[1])
 
-	proveit := filepath.Join(t.TempDir(), "proveit")
-	build := exec.Command("go", "build", "-o", proveit, "./tools/proveit")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	proveit := servertest.Toolbox(t)
 	nginxDir := filepath.Dir(nginx)
 	checkout := privateCheckout(t, root)
 

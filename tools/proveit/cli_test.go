@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -196,29 +195,10 @@ func deadAddress(t *testing.T) string {
 	return fmt.Sprintf("127.0.0.1:%d", servertest.FreePort(t))
 }
 
-var (
-	buildOnce sync.Once
-	binary    string
-	buildErr  error
-)
-
-// builtBinary is bin/proveit as `make build` builds it, built once into a
-// temporary folder from this package.
+// builtBinary is bin/proveit as make build builds it: the one make test
+// names, or one built once for this test process (servertest.Toolbox).
 func builtBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "proveit-cli-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binary = filepath.Join(dir, "proveit")
-		if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	require.NoError(t, buildErr)
-	return binary
+	return servertest.Toolbox(t)
 }
 
 // TestBinary runs the built binary for a row of each exit status: the
