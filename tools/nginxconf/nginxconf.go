@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
 	"github.com/arkforge/proveit-corpus/manifest"
@@ -88,6 +89,11 @@ type Corpus struct {
 	Root     string
 }
 
+// PassOver is how long the frontal passes over a replica that failed a
+// call (nginx's fail_timeout) before trying it again: a replica back up is
+// served again at most this long after.
+const PassOver = 2 * time.Second
+
 //go:embed vhost.conf.tmpl
 var vhostTemplate string
 
@@ -95,6 +101,7 @@ var vhost = template.Must(template.New("vhost").Funcs(template.FuncMap{
 	"quote":   quote,
 	"literal": literal,
 	"join":    strings.Join,
+	"seconds": func(d time.Duration) int { return int(d / time.Second) },
 }).Parse(vhostTemplate))
 
 // vhostData is what the template is filled with.
@@ -107,6 +114,7 @@ type vhostData struct {
 	RequestLinePattern                 string
 	HostPattern, ReferencePattern      string
 	Resources                          []resourceFile
+	PassOver                           time.Duration
 }
 
 type resourceFile struct {
@@ -125,6 +133,7 @@ func Generate(o Options) ([]byte, error) {
 		RequestLinePattern: "~" + requestLinePattern,
 		HostPattern:        "~*" + hostPattern(o.Hosts),
 		ReferencePattern:   referencePattern(),
+		PassOver:           PassOver,
 	}
 	var sums []string
 	owners := map[string]int{}
