@@ -55,6 +55,7 @@ type dialect struct {
 // The statements of a submission's transaction, the store's hot path:
 // prepared once when the store opens, so that a deadline's transactions,
 // which take turns at the write lock, do not parse them again inside it.
+// The export reads a track's close with selectTrackClosed too, on a reader.
 const (
 	selectEnrollmentTrack = `SELECT season, track FROM enrollments WHERE id = ?`
 	selectTrackClosed     = `SELECT closed_at FROM tracks WHERE season = ? AND track = ?`
@@ -502,7 +503,7 @@ func (s *sqlStore) Export(ctx context.Context, season int, track string, counted
 
 	out := &Export{Enrollments: index.Enrollments{Season: season, Track: track, Enrollments: []index.Enrollment{}}, Receipts: []json.RawMessage{}}
 	var closedAt sql.NullString
-	err = tx.QueryRowContext(ctx, s.q(`SELECT closed_at FROM tracks WHERE season = ? AND track = ?`), season, track).Scan(&closedAt)
+	err = tx.QueryRowContext(ctx, s.q(selectTrackClosed), season, track).Scan(&closedAt)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("seasonstore: read the track: %w", err)
 	}
