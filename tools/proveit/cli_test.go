@@ -195,17 +195,11 @@ func deadAddress(t *testing.T) string {
 	return fmt.Sprintf("127.0.0.1:%d", servertest.FreePort(t))
 }
 
-// builtBinary is bin/proveit as make build builds it: the one make test
-// names, or one built once for this test process (servertest.Toolbox).
-func builtBinary(t *testing.T) string {
-	return servertest.Toolbox(t)
-}
-
 // TestBinary runs the built binary for a row of each exit status: the
 // status is the process's, the help on standard output, errors on standard
 // error.
 func TestBinary(t *testing.T) {
-	bin := builtBinary(t)
+	bin := servertest.Toolbox(t) // bin/proveit as make build builds it
 	repo, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	dead := "http://" + deadAddress(t)

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/arkforge/proveit-corpus/harness/servertest"
 	"github.com/arkforge/proveit-corpus/tools/proofs/fetch"
 )
 
@@ -73,7 +74,7 @@ func TestProofsFetchBinary(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no interrupt to send a process here")
 	}
-	bin := builtBinary(t)
+	bin := servertest.Toolbox(t)
 	out, err := exec.Command(bin, "-version").Output()
 	require.NoError(t, err)
 	version := strings.TrimPrefix(strings.TrimSpace(string(out)), "proveit ")
