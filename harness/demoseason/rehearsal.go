@@ -19,6 +19,7 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/atomicfile"
 	"github.com/arkforge/proveit-corpus/tools/seal"
 	"github.com/arkforge/proveit-corpus/tools/season"
+	"github.com/arkforge/proveit-corpus/tools/seasonstore"
 )
 
 // The dress rehearsal (make rehearsal, -rehearse): the demo's start, then
@@ -298,7 +299,7 @@ func (r *rehearsal) participantSteps() []step {
 // checked against what the close published.
 func (r *rehearsal) operatorSteps() []step {
 	vars := maps.Clone(r.op.vars)
-	if storeKind(r.database) == "on PostgreSQL" {
+	if seasonstore.IsPostgres(r.database) {
 		vars["DATABASE"] = "<the -database URL>" // never printed: it may hold a password
 	}
 	block := func(name string, extra map[string]string) []string {
@@ -367,7 +368,7 @@ func (r *rehearsal) page() string {
 // databaseName is the database as the page names it: a SQLite file's
 // path, never a PostgreSQL URL.
 func databaseName(database string) string {
-	if storeKind(database) == "on PostgreSQL" {
+	if seasonstore.IsPostgres(database) {
 		return "the -database URL"
 	}
 	return rel(database)

@@ -23,13 +23,6 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/receipt"
 )
 
-// pageStep is a step as the rehearsal's page prints it: its number's
-// line, then its commands, each on a line indented by four spaces.
-type pageStep struct {
-	about    string
-	commands []string
-}
-
 // placeholder is a word the page leaves to the person: <api_key>, <did>.
 var placeholder = regexp.MustCompile(`<([a-z_]+)>`)
 
@@ -160,15 +153,16 @@ func TestRehearsal(t *testing.T) {
 	}
 }
 
-// parseSteps reads numbered steps: a line "N. what it does", then its
-// commands, each on a line indented by four spaces.
-func parseSteps(text string) []pageStep {
-	var steps []pageStep
+// parseSteps reads numbered steps as writeSteps writes them: a line "N.
+// what it does", then its commands, each on a line indented by four
+// spaces.
+func parseSteps(text string) []step {
+	var steps []step
 	number := regexp.MustCompile(`^\d+\. `)
 	for _, line := range strings.Split(text, "\n") {
 		switch {
 		case number.MatchString(line):
-			steps = append(steps, pageStep{about: line})
+			steps = append(steps, step{about: line})
 		case strings.HasPrefix(line, "    ") && len(steps) > 0:
 			steps[len(steps)-1].commands = append(steps[len(steps)-1].commands, strings.TrimPrefix(line, "    "))
 		}

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -45,14 +46,7 @@ func readTimeline(repo string) (timeline, error) {
 }
 
 // names are the blocks' names, sorted.
-func (t timeline) names() []string {
-	names := make([]string, 0, len(t))
-	for name := range t {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
+func (t timeline) names() []string { return slices.Sorted(maps.Keys(t)) }
 
 // operator runs the timeline's blocks as an operator types them: bash, from
 // a folder laid out as the repository's root (bin/proveit the toolbox
