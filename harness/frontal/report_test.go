@@ -246,7 +246,7 @@ type reliabilityData struct {
 type floodSection struct {
 	Conns, Streams, Requests, LegitCalls int
 	Target                               string
-	Hold, AnswerBound                    time.Duration
+	Hold, AnswerBound, Starved           time.Duration
 	MemoryBound                          int64
 	Runs                                 []floodFigures
 }
@@ -284,7 +284,7 @@ func (f *reportFigures) write(path string, elapsed time.Duration) error {
 		OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), NginxVersion: f.nginxVersion,
 		Probes: f.probes, Differential: f.differential, Hostile: f.hostile, Faults: f.faults, Season: season,
 		Flood: &floodSection{Conns: floodConns, Streams: floodStreams, Requests: floodRequests, LegitCalls: floodLegitCalls,
-			Target: floodTarget, Hold: floodHold, AnswerBound: floodAnswerBound, MemoryBound: floodMemoryBound, Runs: f.flood},
+			Target: floodTarget, Hold: floodHold, AnswerBound: floodAnswerBound, Starved: floodStarved, MemoryBound: floodMemoryBound, Runs: f.flood},
 		H2Replies: replyTable{Channels: h2ReplyChannels, Rows: f.h2Replies},
 		Matrix:    f.matrixTable(),
 	}
