@@ -137,8 +137,14 @@ vet:
 # third of each link, and make test links some sixty binaries.
 TEST_LINK := -ldflags=-w
 
+# Three packages' tests at a time, not one a core: most of a test binary's
+# time is spent waiting on the servers, browsers and databases it starts,
+# and meanwhile the next package compiles and links. On two cores this
+# took the unit tests from about 250 s to about 180 s with a warm cache.
+UNIT_PACKAGES ?= 3
+
 unit: build
-	CORPUS_CADDY_BIN=$(abspath $(CADDY)) CORPUS_PROVEIT_BIN=$(abspath $(PROVEIT)) $(GO) test $(TEST_LINK) -count=1 ./...
+	CORPUS_CADDY_BIN=$(abspath $(CADDY)) CORPUS_PROVEIT_BIN=$(abspath $(PROVEIT)) $(GO) test -p $(UNIT_PACKAGES) $(TEST_LINK) -count=1 ./...
 
 fuzz:
 	$(GO) test $(TEST_LINK) -run '^$$' -fuzz '^FuzzCheckTarget$$' -fuzztime $(FUZZ_TARGET_EXECS) ./corpus
