@@ -139,11 +139,12 @@ vet:
 # which make test runs first over the same packages and their tests.
 TEST_FLAGS := -vet=off -ldflags=-w
 
-# Three packages' tests at a time, not one a core: most of a test binary's
-# time is spent waiting on the servers, browsers and databases it starts,
-# and meanwhile the next package compiles and links. On two cores this
-# took the unit tests from about 250 s to about 180 s with a warm cache.
-UNIT_PACKAGES ?= 3
+# One package's tests more at a time than there are cores (go test's
+# default is one a core): most of a test binary's time is spent waiting on
+# the servers, browsers and databases it starts, and meanwhile the next
+# package compiles and links. On two cores, three at a time took the unit
+# tests from about 250 s to about 180 s with a warm cache.
+UNIT_PACKAGES ?= $(shell echo $$(( $$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2) + 1 )))
 
 unit: build
 	CORPUS_CADDY_BIN=$(abspath $(CADDY)) CORPUS_PROVEIT_BIN=$(abspath $(PROVEIT)) $(GO) test -p $(UNIT_PACKAGES) $(TEST_FLAGS) -count=1 ./...
