@@ -2,7 +2,6 @@ package corpushandler
 
 import (
 	"context"
-	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"net"
@@ -288,7 +287,7 @@ func (s SeasonSettings) load(repl *settingsReplacer) (seasonservice.Season, erro
 	if err != nil {
 		return out, fmt.Errorf("receipt_key: %w", err)
 	}
-	if out.ReceiptKey, err = readReceiptKey(keyFile); err != nil {
+	if out.ReceiptKey, err = seasonservice.ReadReceiptKey(keyFile); err != nil {
 		return out, fmt.Errorf("receipt_key: %w", err)
 	}
 	tracks := s.Tracks
@@ -393,11 +392,6 @@ func listPublished(repl *settingsReplacer, setting, path string, afterClose bool
 		files = append(files, SeasonFile{Name: e.Name(), Path: filepath.Join(dir, e.Name()), AfterClose: afterClose})
 	}
 	return files, nil
-}
-
-// readReceiptKey reads the season's receipt key (seasonservice.ReadReceiptKey).
-func readReceiptKey(path string) (ed25519.PrivateKey, error) {
-	return seasonservice.ReadReceiptKey(path)
 }
 
 func parseSeasonCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
