@@ -67,7 +67,7 @@ type bench struct {
 	repeat, pythonRepeat                        int
 	generated                                   int
 	indexPerTrack                               int    // enrollments a track of the Index's season
-	seasonEntrants, seasonConns                 int    // the season service's deadline: enrollments, clients at once
+	seasonEntrants, seasonConns, seasonRounds   int    // the season service's deadline: enrollments, clients at once, rounds a store
 	only                                        string // run only this part: "index", "season", or "proofs" (the proof verification's benchmarks)
 	keep                                        bool   // keep the scratch folder, for a look at logs and profiles
 	maxLoad                                     float64
@@ -117,6 +117,7 @@ func main() {
 	flag.IntVar(&b.indexPerTrack, "index", 100, "enrollments a track of the season the Index is built from (0: skip it)")
 	flag.IntVar(&b.seasonEntrants, "season", 1000, "enrollments of the season service's deadline, each handing in its ten submissions at once (0: skip it)")
 	flag.IntVar(&b.seasonConns, "season-conns", 50, "clients handing the deadline's submissions in at once")
+	flag.IntVar(&b.seasonRounds, "season-rounds", 3, "rounds of the deadline on each store, the service and the store alone back to back in each (the round of the median ratio is kept)")
 	flag.StringVar(&b.only, "only", "", `run only this part and print its figures, writing no document: "index" (the Index of a generated season), "season" (the season service's deadline) or "proofs" (the proof verification's benchmarks)`)
 	flag.BoolVar(&b.keep, "keep", false, "keep the scratch folder (servers' logs, profile, generated corpus)")
 	flag.Float64Var(&b.maxLoad, "max-load", 1, "wait until the 1-minute load average is below this before measuring")

@@ -52,6 +52,12 @@ func (p *pairedRun) medianOf(of func(pairedRound) float64) float64 {
 	for i, r := range p.Rounds {
 		values[i] = of(r)
 	}
+	return lowerMedian(values)
+}
+
+// lowerMedian is the median of values, the lower middle one of an even
+// count, so that it is always one of them; values is sorted in place.
+func lowerMedian(values []float64) float64 {
 	slices.Sort(values)
 	return values[(len(values)-1)/2]
 }

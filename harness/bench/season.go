@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,7 @@ const seasonNarrative = 2048
 // seasonRun is the season service's deadline, measured on each store.
 type seasonRun struct {
 	Entrants, Tasks, Conns, Narrative int
+	Rounds                            int // a store's rounds
 	ServerCPU, LoadCPU                string
 	FileSystem                        string // of the scratch folder, where SQLite's file is
 	Rows                              []*seasonRow
@@ -71,9 +73,12 @@ type seasonRow struct {
 	StoreP50, StoreP99 time.Duration
 	StoreErrors        int
 	StoreOther         float64
-	// Attempts is how many times the deadline was measured, the quietest
-	// kept.
+	// Attempts is how many times the round kept was measured, the
+	// quietest kept.
 	Attempts int
+	// Rounds are the ratios of the store's rounds, in the order they ran;
+	// the row is the round of their median.
+	Rounds []float64
 }
 
 // Ratio is the service's rate over the store's.
@@ -82,6 +87,15 @@ func (r *seasonRow) Ratio() float64 {
 		return 0
 	}
 	return r.Rate / r.StoreRate
+}
+
+// RoundRatios lists the rounds' ratios, in the order they ran.
+func (r *seasonRow) RoundRatios() string {
+	parts := make([]string, len(r.Rounds))
+	for i, ratio := range r.Rounds {
+		parts[i] = fmt.Sprintf("%.2f", ratio)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Outcomes says what the submissions got, by kind.
@@ -104,7 +118,7 @@ func (b *bench) measureSeason(n int) (*seasonRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &seasonRun{Entrants: n, Tasks: len(tasks), Conns: b.seasonConns, Narrative: seasonNarrative,
+	run := &seasonRun{Entrants: n, Tasks: len(tasks), Conns: b.seasonConns, Narrative: seasonNarrative, Rounds: max(1, b.seasonRounds),
 		ServerCPU: b.serverCPU, LoadCPU: b.loadCPU, FileSystem: fileSystem(dir)}
 	folder, err := seasonload.NewFolder(filepath.Dir(b.caddyfile), filepath.Join(dir, "saison-1"), seasonload.OpenWindow(time.Now()))
 	if err != nil {
@@ -125,12 +139,12 @@ func (b *bench) measureSeason(n int) (*seasonRun, error) {
 	if err := os.MkdirAll(sqlite, 0o700); err != nil {
 		return nil, err
 	}
-	row, err := d.quietest(func(attempt int) (*seasonRow, error) {
-		in := filepath.Join(sqlite, strconv.Itoa(attempt))
+	row, err := d.rounds(func(run int, storeFirst bool) (*seasonRow, error) {
+		in := filepath.Join(sqlite, strconv.Itoa(run))
 		if err := os.MkdirAll(in, 0o700); err != nil {
 			return nil, err
 		}
-		return d.measure("SQLite", filepath.Join(in, "service.db"), filepath.Join(in, "store.db"), filepath.Join(in, "run"))
+		return d.measure("SQLite", filepath.Join(in, "service.db"), filepath.Join(in, "store.db"), filepath.Join(in, "run"), storeFirst)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("SQLite: %w", err)
@@ -175,7 +189,7 @@ func (d *deadline) measurePostgres(dir string) (*seasonRow, error) {
 	if name == "" {
 		name = "PostgreSQL"
 	}
-	return d.quietest(func(attempt int) (*seasonRow, error) {
+	return d.rounds(func(run int, storeFirst bool) (*seasonRow, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		service, err := pg.NewDatabase(ctx)
@@ -186,7 +200,7 @@ func (d *deadline) measurePostgres(dir string) (*seasonRow, error) {
 		if err != nil {
 			return nil, err
 		}
-		return d.measure(name, service, store, filepath.Join(dir, strconv.Itoa(attempt)))
+		return d.measure(name, service, store, filepath.Join(dir, strconv.Itoa(run)), storeFirst)
 	})
 }
 
@@ -201,25 +215,50 @@ func isNoPostgres(err error) bool {
 	return errors.As(err, &e)
 }
 
-// quietest measures a store's deadline, each attempt on fresh databases,
-// again while other processes took more than quietEnough during the
-// service's or the store's run (as the serving runs are), and keeps the
-// quietest.
-func (d *deadline) quietest(measure func(attempt int) (*seasonRow, error)) (*seasonRow, error) {
-	attempt := 0
-	row, _, err := quietest(d.b, func() (*seasonRow, float64, error) {
-		attempt++
-		row, err := measure(attempt)
+// rounds measures a store's deadline in b.seasonRounds rounds, the
+// service and the store alone back to back in each, the store alone first
+// in every other round, so that the disk's drift over minutes (the store
+// alone ran from 1,878 to 3,114 submissions a second in runs an hour apart
+// on a two-core virtual machine) weighs on each round's ratio as little as
+// it can and on neither side more. It keeps the round whose ratio is the
+// median, with every round's ratio.
+// measure is given a number no other run of this store was, and each
+// round is measured as the serving runs are: again, on fresh databases,
+// while other processes took more than quietEnough, the quietest kept.
+func (d *deadline) rounds(measure func(run int, storeFirst bool) (*seasonRow, error)) (*seasonRow, error) {
+	var rows []*seasonRow
+	run := 0
+	for round := range max(1, d.b.seasonRounds) {
+		attempt := 0
+		row, _, err := quietest(d.b, func() (*seasonRow, float64, error) {
+			attempt++
+			run++
+			row, err := measure(run, round%2 == 1)
+			if err != nil {
+				return nil, 0, err
+			}
+			return row, max(row.Other, row.StoreOther), nil
+		})
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		return row, max(row.Other, row.StoreOther), nil
-	})
-	if err != nil {
-		return nil, err
+		row.Attempts = attempt
+		rows = append(rows, row)
 	}
-	row.Attempts = attempt
-	return row, nil
+	return medianRound(rows), nil
+}
+
+// medianRound is the round whose ratio is the median of rows' (the lower
+// middle one of an even count), given every round's ratio in order.
+func medianRound(rows []*seasonRow) *seasonRow {
+	ratios := make([]float64, len(rows))
+	for i, row := range rows {
+		ratios[i] = row.Ratio()
+	}
+	median := lowerMedian(slices.Clone(ratios))
+	kept := rows[slices.IndexFunc(rows, func(row *seasonRow) bool { return row.Ratio() == median })]
+	kept.Rounds = ratios
+	return kept
 }
 
 // deadline is what each store's deadline shares.
@@ -232,9 +271,11 @@ type deadline struct {
 	tasks     []string
 }
 
-// measure runs the deadline through the service on database, checks its
-// export, then hands the same rows to the store alone on storeDatabase.
-func (d *deadline) measure(name, database, storeDatabase, dir string) (*seasonRow, error) {
+// measure enrolls the crowd through the service on database, runs the
+// deadline through the service and the same rows through the store alone
+// on storeDatabase, back to back (the store alone first if storeFirst),
+// then checks the service's export.
+func (d *deadline) measure(name, database, storeDatabase, dir string, storeFirst bool) (*seasonRow, error) {
 	b := d.b
 	row := &seasonRow{Store: name}
 	port, err := servertest.PickPort()
@@ -266,18 +307,57 @@ func (d *deadline) measure(name, database, storeDatabase, dir string) (*seasonRo
 	row.Enrollment = time.Since(start)
 	subs := seasonload.Deadline(entrants, d.tasks, d.run.Narrative, 1)
 
-	b.log("season / %s: %d submissions at once, %d clients", name, len(subs), d.run.Conns)
-	writeBack()
 	var result *seasonload.Result
-	row.Other, err = b.pinned(b.loadCPU, func() error {
-		result = seasonload.Surge{Client: client, Conns: d.run.Conns}.Run(subs)
+	throughService := func() error {
+		b.log("season / %s: %d submissions at once, %d clients", name, len(subs), d.run.Conns)
+		writeBack()
+		var err error
+		row.Other, err = b.pinned(b.loadCPU, func() error {
+			result = seasonload.Surge{Client: client, Conns: d.run.Conns}.Run(subs)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		row.Counts, row.Elapsed, row.Rate = result.Counts(), result.Elapsed, result.Rate()
+		row.P50, row.P99, row.Max = result.Latency(50), result.Latency(99), result.Latency(100)
 		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	row.Counts, row.Elapsed, row.Rate = result.Counts(), result.Elapsed, result.Rate()
-	row.P50, row.P99, row.Max = result.Latency(50), result.Latency(99), result.Latency(100)
+	// The store alone: the same enrollments, then the same bodies.
+	ctx := context.Background()
+	alone := func() error {
+		store, err := seasonstore.Open(ctx, storeDatabase, seasonstore.Options{})
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		if err := seasonload.EnrollInStore(ctx, store, seasonload.Track.Name, entrants); err != nil {
+			return err
+		}
+		b.log("season / %s: the same %d submissions to the store alone, %d goroutines", name, len(subs), d.run.Conns)
+		writeBack()
+		var result *seasonload.Result
+		row.StoreOther, err = b.pinned(b.serverCPU, func() error {
+			result = seasonload.StoreSurge(ctx, store, d.folder.ReceiptKey, subs, d.run.Conns)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		row.StoreElapsed, row.StoreRate = result.Elapsed, result.Rate()
+		row.StoreP50, row.StoreP99 = result.Latency(50), result.Latency(99)
+		row.StoreErrors = len(subs) - result.Acknowledged()
+		return nil
+	}
+	sides := []func() error{throughService, alone}
+	if storeFirst {
+		sides[0], sides[1] = sides[1], sides[0]
+	}
+	for _, side := range sides {
+		if err := side(); err != nil {
+			return nil, err
+		}
+	}
 	transport.CloseIdleConnections()
 	server.Stop()
 
@@ -287,7 +367,6 @@ func (d *deadline) measure(name, database, storeDatabase, dir string) (*seasonRo
 	if err := os.Mkdir(export, 0o700); err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
 	if err := seasonload.Export(ctx, database, seasonload.Track.Name, public, export); err != nil {
 		return nil, err
 	}
@@ -299,29 +378,6 @@ func (d *deadline) measure(name, database, storeDatabase, dir string) (*seasonRo
 	if err := os.RemoveAll(export); err != nil {
 		return nil, err
 	}
-
-	// The store alone: the same enrollments, then the same bodies.
-	store, err := seasonstore.Open(ctx, storeDatabase, seasonstore.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
-	if err := seasonload.EnrollInStore(ctx, store, seasonload.Track.Name, entrants); err != nil {
-		return nil, err
-	}
-	b.log("season / %s: the same %d submissions to the store alone, %d goroutines", name, len(subs), d.run.Conns)
-	writeBack()
-	var alone *seasonload.Result
-	row.StoreOther, err = b.pinned(b.serverCPU, func() error {
-		alone = seasonload.StoreSurge(ctx, store, d.folder.ReceiptKey, subs, d.run.Conns)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	row.StoreElapsed, row.StoreRate = alone.Elapsed, alone.Rate()
-	row.StoreP50, row.StoreP99 = alone.Latency(50), alone.Latency(99)
-	row.StoreErrors = len(subs) - alone.Acknowledged()
 	return row, nil
 }
 
