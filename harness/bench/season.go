@@ -215,7 +215,7 @@ func isNoPostgres(err error) bool {
 	return errors.As(err, &e)
 }
 
-// rounds measures a store's deadline in b.seasonRounds rounds, the
+// rounds measures a store's deadline in d.run.Rounds rounds, the
 // service and the store alone back to back in each, the store alone first
 // in every other round, so that the disk's drift over minutes (the store
 // alone ran from 1,878 to 3,114 submissions a second in runs an hour apart
@@ -228,7 +228,7 @@ func isNoPostgres(err error) bool {
 func (d *deadline) rounds(measure func(run int, storeFirst bool) (*seasonRow, error)) (*seasonRow, error) {
 	var rows []*seasonRow
 	run := 0
-	for round := range max(1, d.b.seasonRounds) {
+	for round := range d.run.Rounds {
 		attempt := 0
 		row, _, err := quietest(d.b, func() (*seasonRow, float64, error) {
 			attempt++
@@ -336,17 +336,17 @@ func (d *deadline) measure(name, database, storeDatabase, dir string, storeFirst
 		}
 		b.log("season / %s: the same %d submissions to the store alone, %d goroutines", name, len(subs), d.run.Conns)
 		writeBack()
-		var result *seasonload.Result
+		var stored *seasonload.Result
 		row.StoreOther, err = b.pinned(b.serverCPU, func() error {
-			result = seasonload.StoreSurge(ctx, store, d.folder.ReceiptKey, subs, d.run.Conns)
+			stored = seasonload.StoreSurge(ctx, store, d.folder.ReceiptKey, subs, d.run.Conns)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		row.StoreElapsed, row.StoreRate = result.Elapsed, result.Rate()
-		row.StoreP50, row.StoreP99 = result.Latency(50), result.Latency(99)
-		row.StoreErrors = len(subs) - result.Acknowledged()
+		row.StoreElapsed, row.StoreRate = stored.Elapsed, stored.Rate()
+		row.StoreP50, row.StoreP99 = stored.Latency(50), stored.Latency(99)
+		row.StoreErrors = len(subs) - stored.Acknowledged()
 		return nil
 	}
 	sides := []func() error{throughService, alone}
