@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,14 @@ type dialect struct {
 	// for. A PostgreSQL server is across a network: its caller's context
 	// bounds the wait.
 	uncut bool
+	// oneWriter: every write waits for the one write connection. A writer
+	// that has committed yields the CPU before its caller goes on, so that
+	// the writer it handed the connection to starts its transaction now,
+	// not behind the caller's answer: the service's caller writes its
+	// HTTP answer next, whose wake-ups push the next writer to the back of
+	// the run queue (docs/performance-analysis.md, the runs of
+	// 2026-12-05 18:10-18:45).
+	oneWriter bool
 	// numbered rewrites the ? placeholders as $1, $2...
 	numbered bool
 	// constraint names the UNIQUE constraint an insert broke, "" for any
@@ -187,6 +196,17 @@ func (s *sqlStore) q(query string) string {
 // nil, what fn wrote is on disk. fn runs its statements with the context
 // it is given (see dialect.uncut).
 func (s *sqlStore) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	err := s.transact(ctx, fn)
+	if s.oneWriter {
+		runtime.Gosched()
+	}
+	return err
+}
+
+// transact runs fn in a write transaction on the writer's connection and
+// commits it, returning the connection to the pool, and so to the next
+// writer waiting, before it returns.
+func (s *sqlStore) transact(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
 	conn, err := s.writer.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("seasonstore: begin: %w", err)

@@ -83,6 +83,7 @@ func OpenSQLite(ctx context.Context, path string, opts Options) (Store, error) {
 		migrations: "migrations/sqlite",
 		readTx:     &sql.TxOptions{ReadOnly: true},
 		uncut:      true,
+		oneWriter:  true,
 		constraint: sqliteConstraint,
 		// One process's handles: goose reads the version before its
 		// transaction takes the write lock, so two would both create the
