@@ -18,20 +18,15 @@
 package participant
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/arkforge/proveit-corpus/corpus"
-	"github.com/arkforge/proveit-corpus/harness/trustlayer"
 	"github.com/arkforge/proveit-corpus/manifest/anchor"
 	"github.com/arkforge/proveit-corpus/manifest/pyjson"
 	"github.com/arkforge/proveit-corpus/tools/probe"
@@ -153,36 +148,10 @@ func (r *Relay) callProxied(path string) (*Proof, error) {
 }
 
 // do sends one request to Trust Layer with the API key and the DID, and
-// decodes its JSON answer into out.
+// decodes its JSON answer into out, as a participant's client does.
 func (tl *TrustLayer) do(method, path string, body []byte, out any) error {
-	client := tl.HTTP
-	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
-	}
-	req, err := http.NewRequest(method, strings.TrimSuffix(tl.URL, "/")+path, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set(trustlayer.APIKeyHeader, tl.APIKey)
-	if tl.AgentDID != "" {
-		req.Header.Set(trustlayer.AgentIdentityHeader, tl.AgentDID)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: status %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(data))
-	}
-	return json.Unmarshal(data, out)
+	client := &proxycall.Client{URL: tl.URL, APIKey: tl.APIKey, AgentDID: tl.AgentDID, HTTP: tl.HTTP}
+	return client.Do(context.Background(), method, path, body, out)
 }
 
 // Fetch is the relay as the solver's Fetcher: the body of a 200 answer.

@@ -95,7 +95,7 @@ func (c *Client) Get(ctx context.Context, target string) (*Call, error) {
 			Body       json.RawMessage `json:"body"`
 		} `json:"service_response"`
 	}
-	if err := c.do(ctx, http.MethodPost, "/v1/proxy", request, &relayed); err != nil {
+	if err := c.Do(ctx, http.MethodPost, "/v1/proxy", request, &relayed); err != nil {
 		return nil, fmt.Errorf("GET %s through Trust Layer: %w", target, err)
 	}
 	id := relayed.Proof.ProofID
@@ -106,7 +106,7 @@ func (c *Client) Get(ctx context.Context, target string) (*Call, error) {
 		CommitmentNonces map[string]string `json:"commitment_nonces"`
 		ChainData        map[string]any    `json:"chain_data"`
 	}
-	if err := c.do(ctx, http.MethodGet, "/v1/proof/"+id+"/full", nil, &full); err != nil {
+	if err := c.Do(ctx, http.MethodGet, "/v1/proof/"+id+"/full", nil, &full); err != nil {
 		return nil, fmt.Errorf("GET %s: the full record of %s: %w", target, id, err)
 	}
 	opening := func(field string) (proofs.Opening, error) {
@@ -145,7 +145,7 @@ func (c *Client) Get(ctx context.Context, target string) (*Call, error) {
 // (proofs.Trust.CompareKeyHistory).
 func (c *Client) KeyHistory(ctx context.Context) ([]byte, error) {
 	var raw json.RawMessage
-	if err := c.do(ctx, http.MethodGet, "/v1/pubkey", nil, &raw); err != nil {
+	if err := c.Do(ctx, http.MethodGet, "/v1/pubkey", nil, &raw); err != nil {
 		return nil, err
 	}
 	return raw, nil
@@ -183,7 +183,12 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s %s: status %d: %s", e.Method, e.Path, e.Status, e.Body)
 }
 
-func (c *Client) do(ctx context.Context, method, path string, body []byte, out any) error {
+// Do sends one request to Trust Layer, path on its origin, with the
+// client's key and DID when it has them and body as JSON when there is
+// one, and decodes its 200 answer, at most 16 MiB, into out; any other
+// status is a *StatusError. The proxy, the proofs and the key history go
+// through it, as do a key's sign-up and its DID's binding.
+func (c *Client) Do(ctx context.Context, method, path string, body []byte, out any) error {
 	client := c.HTTP
 	if client == nil {
 		client = &http.Client{Timeout: DefaultTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -34,14 +34,15 @@ var enrollMembers = season.Exactly("piste", "agent", "stack", "lien_preuves")
 
 // The enrollment's refusals.
 var (
-	errNoKey         = refusal(http.StatusUnauthorized, "cle_inconnue", "Présentez votre clé Trust Layer dans l'en-tête X-Api-Key.")
-	errBadKey        = refusal(http.StatusBadRequest, "requete_invalide", "L'en-tête X-Api-Key doit porter votre clé Trust Layer telle quelle: 1 à 256 caractères ASCII visibles.")
-	errUnknownKey401 = refusal(http.StatusUnauthorized, "cle_inconnue", "Trust Layer ne connaît pas cette clé: présentez la clé que POST /v1/keys/free-signup vous a donnée.")
-	errNoDID         = refusal(http.StatusForbidden, "did_non_lie", "Cette clé n'est liée à aucun DID: liez-en un par POST /v1/keys/bind-did puis /confirm sur Trust Layer, puis inscrivez-vous.")
-	errKeyEnrolled   = refusal(http.StatusConflict, "deja_inscrite", "Cette clé est déjà inscrite sur cette piste: une inscription par clé et par piste; gardez le jeton reçu alors.")
-	errDIDEnrolled   = refusal(http.StatusConflict, "deja_inscrite", "Le DID lié à cette clé est déjà inscrit sur cette piste: une inscription par DID et par piste.")
-	errEnrollTooBig  = refusal(http.StatusRequestEntityTooLarge, "trop_volumineux", "Une inscription tient en 16 Kio: raccourcissez agent, stack ou lien_preuves.")
-	errTrustLayer    = refusal(http.StatusServiceUnavailable, "trust_layer_indisponible", "Trust Layer n'a pas pu dire qui est cette clé, rien n'a été enregistré: réessayez dans un moment.")
+	errNoKey          = refusal(http.StatusUnauthorized, "cle_inconnue", "Présentez votre clé Trust Layer dans l'en-tête X-Api-Key.")
+	errBadKey         = refusal(http.StatusBadRequest, "requete_invalide", "L'en-tête X-Api-Key doit porter votre clé Trust Layer telle quelle: 1 à 256 caractères ASCII visibles.")
+	errUnknownKey401  = refusal(http.StatusUnauthorized, "cle_inconnue", "Trust Layer ne connaît pas cette clé: présentez la clé que POST /v1/keys/free-signup vous a donnée.")
+	errNoDID          = refusal(http.StatusForbidden, "did_non_lie", "Cette clé n'est liée à aucun DID: liez-en un par POST /v1/keys/bind-did puis /confirm sur Trust Layer, puis inscrivez-vous.")
+	errKeyEnrolled    = refusal(http.StatusConflict, "deja_inscrite", "Cette clé est déjà inscrite sur cette piste: une inscription par clé et par piste; gardez le jeton reçu alors.")
+	errDIDEnrolled    = refusal(http.StatusConflict, "deja_inscrite", "Le DID lié à cette clé est déjà inscrit sur cette piste: une inscription par DID et par piste.")
+	errEnrollTooBig   = refusal(http.StatusRequestEntityTooLarge, "trop_volumineux", "Une inscription tient en 16 Kio: raccourcissez agent, stack ou lien_preuves.")
+	errEnrollBodyRead = badRequest("Le corps n'a pas pu être lu en entier: renvoyez la requête.")
+	errTrustLayer     = refusal(http.StatusServiceUnavailable, "trust_layer_indisponible", "Trust Layer n'a pas pu dire qui est cette clé, rien n'a été enregistré: réessayez dans un moment.")
 )
 
 // notOpen is the 409 of a track outside its record's dates.
@@ -60,20 +61,29 @@ func tooMany(wait time.Duration) *Refusal {
 	return r
 }
 
-// readBody reads at most limit bytes of a request's body; false when there
-// are more.
-func readBody(r *http.Request, limit int64) ([]byte, bool, error) {
+// readBody reads a request's body, at most limit bytes: the body, or the
+// refusal of one longer (tooBig) or cut short (unread).
+func readBody(r *http.Request, limit int64, tooBig, unread *Refusal) ([]byte, *Refusal) {
 	if r.ContentLength > limit {
-		return nil, false, nil
+		return nil, tooBig
 	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	if err != nil {
-		return nil, false, err
+	switch {
+	case err != nil:
+		return nil, unread
+	case int64(len(data)) > limit:
+		return nil, tooBig
 	}
-	if int64(len(data)) > limit {
-		return nil, false, nil
+	return data, nil
+}
+
+// throttled answers 429 when l refuses key one more request now.
+func throttled(w http.ResponseWriter, l *limiter, key string, now time.Time) bool {
+	ok, wait := l.take(key, now)
+	if !ok {
+		refuse(w, tooMany(wait))
 	}
-	return data, true, nil
+	return !ok
 }
 
 // validAPIKey is a key as a header carries it: visible ASCII, bounded.
@@ -141,8 +151,7 @@ type enrolled struct {
 // recorded unless every one passed.
 func (s *Service) serveEnroll(w http.ResponseWriter, r *http.Request, ss *seasonState) {
 	now := s.clock()
-	if ok, wait := s.enrollPerAddress.take(s.address(r), now); !ok {
-		refuse(w, tooMany(wait))
+	if throttled(w, s.enrollPerAddress, s.address(r), now) {
 		return
 	}
 	keys := r.Header.Values(apiKeyHeader)
@@ -157,17 +166,12 @@ func (s *Service) serveEnroll(w http.ResponseWriter, r *http.Request, ss *season
 	key := keys[0]
 	keySum := sha256.Sum256([]byte(key))
 	cle := hex.EncodeToString(keySum[:])
-	if ok, wait := s.enrollPerKey.take(cle, now); !ok {
-		refuse(w, tooMany(wait))
+	if throttled(w, s.enrollPerKey, cle, now) {
 		return
 	}
-	data, within, err := readBody(r, EnrollmentLimit)
-	if err != nil {
-		refuse(w, badRequest("Le corps n'a pas pu être lu en entier: renvoyez la requête."))
-		return
-	}
-	if !within {
-		refuse(w, errEnrollTooBig)
+	data, bad := readBody(r, EnrollmentLimit, errEnrollTooBig, errEnrollBodyRead)
+	if bad != nil {
+		refuse(w, bad)
 		return
 	}
 	body, bad := parseEnrollBody(data)

@@ -67,8 +67,7 @@ type accepted struct {
 // new version once the record's close has passed.
 func (s *Service) serveSubmit(w http.ResponseWriter, r *http.Request, ss *seasonState) {
 	received := s.clock()
-	if ok, wait := s.submitPerAddress.take(s.address(r), received); !ok {
-		refuse(w, tooMany(wait))
+	if throttled(w, s.submitPerAddress, s.address(r), received) {
 		return
 	}
 	token, bad := bearerToken(r)
@@ -80,8 +79,7 @@ func (s *Service) serveSubmit(w http.ResponseWriter, r *http.Request, ss *season
 	// store's index finds the hash, and what timing might tell of a hash
 	// tells nothing of a token (256 random bits).
 	tokenSum := sha256.Sum256(token)
-	if ok, wait := s.submitPerKey.take(hex.EncodeToString(tokenSum[:]), received); !ok {
-		refuse(w, tooMany(wait))
+	if throttled(w, s.submitPerKey, hex.EncodeToString(tokenSum[:]), received) {
 		return
 	}
 	en, err := s.enrollments.byToken(r.Context(), s.store, tokenSum)
@@ -102,13 +100,9 @@ func (s *Service) serveSubmit(w http.ResponseWriter, r *http.Request, ss *season
 		refuse(w, errUnknownTrack)
 		return
 	}
-	data, within, err := readBody(r, SubmissionLimit)
-	if err != nil {
-		refuse(w, errSubmitBodyRead)
-		return
-	}
-	if !within {
-		refuse(w, errSubmitTooBig)
+	data, bad := readBody(r, SubmissionLimit, errSubmitTooBig, errSubmitBodyRead)
+	if bad != nil {
+		refuse(w, bad)
 		return
 	}
 	// The replay's own entry check, the same code (score.EntryCheck): the
