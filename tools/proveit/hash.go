@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -19,7 +21,7 @@ func runHash(args []string, stdout io.Writer) error {
 	fs.args = "PATH|URL"
 	var trackName string
 	registerTrack(fs, &trackName, "the track the path belongs to")
-	manifestPath := fs.String("manifest", "", "manifest file (default: manifest/<track>.json of -track, else of the path's track)")
+	manifestPath := fs.String("manifest", "", "manifest file (default: manifest/<track>.json of -track, else of the path's track; outside a checkout, the one compiled in)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,11 +49,7 @@ func runHash(args []string, stdout io.Writer) error {
 	}
 	owner, where := ownerOf(rawTarget)
 	track := chooseTrack(owner, tracks)
-	file := *manifestPath
-	if file == "" {
-		file = filepath.Join("manifest", manifest.FileName(track))
-	}
-	m, _, err := manifest.ReadFile(file)
+	m, file, err := hashManifest(*manifestPath, track)
 	if err != nil {
 		return badInput(err)
 	}
@@ -142,4 +140,27 @@ func answerFor(m *manifest.Manifest, rawTarget string) (manifest.Entry, error) {
 		return e, fmt.Errorf("manifest has no entry for %s", system)
 	}
 	return e, nil
+}
+
+// hashManifest reads the manifest hash looks the path up in: the file
+// given, else the checkout's manifest/<track>.json, else, where there is
+// none (run outside a checkout), the one this binary holds, which the
+// server checks its corpus against. It returns the manifest and the name
+// its errors give it.
+func hashManifest(given string, track *corpus.Track) (*manifest.Manifest, string, error) {
+	if given != "" {
+		m, _, err := manifest.ReadFile(given)
+		return m, given, err
+	}
+	file := filepath.Join("manifest", manifest.FileName(track))
+	m, _, err := manifest.ReadFile(file)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return m, file, err
+	}
+	name := file + " (compiled in)"
+	m, err = manifest.Decode(manifest.Embedded(track))
+	if err != nil {
+		return nil, name, fmt.Errorf("%s: %w", name, err)
+	}
+	return m, name, nil
 }

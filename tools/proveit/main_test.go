@@ -61,6 +61,32 @@ func TestHash(t *testing.T) {
 	assert.Contains(t, errOut, "neither a path nor a URL at the manifest's origin")
 }
 
+// TestHashOutsideCheckout: run where there is no manifest folder (a
+// participant's or a scorer's own folder), hash reads the manifest the
+// binary holds and answers exactly as in the checkout; a -manifest that
+// is absent is still an error naming it.
+func TestHashOutsideCheckout(t *testing.T) {
+	inRepoRoot(t)
+	paths := []string{"/agrements/AGR-4417", "/agrements/AGR-9999", "/produits/ECR-2701", "https://corpus.arkforge.tech/regles-achat", "/inconnu"}
+	inCheckout := map[string]string{}
+	for _, path := range paths {
+		code, out, errOut := runCLI("hash", path)
+		require.Equal(t, 0, code, errOut)
+		inCheckout[path] = out
+	}
+	t.Chdir(t.TempDir())
+	for _, path := range paths {
+		t.Run(path, func(t *testing.T) {
+			code, out, errOut := runCLI("hash", path)
+			require.Equal(t, 0, code, errOut)
+			assert.Equal(t, inCheckout[path], out)
+		})
+	}
+	code, _, errOut := runCLI("hash", "-manifest", "manifest/conformite.json", "/agrements/AGR-4417")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "manifest/conformite.json")
+}
+
 func responseHash(t *testing.T, body []byte) string {
 	t.Helper()
 	h, err := anchor.ResponseHash(body)
