@@ -47,7 +47,7 @@ type dialect struct {
 	// not behind the caller's answer: the service's caller writes its
 	// HTTP answer next, whose wake-ups push the next writer to the back of
 	// the run queue (docs/performance-analysis.md, the runs of
-	// 2026-12-05 18:10-18:45).
+	// 2026-12-05 18:10-18:50, "The season service on one core").
 	oneWriter bool
 	// numbered rewrites the ? placeholders as $1, $2...
 	numbered bool
