@@ -139,8 +139,7 @@ func (r *Relay) callDirect(path string) (*Proof, error) {
 // callProxied has Trust Layer relay the GET and reads the proof's
 // openings, as a participant's client does (tools/proxycall).
 func (r *Relay) callProxied(path string) (*Proof, error) {
-	client := &proxycall.Client{URL: r.TrustLayer.URL, APIKey: r.TrustLayer.APIKey, AgentDID: r.TrustLayer.AgentDID, HTTP: r.TrustLayer.HTTP}
-	call, err := client.Get(context.Background(), r.Origin+path)
+	call, err := r.TrustLayer.client().Get(context.Background(), r.Origin+path)
 	if err != nil {
 		return nil, err
 	}
@@ -150,8 +149,13 @@ func (r *Relay) callProxied(path string) (*Proof, error) {
 // do sends one request to Trust Layer with the API key and the DID, and
 // decodes its JSON answer into out, as a participant's client does.
 func (tl *TrustLayer) do(method, path string, body []byte, out any) error {
-	client := &proxycall.Client{URL: tl.URL, APIKey: tl.APIKey, AgentDID: tl.AgentDID, HTTP: tl.HTTP}
-	return client.Do(context.Background(), method, path, body, out)
+	return tl.client().Do(context.Background(), method, path, body, out)
+}
+
+// client is the participant's client of Trust Layer (tools/proxycall),
+// with this key, DID and HTTP client.
+func (tl *TrustLayer) client() *proxycall.Client {
+	return &proxycall.Client{URL: tl.URL, APIKey: tl.APIKey, AgentDID: tl.AgentDID, HTTP: tl.HTTP}
 }
 
 // Fetch is the relay as the solver's Fetcher: the body of a 200 answer.
