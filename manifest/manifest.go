@@ -101,6 +101,11 @@ func Embedded(track *corpus.Track) []byte {
 	return data
 }
 
+// EmbeddedName is the name messages give a track's compiled-in manifest.
+func EmbeddedName(track *corpus.Track) string {
+	return "manifest/" + FileName(track) + " (compiled in)"
+}
+
 // FileName is the name of a track's manifest file beside this package.
 func FileName(track *corpus.Track) string {
 	return track.Name + ".json"

@@ -155,7 +155,7 @@ func (o *Options) readTrack(folder *proofs.Folder, t *corpus.Track, trust *proof
 		return nil, err
 	}
 	files := score.TrackFiles{Track: t, Record: recordFile, Tree: t.Embedded(),
-		Sealed: seal.Files{Manifest: seal.File{Name: "manifest/" + manifest.FileName(t) + " (compiled in)", Data: manifest.Embedded(t)}}}
+		Sealed: seal.Files{Manifest: seal.File{Name: manifest.EmbeddedName(t), Data: manifest.Embedded(t)}}}
 	if files.Sealed.Tasks, err = seasonFile(folder, at("taches.json"), seasonFileLimit, func() (string, []byte) { return season.EmbeddedTasks(t) }); err != nil {
 		return nil, err
 	}

@@ -157,7 +157,7 @@ func hashManifest(given string, track *corpus.Track) (*manifest.Manifest, string
 	if !errors.Is(err, fs.ErrNotExist) {
 		return m, file, err
 	}
-	name := file + " (compiled in)"
+	name := manifest.EmbeddedName(track)
 	m, err = manifest.Decode(manifest.Embedded(track))
 	if err != nil {
 		return nil, name, fmt.Errorf("%s: %w", name, err)

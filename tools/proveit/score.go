@@ -182,7 +182,7 @@ func (f *scoreFlags) season() (*score.Season, error) {
 		compiledIn func() (string, []byte)
 	}{
 		{&in.Sealed.Manifest, t.manifest, func() (string, []byte) {
-			return "manifest/" + manifest.FileName(t.track) + " (compiled in)", manifest.Embedded(t.track)
+			return manifest.EmbeddedName(t.track), manifest.Embedded(t.track)
 		}},
 		{&in.Sealed.Tasks, t.tasks, func() (string, []byte) { return season.EmbeddedTasks(t.track) }},
 		{&in.Sealed.Key, t.key, nil},
