@@ -16,8 +16,8 @@ import (
 
 	"github.com/arkforge/proveit-corpus/harness/participant"
 	"github.com/arkforge/proveit-corpus/tools/index"
-	"github.com/arkforge/proveit-corpus/tools/receipt"
 	"github.com/arkforge/proveit-corpus/tools/seal"
+	"github.com/arkforge/proveit-corpus/tools/seasonservice"
 	"github.com/arkforge/proveit-corpus/tools/seasonstore"
 )
 
@@ -263,8 +263,7 @@ func StoreSurge(ctx context.Context, store seasonstore.Store, key ed25519.Privat
 				begun := time.Now()
 				out, err := store.Submit(ctx, seasonstore.NewSubmission{EnrollmentID: sub.Entrant.ID, TaskID: sub.Task, Body: sub.Body,
 					ReceivedAt: begun.UTC().Truncate(time.Second)}, func(f seasonstore.ReceiptFacts) ([]byte, error) {
-					return receipt.Sign(key, receipt.Receipt{Season: f.Season, Track: f.Track, Enrollment: f.EnrollmentID, TaskID: f.TaskID,
-						SHA256: f.SHA256, ReceivedAt: f.ReceivedAt.UTC().Format(time.RFC3339), Replaces: f.Replaces}), nil
+					return seasonservice.SignReceipt(key, f), nil
 				})
 				o := Outcome{Sent: 1, Latency: time.Since(begun)}
 				if err != nil {

@@ -134,7 +134,7 @@ func (s *Service) serveSubmit(w http.ResponseWriter, r *http.Request, ss *season
 		if !t.open(s.clock()) || !t.open(f.ReceivedAt) {
 			return nil, errNotOpenNow
 		}
-		return signReceipt(ss.receiptKey, f), nil
+		return SignReceipt(ss.receiptKey, f), nil
 	})
 	if err != nil {
 		refuse(w, s.submitRefusal(t, err))
@@ -166,9 +166,10 @@ func (s *Service) submitRefusal(t *trackState, err error) *Refusal {
 	return errUnavailable
 }
 
-// signReceipt writes the receipt of a version being recorded
+// SignReceipt writes the receipt of a version being recorded
 // (receipt.Sign): the canonical JSON of the receipt with its signature.
-func signReceipt(key ed25519.PrivateKey, f seasonstore.ReceiptFacts) []byte {
+// The store calls it inside the transaction that records the version.
+func SignReceipt(key ed25519.PrivateKey, f seasonstore.ReceiptFacts) []byte {
 	return receipt.Sign(key, receipt.Receipt{Season: f.Season, Track: f.Track, Enrollment: f.EnrollmentID, TaskID: f.TaskID,
 		SHA256: f.SHA256, ReceivedAt: f.ReceivedAt.UTC().Format(time.RFC3339), Replaces: f.Replaces})
 }
