@@ -222,6 +222,8 @@ func (s *Service) serveEnroll(w http.ResponseWriter, r *http.Request, ss *season
 		refuse(w, s.enrollRefusal(t, err))
 		return
 	}
+	// Its first submission, often within seconds, need not ask the store.
+	s.enrollments.keep(tokenSHA256, seasonstore.Enrolled{Season: ss.number, Track: t.name, Enrollment: e})
 	s.log.Info("enrollment recorded", zap.Int("season", ss.number), zap.String("track", t.name), zap.String("enrollment", e.ID), zap.String("did", e.DID))
 	writeJSON(w, http.StatusCreated, enrolled{ID: e.ID, Track: t.name, DID: e.DID, Token: token, Tasks: t.tasks})
 }

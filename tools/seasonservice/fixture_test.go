@@ -107,6 +107,8 @@ type options struct {
 	trustLayer *seasonservice.TrustLayer
 	wrap       func(seasonstore.Store) seasonstore.Store
 	seasons    func(*seasonservice.Config)
+	// database, if set, is another fixture's: a replica of its service.
+	database string
 }
 
 // noLimits sets no rate limit at all.
@@ -118,7 +120,10 @@ var noLimits = seasonservice.Limits{
 // newFixture starts a service over a store on a fresh database of b.
 func newFixture(t *testing.T, b backend, o options) *fixture {
 	t.Helper()
-	f := &fixture{t: t, database: b.database(t), clock: &clock{now: during}, files: map[string]map[string][]byte{}}
+	f := &fixture{t: t, database: o.database, clock: &clock{now: during}, files: map[string]map[string][]byte{}}
+	if f.database == "" {
+		f.database = b.database(t)
+	}
 	f.store = f.openStore()
 	var err error
 	f.tl, err = trustlayer.New(trustlayer.Options{})

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/arkforge/proveit-corpus/tools/receipt"
+	"github.com/arkforge/proveit-corpus/tools/seasonservice"
 	"github.com/arkforge/proveit-corpus/tools/seasonstore"
 )
 
@@ -99,6 +100,34 @@ func TestSubmit(t *testing.T) {
 		state := f.do("GET", "/v1/season/1", nil, nil).json(t)
 		assert.NotContains(t, state, "score")
 		f.assertNoSecret(p.key, token)
+	})
+}
+
+// An enrollment's token is known to the service that recorded it: its
+// submissions never ask the store who holds it. Another replica's service
+// asks once.
+func TestSubmitAfterEnrollmentAsksNoLookUp(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, db backend) {
+		var counting *seasonservice.CountingStore
+		f := newFixture(t, db, options{wrap: func(s seasonstore.Store) seasonstore.Store {
+			counting = &seasonservice.CountingStore{Store: s}
+			return counting
+		}})
+		p := f.newParticipant()
+		_, token := f.enrolled(p, "conformite")
+		for _, task := range []string{"conf-01", "conf-02"} {
+			readAccepted(t, f.submit(token, submission(p.did, task, "x")))
+		}
+		assert.Equal(t, 0, counting.Lookups(), "the service that enrolled it asks no store")
+
+		replica := newFixture(t, db, options{wrap: func(s seasonstore.Store) seasonstore.Store {
+			counting = &seasonservice.CountingStore{Store: s}
+			return counting
+		}, database: f.database})
+		for _, task := range []string{"conf-03", "conf-04"} {
+			readAccepted(t, replica.submit(token, submission(p.did, task, "x")))
+		}
+		assert.Equal(t, 1, counting.Lookups(), "a replica asks its store once")
 	})
 }
 

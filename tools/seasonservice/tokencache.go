@@ -12,12 +12,12 @@ import (
 // so that unknown ones cannot fill it.
 const maxCachedEnrollments = 100_000
 
-// enrollmentCache keeps the enrollments tokens were found to belong to: an
-// enrollment never changes once kept, and an enrollment hands in each of
-// its tasks, often more than once, so that a deadline's submissions look
-// their token up in memory rather than in the store, whose one writer
-// they queue for already. Safe for concurrent use; replicas each keep
-// their own, which stays true.
+// enrollmentCache keeps the enrollments tokens belong to, as this process
+// recorded them or found them in the store: an enrollment never changes
+// once kept, and an enrollment hands in each of its tasks, often more than
+// once, so that a deadline's submissions look their token up in memory
+// rather than in the store, whose one writer they queue for already. Safe
+// for concurrent use; replicas each keep their own, which stays true.
 type enrollmentCache struct {
 	mu      sync.Mutex
 	entries map[[32]byte]seasonstore.Enrolled
@@ -36,11 +36,17 @@ func (c *enrollmentCache) byToken(ctx context.Context, store seasonstore.Store, 
 	if err != nil {
 		return en, err
 	}
+	c.keep(sum, en)
+	return en, nil
+}
+
+// keep remembers that the token whose SHA-256 is sum is en's: called once
+// the store holds en, never before.
+func (c *enrollmentCache) keep(sum [32]byte, en seasonstore.Enrolled) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.entries == nil || len(c.entries) >= maxCachedEnrollments {
 		c.entries = map[[32]byte]seasonstore.Enrolled{}
 	}
 	c.entries[sum] = en
-	c.mu.Unlock()
-	return en, nil
 }

@@ -14,17 +14,6 @@ import (
 	"github.com/arkforge/proveit-corpus/tools/seasonstore"
 )
 
-// countingStore is a real store that counts its token look-ups.
-type countingStore struct {
-	seasonstore.Store
-	lookups int
-}
-
-func (c *countingStore) EnrollmentByToken(ctx context.Context, sum [32]byte) (seasonstore.Enrolled, error) {
-	c.lookups++
-	return c.Store.EnrollmentByToken(ctx, sum)
-}
-
 // A token the store knows is looked up once; one it does not know is
 // asked every time and never kept.
 func TestEnrollmentCache(t *testing.T) {
@@ -38,7 +27,7 @@ func TestEnrollmentCache(t *testing.T) {
 		Enrollment: index.Enrollment{Agent: "A", DID: did, Key: strings.Repeat("a", 64),
 			DIDHistory: []string{did}, EnrolledAt: "2026-10-02T08:00:00Z", Table: index.TableCommunity, Stack: "Go", ProofsLink: "https://example.org/"}})
 	require.NoError(t, err)
-	counting := &countingStore{Store: store}
+	counting := &CountingStore{Store: store}
 
 	var cache enrollmentCache
 	for range 3 {
@@ -46,13 +35,13 @@ func TestEnrollmentCache(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, did, en.Enrollment.DID)
 	}
-	assert.Equal(t, 1, counting.lookups, "the store is asked once")
+	assert.Equal(t, 1, counting.Lookups(), "the store is asked once")
 
 	unknown := sha256.Sum256([]byte("inconnu"))
 	for range 2 {
 		_, err := cache.byToken(ctx, counting, unknown)
 		assert.ErrorIs(t, err, seasonstore.ErrUnknownToken)
 	}
-	assert.Equal(t, 3, counting.lookups, "an unknown token is asked each time")
+	assert.Equal(t, 3, counting.Lookups(), "an unknown token is asked each time")
 	assert.Len(t, cache.entries, 1, "and never kept")
 }
