@@ -117,7 +117,8 @@ var noLimits = seasonservice.Limits{
 	SubmitPerKey: seasonservice.Rate{PerMinute: -1}, SubmitPerAddress: seasonservice.Rate{PerMinute: -1},
 }
 
-// newFixture starts a service over a store on a fresh database of b.
+// newFixture starts a service over a store on a fresh database of b, or
+// on o.database.
 func newFixture(t *testing.T, b backend, o options) *fixture {
 	t.Helper()
 	f := &fixture{t: t, database: o.database, clock: &clock{now: during}, files: map[string]map[string][]byte{}}
