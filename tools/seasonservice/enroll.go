@@ -5,10 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -48,42 +46,6 @@ var (
 // notOpen is the 409 of a track outside its record's dates.
 func notOpen(t *trackState) *Refusal {
 	return refusal(http.StatusConflict, "piste_fermee", "La piste "+t.name+" n'est pas ouverte: elle l'est du "+t.record.Opening+" au "+t.record.Closing+" inclus.")
-}
-
-func badRequest(message string) *Refusal {
-	return refusal(http.StatusBadRequest, "requete_invalide", message)
-}
-
-// tooMany is a 429.
-func tooMany(wait time.Duration) *Refusal {
-	r := refusal(http.StatusTooManyRequests, "trop_de_requetes", "Trop de requêtes: attendez le nombre de secondes que l'en-tête Retry-After donne, puis réessayez.")
-	r.RetryAfter = wait
-	return r
-}
-
-// readBody reads a request's body, at most limit bytes: the body, or the
-// refusal of one longer (tooBig) or cut short (unread).
-func readBody(r *http.Request, limit int64, tooBig, unread *Refusal) ([]byte, *Refusal) {
-	if r.ContentLength > limit {
-		return nil, tooBig
-	}
-	data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	switch {
-	case err != nil:
-		return nil, unread
-	case int64(len(data)) > limit:
-		return nil, tooBig
-	}
-	return data, nil
-}
-
-// throttled answers 429 when l refuses key one more request now.
-func throttled(w http.ResponseWriter, l *limiter, key string, now time.Time) bool {
-	ok, wait := l.take(key, now)
-	if !ok {
-		refuse(w, tooMany(wait))
-	}
-	return !ok
 }
 
 // validAPIKey is a key as a header carries it: visible ASCII, bounded.

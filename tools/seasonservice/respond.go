@@ -70,6 +70,18 @@ func refuse(w http.ResponseWriter, r *Refusal) {
 	}{r.Code, r.Message})
 }
 
+// badRequest is a 400 with message.
+func badRequest(message string) *Refusal {
+	return refusal(http.StatusBadRequest, "requete_invalide", message)
+}
+
+// tooMany is a 429.
+func tooMany(wait time.Duration) *Refusal {
+	r := refusal(http.StatusTooManyRequests, "trop_de_requetes", "Trop de requêtes: attendez le nombre de secondes que l'en-tête Retry-After donne, puis réessayez.")
+	r.RetryAfter = wait
+	return r
+}
+
 // rejectedAtEntry is the 422 of a submission refused before anything is
 // recorded.
 func rejectedAtEntry(pointer, rule string) *Refusal {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -393,6 +394,31 @@ func allow(w http.ResponseWriter, r *http.Request, method string) bool {
 	w.Header().Set("Allow", method)
 	refuse(w, errMethod)
 	return false
+}
+
+// readBody reads a request's body, at most limit bytes: the body, or the
+// refusal of one longer (tooBig) or cut short (unread).
+func readBody(r *http.Request, limit int64, tooBig, unread *Refusal) ([]byte, *Refusal) {
+	if r.ContentLength > limit {
+		return nil, tooBig
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	switch {
+	case err != nil:
+		return nil, unread
+	case int64(len(data)) > limit:
+		return nil, tooBig
+	}
+	return data, nil
+}
+
+// throttled answers 429 when l refuses key one more request now.
+func throttled(w http.ResponseWriter, l *limiter, key string, now time.Time) bool {
+	ok, wait := l.take(key, now)
+	if !ok {
+		refuse(w, tooMany(wait))
+	}
+	return !ok
 }
 
 // stateTrack is a track's state as GET /v1/season/{n} writes it.
