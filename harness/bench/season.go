@@ -256,7 +256,7 @@ func medianRound(rows []*seasonRow) *seasonRow {
 		ratios[i] = row.Ratio()
 	}
 	median := lowerMedian(slices.Clone(ratios))
-	kept := rows[slices.IndexFunc(rows, func(row *seasonRow) bool { return row.Ratio() == median })]
+	kept := rows[slices.Index(ratios, median)]
 	kept.Rounds = ratios
 	return kept
 }
